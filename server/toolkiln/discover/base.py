@@ -1,0 +1,97 @@
+"""What every script dialect offers discovery, and what it hands back."""
+
+from __future__ import annotations
+
+import os
+import stat as stat_module
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Protocol
+
+from pydantic import ValidationError
+
+from toolkiln.errors import DiscoveryError
+from toolkiln.model import DialectName, Parameter
+
+HEAD_BYTES = 16 * 1024
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A file under the tools folder that might be a tool."""
+
+    path: Path
+    relative_path: str
+    stat: os.stat_result
+
+    @cached_property
+    def head(self) -> str:
+        """The start of the file as text, or "" for a binary file."""
+        try:
+            with self.path.open("rb") as handle:
+                data = handle.read(HEAD_BYTES)
+        except OSError:
+            return ""
+        return "" if b"\0" in data else data.decode("utf-8", errors="replace")
+
+    @property
+    def executable(self) -> bool:
+        return bool(self.stat.st_mode & (stat_module.S_IXUSR | stat_module.S_IXGRP | stat_module.S_IXOTH))
+
+    @property
+    def script_type(self) -> str:
+        """shell, python, node, ... from the shebang or the extension; else executable."""
+        first = self.head.split("\n", 1)[0]
+        interpreter = ""
+        if first.startswith("#!"):
+            words = first[2:].split()
+            interpreter = words[1] if words and words[0].endswith("/env") and len(words) > 1 else ""
+            interpreter = interpreter or (Path(words[0]).name if words else "")
+        interpreter = interpreter or self.path.suffix.lstrip(".")
+        for prefix, kind in _SCRIPT_TYPES:
+            if interpreter.startswith(prefix):
+                return kind
+        return "executable"
+
+
+_SCRIPT_TYPES = (
+    ("bash", "shell"), ("sh", "shell"), ("zsh", "shell"), ("dash", "shell"), ("ksh", "shell"),
+    ("python", "python"), ("py", "python"), ("node", "node"), ("js", "node"), ("mjs", "node"),
+    ("ruby", "ruby"), ("rb", "ruby"), ("perl", "perl"), ("pl", "perl"),
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """What a script declares about itself, whatever its dialect."""
+
+    dialect: DialectName
+    description: str = ""
+    parameters: list[Parameter] = field(default_factory=list)
+    title: str | None = None
+    version: str | None = None
+    state: bool = False
+    warnings: list[DiscoveryError] = field(default_factory=list)
+
+
+class Dialect(Protocol):
+    """One way of declaring a tool. Each dialect module provides these two functions."""
+
+    def claims(self, candidate: Candidate) -> bool:
+        """Cheap first look (may read the file, never runs it): could this file be mine?"""
+
+    async def declare(self, candidate: Candidate, probe_timeout: float) -> Declaration | None:
+        """The tool the file declares; None when it turns out not to be mine.
+
+        Raises `DiscoveryError` (with file and line) when it is mine but broken.
+        """
+
+
+def make_parameter(path: str, line: int | None, **fields: object) -> Parameter:
+    """A `Parameter`, or a `DiscoveryError` saying where and why it is not one."""
+    try:
+        return Parameter.model_validate(fields)
+    except ValidationError as error:
+        reasons = "; ".join(str(detail["msg"]).removeprefix("Value error, ") for detail in error.errors())
+        raise DiscoveryError(reasons, path=path, line=line) from None

@@ -1,0 +1,183 @@
+"""The help-json dialect (seeds/000): an executable that describes itself when run
+with `--help`: metadata JSON on stdout, options JSON on stderr, exit status 0.
+
+    stdout: {"description": "Adds two numbers", "title": "Add", "version": "1.0", "state": false}
+    stderr: {"a": {"description": "First", "required": true, "value_type": "integer",
+                   "size": {"min": 0, "max": 100}}}
+
+The newer key spellings `type` and `default` are accepted beside `value_type` and
+`default_value`. The probe runs with stdin closed, a timeout and an output cap.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from toolkiln.discover.base import Candidate, Declaration, make_parameter
+from toolkiln.errors import DiscoveryError, ProcessStartError
+from toolkiln.files import locate_key
+from toolkiln.model import Parameter, ParamType
+from toolkiln.process import run_process
+
+logger = logging.getLogger(__name__)
+
+PROBE_OUTPUT_LIMIT = 1024 * 1024
+VALUE_TYPES: dict[str, ParamType] = {
+    "string": "string", "integer": "integer", "float": "number", "number": "number",
+    "boolean": "boolean", "any": "any", "array": "array", "object": "object",
+}  # fmt: skip
+OPTION_KEYS = {"description", "required", "value_type", "type", "default_value", "default", "size"}
+# Scripts written for mcpd run optional booleans as false and optional `any` as null
+# when no default is given; every other optional option must declare its default.
+_IMPLICIT_DEFAULT_TYPES = ("boolean", "any")
+_NOT_SCRIPTS = {".json", ".md", ".txt", ".toml", ".yaml", ".yml", ".cfg", ".ini", ".lock", ".pyc", ".csv"}
+
+
+def claims(candidate: Candidate) -> bool:
+    """Any executable file (data files aside): only the probe can tell more."""
+    return candidate.executable and candidate.path.suffix.lower() not in _NOT_SCRIPTS
+
+
+async def declare(candidate: Candidate, probe_timeout: float) -> Declaration | None:
+    path = candidate.relative_path
+    try:
+        result = await run_process(
+            [str(candidate.path), "--help"],
+            timeout=probe_timeout,
+            cwd=candidate.path.parent,
+            stdout_limit=PROBE_OUTPUT_LIMIT,
+            stderr_limit=PROBE_OUTPUT_LIMIT,
+        )
+    except ProcessStartError as error:
+        raise DiscoveryError(
+            f"{error} (does it start with a shebang line such as #!/bin/bash?)", path=path
+        ) from None
+    if result.timed_out:
+        raise DiscoveryError(
+            f"`--help` did not finish within {probe_timeout:g} s, so it is not a tool "
+            "(a help-json script must answer `--help` at once)",
+            path=path,
+        )
+    if result.returncode != 0:
+        logger.debug("%s: not a help-json tool: `--help` exited %s", path, result.returncode)
+        return None
+    metadata = _json_object(result.stdout_text)
+    if metadata is None or not isinstance(metadata.get("description"), str):
+        logger.debug("%s: not a help-json tool: `--help` printed no metadata JSON on stdout", path)
+        return None
+    if result.stdout_truncated or result.stderr_total > len(result.stderr_tail):
+        raise DiscoveryError(f"`--help` printed more than {PROBE_OUTPUT_LIMIT} bytes", path=path)
+    return parse_help(metadata, result.stderr_text, path)
+
+
+def parse_help(metadata: dict[str, Any], options_text: str, path: str) -> Declaration:
+    """Turn the two JSON documents of a `--help` answer into a declaration."""
+    options = _parse_options_json(options_text, path)
+    warnings: list[DiscoveryError] = []
+    parameters = [
+        _parse_option(name, spec, path, locate_key(options_text, (name,)), warnings)
+        for name, spec in options.items()
+    ]
+    title = metadata.get("title")
+    version = metadata.get("version")
+    state = metadata.get("state", False)
+    if not isinstance(state, bool):
+        raise DiscoveryError(f"metadata 'state' must be true or false, not {state!r}", path=path)
+    return Declaration(
+        dialect="help-json",
+        description=metadata["description"],
+        parameters=parameters,
+        title=title if isinstance(title, str) and title else None,
+        version=str(version) if version not in (None, "") else None,
+        state=state,
+        warnings=warnings,
+    )
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _parse_options_json(text: str, path: str) -> dict[str, Any]:
+    stripped = text.strip()
+    if not stripped:
+        return {}
+    # Tolerate log lines a script printed before its options JSON.
+    lines = text.splitlines()
+    first = next((i for i, line in enumerate(lines) if line.lstrip().startswith("{")), 0)
+    try:
+        options = json.loads("\n".join(lines[first:]))
+    except json.JSONDecodeError as error:
+        raise DiscoveryError(
+            f"the options JSON that `--help` printed on stderr is invalid: {error.msg} "
+            f"(stderr line {first + error.lineno}, column {error.colno})",
+            path=path,
+        ) from None
+    if not isinstance(options, dict) or not all(isinstance(spec, dict) for spec in options.values()):
+        raise DiscoveryError(
+            "the options `--help` printed on stderr must be a JSON object of objects: "
+            '{"name": {"description": ..., "value_type": ...}}',
+            path=path,
+        )
+    return options
+
+
+def _parse_option(
+    name: str, spec: dict[str, Any], path: str, line: int | None, warnings: list[DiscoveryError]
+) -> Parameter:
+    where = f"option {name!r}"
+
+    def fail(message: str) -> DiscoveryError:
+        return DiscoveryError(f"{where}: {message}", path=path, line=line)
+
+    unknown = sorted(set(spec) - OPTION_KEYS)
+    if unknown:
+        warnings.append(fail(f"ignoring unknown keys {unknown} (known: {sorted(OPTION_KEYS)})"))
+    raw_type = spec.get("value_type", spec.get("type", "string"))
+    param_type, enum = _parse_value_type(raw_type, fail)
+    required = spec.get("required", False)
+    if not isinstance(required, bool):
+        raise fail(f"'required' must be true or false, not {required!r}")
+    fields: dict[str, Any] = {
+        "name": name,
+        "type": param_type,
+        "description": spec.get("description", ""),
+        "required": required,
+        "enum": enum,
+    }
+    if not isinstance(fields["description"], str):
+        raise fail("'description' must be a string")
+    default = spec.get("default_value", spec.get("default"))
+    if not required:
+        if default is None and param_type not in _IMPLICIT_DEFAULT_TYPES:
+            raise fail("an optional option needs a 'default_value' of its type (seeds/000)")
+        fields["default"] = False if default is None and param_type == "boolean" else default
+    size = spec.get("size")
+    if size is not None:
+        if not isinstance(size, dict) or set(size) - {"min", "max"}:
+            raise fail("'size' must be an object with 'min' and/or 'max'")
+        fields["min"], fields["max"] = size.get("min"), size.get("max")
+    return make_parameter(path, line, **fields)
+
+
+def _parse_value_type(raw: Any, fail: Any) -> tuple[ParamType, list[Any] | None]:
+    if isinstance(raw, dict) and set(raw) == {"enum"}:
+        values = raw["enum"]
+        if not isinstance(values, list) or not values:
+            raise fail('an enum value_type needs a non-empty list: {"enum": ["a", "b"]}')
+        if all(isinstance(v, str) for v in values):
+            return "string", values
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            return "integer", values
+        if all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+            return "number", values
+        raise fail("enum values must all be strings or all numbers")
+    if isinstance(raw, str) and raw.lower() in VALUE_TYPES:
+        return VALUE_TYPES[raw.lower()], None
+    raise fail(f'unknown value_type {raw!r} (known: {", ".join(VALUE_TYPES)}, or {{"enum": [...]}})')

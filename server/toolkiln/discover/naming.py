@@ -1,0 +1,32 @@
+"""Client-safe tool names derived from a script's path under the tools folder.
+
+MCP clients reject many names (Claude accepts `^[a-zA-Z0-9_-]{1,64}$`; slashes and
+dots break several clients), so folders are joined with `__`, other characters
+become `_`, and a name longer than 64 characters keeps a short hash for uniqueness.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import PurePosixPath
+
+# A folder whose entry point is `run.sh` is one tool, named after the folder (seeds/003).
+ENTRY_POINT = "run.sh"
+MAX_NAME_LENGTH = 64
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+def tool_name_for(relative_path: str) -> str:
+    """`utils/calc.sh` -> `utils__calc`; `pwod/run.sh` -> `pwod`."""
+    path = PurePosixPath(relative_path)
+    parts = (
+        list(path.parent.parts)
+        if path.name == ENTRY_POINT and path.parent.parts
+        else [*path.parent.parts, path.stem]
+    )
+    name = "__".join(_UNSAFE.sub("_", part) for part in parts)
+    if len(name) > MAX_NAME_LENGTH:
+        digest = hashlib.sha256(relative_path.encode()).hexdigest()[:8]
+        name = f"{name[: MAX_NAME_LENGTH - 9]}_{digest}"
+    return name

@@ -1,0 +1,64 @@
+"""Walk the tools folder and offer each file, once, to the dialects in order."""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat as stat_module
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from toolkiln.discover.base import Candidate, Dialect
+from toolkiln.discover.naming import ENTRY_POINT
+
+logger = logging.getLogger(__name__)
+
+MAX_DEPTH = 5  # folders below the tools folder, as in seeds/000
+SKIPPED_FOLDERS = {"__pycache__", "node_modules", "TEMPLATE", "venv", "site-packages"}
+
+
+def scan_tools(tools_dir: Path, dialects: Sequence[Dialect]) -> Iterator[tuple[Candidate, Dialect]]:
+    """Yield each file some dialect claims, with that dialect, in a stable order.
+
+    A folder whose `run.sh` is claimed is one tool: its other files and subfolders
+    are that tool's implementation and are not offered again (seeds/003).
+    """
+    for folder, subfolders, files in os.walk(tools_dir):
+        here = Path(folder)
+        depth = len(here.relative_to(tools_dir).parts)
+        subfolders[:] = sorted(name for name in subfolders if _wanted_folder(here / name, depth))
+        candidates = [c for name in sorted(files) if (c := _candidate(tools_dir, here / name))]
+        entry = next((c for c in candidates if c.path.name == ENTRY_POINT), None)
+        if entry and (dialect := _claimant(entry, dialects)):
+            subfolders.clear()
+            yield entry, dialect
+            continue
+        for candidate in candidates:
+            if dialect := _claimant(candidate, dialects):
+                yield candidate, dialect
+
+
+def _wanted_folder(path: Path, depth: int) -> bool:
+    name = path.name
+    if name.startswith(".") or name in SKIPPED_FOLDERS or (path / "pyvenv.cfg").exists():
+        return False
+    if depth >= MAX_DEPTH:
+        logger.warning("%s: deeper than %d folders below the tools folder; not searched", path, MAX_DEPTH)
+        return False
+    return True
+
+
+def _candidate(tools_dir: Path, path: Path) -> Candidate | None:
+    if path.name.startswith("."):
+        return None
+    try:
+        stat = path.stat()
+    except OSError:  # a dangling symlink, or a file that vanished mid-walk
+        return None
+    if not stat_module.S_ISREG(stat.st_mode):
+        return None
+    return Candidate(path=path, relative_path=path.relative_to(tools_dir).as_posix(), stat=stat)
+
+
+def _claimant(candidate: Candidate, dialects: Sequence[Dialect]) -> Dialect | None:
+    return next((dialect for dialect in dialects if dialect.claims(candidate)), None)

@@ -1,0 +1,142 @@
+"""Load, validate and atomically write toolkiln's JSON files.
+
+A bad file becomes one `ConfigError` that names the file, the line and the field,
+so the user knows exactly what to fix.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from toolkiln.errors import ConfigError
+from toolkiln.model import Catalog, ToolConfig
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+CATALOG_FILE = "tools.json"
+TOOL_CONFIG_DIR = "tools"
+
+
+def catalog_path(config_dir: Path) -> Path:
+    return config_dir / CATALOG_FILE
+
+
+def tool_configs_dir(config_dir: Path) -> Path:
+    return config_dir / TOOL_CONFIG_DIR
+
+
+def tool_config_path(config_dir: Path, name: str) -> Path:
+    return tool_configs_dir(config_dir) / f"{name}.json"
+
+
+def load_tool_config(path: Path) -> ToolConfig:
+    return _load_model(path, ToolConfig)
+
+
+def load_catalog(path: Path) -> Catalog:
+    if not path.exists():
+        raise ConfigError(
+            f"{path}: no compiled config here; run `toolkiln discover` and `toolkiln build` first"
+        )
+    return _load_model(path, Catalog)
+
+
+def write_tool_config(path: Path, config: ToolConfig) -> None:
+    write_json_atomic(path, config.model_dump(mode="json"))
+
+
+def write_catalog(path: Path, catalog: Catalog) -> None:
+    write_json_atomic(path, catalog.model_dump(mode="json"))
+
+
+def render_json(data: Any) -> str:
+    """The one JSON style of toolkiln's files: sorted, indented, newline-terminated."""
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write `data` so that readers see either the old file or the new one, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = render_json(data)
+    fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp_name, _file_mode(path))
+        os.replace(temp_name, path)
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise
+
+
+def _file_mode(path: Path) -> int:
+    try:
+        return path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def _load_model(path: Path, model: type[ModelT]) -> ModelT:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ConfigError(
+            f"{path}:{error.lineno}: invalid JSON: {error.msg} (column {error.colno})"
+        ) from None
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        raise ConfigError(_describe_validation_error(path, text, error)) from None
+
+
+def _describe_validation_error(path: Path, text: str, error: ValidationError) -> str:
+    lines = []
+    for detail in error.errors(include_url=False):
+        loc = detail["loc"]
+        field = ".".join(str(part) for part in loc) or "(top level)"
+        message = detail["msg"]
+        if detail["type"] == "extra_forbidden":
+            message = "unknown key (check its spelling)"
+        elif detail["type"] == "missing":
+            message = "required key is missing"
+        line = locate_key(text, loc)
+        where = f"{path}:{line}" if line else str(path)
+        lines.append(f"{where}: {field}: {message}")
+    return "\n".join(lines)
+
+
+def locate_key(text: str, loc: tuple[int | str, ...]) -> int | None:
+    """The line where the innermost key of `loc` appears, following the path in order.
+
+    A good-enough search (array indexes are skipped): it finds the key the user has
+    to look at in every file toolkiln writes.
+    """
+    position = 0
+    found: int | None = None
+    for part in loc:
+        if not isinstance(part, str):
+            continue
+        at = text.find(json.dumps(part) + ":", position)
+        if at == -1:
+            at = text.find(json.dumps(part), position)
+        if at == -1:
+            break
+        position = at
+        found = at
+    return None if found is None else text.count("\n", 0, found) + 1

@@ -1,0 +1,297 @@
+"""The two file formats toolkiln writes, and the parameter model both share.
+
+`config/tools/<name>.json` is a `ToolConfig`: one per tool, written by discovery,
+edited by users. `config/tools.json` is a `Catalog`: the compiled, enabled tools,
+the only file the server reads. Every read of either goes through these models.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
+
+FORMAT_VERSION = 1
+
+ParamType = Literal["string", "integer", "number", "boolean", "array", "object", "any"]
+PARAM_TYPES: tuple[ParamType, ...] = ("string", "integer", "number", "boolean", "array", "object", "any")
+DialectName = Literal["annotations", "help-json"]
+
+TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+PARAM_NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
+
+# Arguments reach scripts as environment variables named after the parameter, so a
+# parameter must never be able to replace one of these (exact, case-sensitive names:
+# a lowercase `path` option is common and harmless, `PATH` is not).
+SENSITIVE_ENV_NAMES = frozenset(
+    {
+        "PATH", "HOME", "USER", "LOGNAME", "SHELL", "IFS", "ENV", "BASH_ENV", "PS4", "CDPATH",
+        "SHELLOPTS", "BASHOPTS", "GLOBIGNORE", "PWD", "OLDPWD", "TMPDIR", "LANG", "LANGUAGE",
+        "TZ", "PERL5LIB", "PERL5OPT", "PERLLIB", "RUBYLIB", "RUBYOPT", "NODE_OPTIONS", "NODE_PATH",
+        "GCONV_PATH", "SSL_CERT_FILE", "SSL_CERT_DIR", "CLASSPATH", "JAVA_TOOL_OPTIONS",
+    }
+)  # fmt: skip
+SENSITIVE_ENV_PREFIXES = ("LD_", "DYLD_", "PYTHON", "BASH_FUNC_", "LC_", "MALLOC_", "TOOLKILN_", "MCPD_")
+
+
+def is_sensitive_env_name(name: str) -> bool:
+    return name in SENSITIVE_ENV_NAMES or name.startswith(SENSITIVE_ENV_PREFIXES)
+
+
+def value_matches_type(value: Any, param_type: ParamType) -> bool:
+    """Whether a JSON value is of a parameter type (bool is not a number in JSON)."""
+    if param_type == "any":
+        return True
+    if isinstance(value, bool):
+        return param_type == "boolean"
+    expected: dict[str, type | tuple[type, ...]] = {
+        "string": str,
+        "integer": int,
+        "number": (int, float),
+        "boolean": bool,
+        "array": list,
+        "object": dict,
+    }
+    return isinstance(value, expected[param_type])
+
+
+class Parameter(BaseModel):
+    """One argument of a tool, in the vocabulary shared by every dialect.
+
+    `min`/`max` mean the value for numbers, the length for strings and the item
+    count for arrays (the `size` of seeds/000). `default: null` means no default.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    type: ParamType = "string"
+    description: str = ""
+    required: bool = False
+    default: Any = None
+    enum: list[Any] | None = None
+    min: int | float | None = None
+    max: int | float | None = None
+    items: ParamType | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _check_name(cls, name: str) -> str:
+        if not PARAM_NAME_PATTERN.match(name):
+            raise ValueError(
+                f"parameter name {name!r} must start with a letter or _ and contain only "
+                "letters, digits, _ and - (at most 64 characters)"
+            )
+        if is_sensitive_env_name(name):
+            raise ValueError(
+                f"parameter name {name!r} would overwrite the environment variable {name} "
+                "of the script; rename the parameter"
+            )
+        return name
+
+    @model_validator(mode="after")
+    def _check_consistency(self) -> Parameter:
+        for problem in _parameter_problems(self):
+            raise ValueError(f"parameter {self.name!r}: {problem}")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _drop_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Keep per-tool files short: a parameter lists only what it declares.
+        data: dict[str, Any] = handler(self)
+        return {key: value for key, value in data.items() if value is not None}
+
+
+def _parameter_problems(param: Parameter) -> list[str]:
+    problems: list[str] = []
+    if param.items is not None and param.type != "array":
+        problems.append("'items' applies only to type array")
+    if param.enum is not None:
+        if not param.enum:
+            problems.append("'enum' must list at least one value")
+        if param.type in ("boolean", "array", "object"):
+            problems.append(f"'enum' does not apply to type {param.type}")
+        for value in param.enum:
+            if not value_matches_type(value, param.type):
+                problems.append(f"enum value {value!r} is not of type {param.type}")
+    if param.min is not None or param.max is not None:
+        if param.type not in ("string", "integer", "number", "array"):
+            problems.append(f"'min'/'max' do not apply to type {param.type}")
+        elif param.type in ("string", "array"):
+            for bound in (param.min, param.max):
+                if bound is not None and (bound < 0 or bound != int(bound)):
+                    problems.append(f"a length limit must be a whole number >= 0, not {bound!r}")
+        if param.min is not None and param.max is not None and param.min > param.max:
+            problems.append(f"'min' ({param.min}) is greater than 'max' ({param.max})")
+    if param.default is not None:
+        problems.extend(f"default {param.default!r}: {p}" for p in value_problems(param, param.default))
+    return problems
+
+
+def value_problems(param: Parameter, value: Any) -> list[str]:
+    """What is wrong with `value` as a value of `param` (empty when it is fine)."""
+    if not value_matches_type(value, param.type):
+        return [f"is not of type {param.type}"]
+    if param.enum is not None and value not in param.enum:
+        return [f"is not one of {param.enum}"]
+    if param.type == "array" and param.items and not all(value_matches_type(v, param.items) for v in value):
+        return [f"items must be of type {param.items}"]
+    measure = len(value) if param.type in ("string", "array") else value
+    unit = {"string": " characters", "array": " items"}.get(param.type, "")
+    if param.min is not None and measure < param.min:
+        return [f"is below the minimum of {param.min}{unit}"]
+    if param.max is not None and measure > param.max:
+        return [f"is above the maximum of {param.max}{unit}"]
+    return []
+
+
+class WorkspaceConfig(BaseModel):
+    """Where `path` parameters of a tool may point (seeds/003)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    allowed_paths: list[str] = Field(default_factory=lambda: ["{TOOL_DIR}/workspace"])
+    allow_absolute_paths: bool = False
+    follow_symlinks: bool = True
+
+
+class SourceFingerprint(BaseModel):
+    """What the script looked like when discovery last read it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mtime_ns: int
+    size: int
+    sha256: str
+
+
+class ScriptConfig(BaseModel):
+    """The `script_config` block of a per-tool config.
+
+    Keys in `USER_KEYS` belong to the user: discovery writes them once, when it
+    creates the file, and never again. All others are refreshed by rediscovery.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    # Owned by the user.
+    name: str
+    title: str | None = None
+    requires_confirmation: bool = False
+    read_only: bool | None = None
+    destructive: bool | None = None
+    idempotent: bool | None = None
+    open_world: bool | None = None
+    timeout_seconds: float | None = Field(default=None, gt=0)
+    interactive: bool = False
+    workspace_config: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
+
+    # Owned by discovery.
+    description: str = ""
+    script_path: str
+    script_type: str
+    dialect: DialectName
+    parameters: list[Parameter] = Field(default_factory=list)
+    declared_title: str | None = None
+    version: str | None = None
+    state: bool = False
+    requirements_file: str | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _check_tool_name(cls, name: str) -> str:
+        return check_tool_name(name)
+
+    @field_validator("parameters")
+    @classmethod
+    def _check_unique_parameters(cls, parameters: list[Parameter]) -> list[Parameter]:
+        seen: set[str] = set()
+        for param in parameters:
+            if param.name in seen:
+                raise ValueError(f"parameter {param.name!r} is declared twice")
+            seen.add(param.name)
+        return parameters
+
+
+def check_tool_name(name: str) -> str:
+    if not TOOL_NAME_PATTERN.match(name):
+        raise ValueError(
+            f"tool name {name!r} must be 1 to 64 characters of letters, digits, _ and - "
+            "(what MCP clients accept)"
+        )
+    return name
+
+
+USER_KEYS = ("enabled", "tags")
+USER_SCRIPT_KEYS = (
+    "name", "title", "requires_confirmation", "read_only", "destructive", "idempotent",
+    "open_world", "timeout_seconds", "interactive", "workspace_config",
+)  # fmt: skip
+
+
+class ToolConfig(BaseModel):
+    """`config/tools/<name>.json`: one tool, in the shape of seeds/003."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format_version: Literal[1] = 1
+    enabled: bool = True
+    tags: list[str] = Field(default_factory=list)
+    auto_detected: bool = True
+    created_by: str = "toolkiln discover"
+    last_modified: str = ""
+    script_config: ScriptConfig
+    source: SourceFingerprint | None = None
+
+
+class ToolHints(BaseModel):
+    """Behaviour hints a client may show or act on (MCP tool annotations)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    read_only: bool | None = None
+    destructive: bool | None = None
+    idempotent: bool | None = None
+    open_world: bool | None = None
+
+
+class CompiledTool(BaseModel):
+    """One enabled tool in the compiled catalog: everything the server needs."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    title: str | None = None
+    description: str = ""
+    dialect: DialectName
+    script_path: str
+    script_type: str
+    parameters: list[Parameter] = Field(default_factory=list)
+    input_schema: dict[str, Any]
+    hints: ToolHints = Field(default_factory=ToolHints)
+    requires_confirmation: bool = False
+    timeout_seconds: float | None = None
+    tags: list[str] = Field(default_factory=list)
+    state: bool = False
+    version: str | None = None
+    config_file: str
+
+
+class Catalog(BaseModel):
+    """`config/tools.json`: the compiled tool set, sorted by name."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format_version: Literal[1] = 1
+    generated_at: str = ""
+    tools_dir: str
+    tools: list[CompiledTool] = Field(default_factory=list)

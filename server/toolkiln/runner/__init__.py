@@ -1,0 +1,22 @@
+"""Running tool calls: the registry of compiled tools, argument checks, dialect adapters.
+
+No mcp import here: `toolkiln call` runs tools through this package without the SDK.
+"""
+
+from toolkiln.runner.call import CallObserver, LoggingObserver, RunSettings, ToolResult, call_tool
+from toolkiln.runner.environment import server_env
+from toolkiln.runner.registry import Registry, UnknownToolError
+from toolkiln.runner.stderr import LogLine, ProgressLine
+
+__all__ = [
+    "CallObserver",
+    "LogLine",
+    "LoggingObserver",
+    "ProgressLine",
+    "Registry",
+    "RunSettings",
+    "ToolResult",
+    "UnknownToolError",
+    "call_tool",
+    "server_env",
+]

@@ -1,0 +1,61 @@
+"""How arguments reach a script, per dialect.
+
+Every dialect gets the arguments as one JSON object on stdin and as environment
+variables named exactly after the parameters (seeds/000); annotated scripts also
+get them on the command line, `run.sh [<function>] --name=value ...` (seeds/003).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from toolkiln.model import CompiledTool, DialectName
+
+# An annotated script's `function` parameter is its first positional argument.
+FUNCTION_PARAMETER = "function"
+
+ArgvBuilder = Callable[[Path, CompiledTool, Mapping[str, Any]], list[str]]
+
+
+def text_form(value: Any) -> str:
+    """A JSON value as a script sees it in argv and env: strings bare, the rest as JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def stdin_json(arguments: Mapping[str, Any]) -> bytes:
+    return json.dumps(dict(arguments), ensure_ascii=False).encode()
+
+
+def argument_env(tool: CompiledTool, arguments: Mapping[str, Any]) -> dict[str, str | None]:
+    """Each parameter as an env var; None unsets one the client left out, so a value
+    inherited from the server's own environment never poses as an argument."""
+    return {p.name: text_form(arguments[p.name]) if p.name in arguments else None for p in tool.parameters}
+
+
+def _annotations_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    argv = [str(script)]
+    if FUNCTION_PARAMETER in arguments:
+        argv.append(text_form(arguments[FUNCTION_PARAMETER]))
+    argv += [
+        f"--{name}={text_form(value)}" for name, value in arguments.items() if name != FUNCTION_PARAMETER
+    ]
+    return argv
+
+
+def _help_json_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    return [str(script)]
+
+
+ARGV_BUILDERS: dict[DialectName, ArgvBuilder] = {
+    "annotations": _annotations_argv,
+    "help-json": _help_json_argv,
+}

@@ -1,0 +1,193 @@
+"""Run one tool call: check the arguments, run the script, turn its output into a result.
+
+The server and `toolkiln call` both come through here, so a tool behaves the same
+from the command line as from an MCP client.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from toolkiln.errors import ProcessStartError
+from toolkiln.model import CompiledTool
+from toolkiln.process import ProcessResult, run_process
+from toolkiln.runner.adapters import ARGV_BUILDERS, argument_env, stdin_json
+from toolkiln.runner.registry import Registry
+from toolkiln.runner.stderr import LogLine, ProgressLine, classify_line
+from toolkiln.schema import apply_defaults
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT = 60.0
+DEFAULT_MAX_OUTPUT = 1024 * 1024
+STDERR_LINES_KEPT = 40
+STDERR_LINE_CHARS = 1000
+# Exit codes of seeds/000.
+EXIT_MEANINGS = {1: "internal error", 2: "bad request", 3: "forbidden", 4: "not found"}
+_LOG_LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+}
+
+
+class CallObserver(Protocol):
+    """Receives a call's structured stderr lines as they arrive."""
+
+    def on_log(self, tool: str, line: LogLine) -> None: ...
+
+    def on_progress(self, tool: str, line: ProgressLine) -> None: ...
+
+
+class LoggingObserver:
+    """The default observer: script logs go to the server's own log."""
+
+    def on_log(self, tool: str, line: LogLine) -> None:
+        logging.getLogger(f"toolkiln.tool.{tool}").log(_LOG_LEVELS[line.level], "%s", line.message)
+
+    def on_progress(self, tool: str, line: ProgressLine) -> None:
+        total = f"/{line.total:g}" if line.total is not None else ""
+        logger.debug("%s progress %g%s %s", tool, line.progress, total, line.message or "")
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What the server (or `toolkiln call`) decides for every call."""
+
+    default_timeout: float = DEFAULT_TIMEOUT
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT
+    # Env vars every script gets: the seeds/000 server variables, their TOOLKILN_*
+    # twins and the `--script-config KEY=VALUE` values.
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """A call's outcome, independent of MCP: `serve` turns it into a CallToolResult."""
+
+    text: str
+    is_error: bool
+    structured: dict[str, Any] | None = None
+    exit_code: int | None = None
+    duration_ms: float | None = None
+    truncated: bool = False
+
+
+async def call_tool(
+    registry: Registry,
+    name: str,
+    arguments: Mapping[str, Any] | None,
+    settings: RunSettings,
+    observer: CallObserver | None = None,
+) -> ToolResult:
+    """Run tool `name`. Raises `UnknownToolError`; every other failure is a result."""
+    tool = registry.get(name)
+    arguments = dict(arguments or {})
+    problems = registry.checker(tool).problems(arguments)
+    if problems:
+        listing = "\n".join(f"- {problem}" for problem in problems)
+        return ToolResult(text=f"Invalid arguments for tool {name!r}:\n{listing}", is_error=True)
+    arguments = apply_defaults(tool.input_schema, arguments)
+    script = registry.script_path(tool)
+    observer = observer or LoggingObserver()
+    stderr_lines: deque[str] = deque(maxlen=STDERR_LINES_KEPT)
+
+    def on_stderr_line(line: str) -> None:
+        kind = classify_line(line)
+        if isinstance(kind, ProgressLine):
+            observer.on_progress(name, kind)
+            return
+        if isinstance(kind, LogLine):
+            observer.on_log(name, kind)
+        stderr_lines.append(line[:STDERR_LINE_CHARS])
+
+    env = {**os.environ, **settings.env, "TOOLKILN_TOOL_NAME": name, "TOOLKILN_TOOL_DIR": str(script.parent)}
+    for key, value in argument_env(tool, arguments).items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    timeout = tool.timeout_seconds or settings.default_timeout
+    try:
+        result = await run_process(
+            ARGV_BUILDERS[tool.dialect](script, tool, arguments),
+            timeout=timeout,
+            cwd=script.parent,
+            env=env,
+            input=stdin_json(arguments),
+            stdout_limit=settings.max_output_bytes,
+            on_stderr_line=on_stderr_line,
+        )
+    except ProcessStartError as error:
+        return ToolResult(
+            text=f"Tool {name!r} could not start: {error}. {_start_hint(script)}", is_error=True
+        )
+    return _result_from_process(tool, result, timeout, list(stderr_lines))
+
+
+def _result_from_process(
+    tool: CompiledTool, result: ProcessResult, timeout: float, stderr: list[str]
+) -> ToolResult:
+    text = result.stdout_text.removesuffix("\n")
+    if result.stdout_truncated:
+        text += f"\n[output truncated: showing the first {len(result.stdout)} of {result.stdout_total} bytes]"
+    common: dict[str, Any] = {
+        "exit_code": result.returncode,
+        "duration_ms": round(result.duration * 1000, 3),
+        "truncated": result.stdout_truncated,
+    }
+    if result.timed_out:
+        message = f"Tool {tool.name!r} timed out after {timeout:g} s; its processes were stopped."
+        return ToolResult(text=_join(message, text, stderr), is_error=True, **common)
+    if result.returncode != 0:
+        return ToolResult(
+            text=_join(_failure(tool.name, result.returncode), text, stderr), is_error=True, **common
+        )
+    structured = None if result.stdout_truncated else _json_object(text)
+    return ToolResult(text=text, is_error=False, structured=structured, **common)
+
+
+def _failure(name: str, code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            signal_name = signal.Signals(-code).name
+        except ValueError:
+            signal_name = f"signal {-code}"
+        return f"Tool {name!r} was killed by {signal_name}."
+    return f"Tool {name!r} failed with exit code {code} ({EXIT_MEANINGS.get(code or 0, 'error')})."
+
+
+def _join(headline: str, stdout: str, stderr: list[str]) -> str:
+    parts = [headline]
+    if stdout:
+        parts.append(stdout)
+    if stderr:
+        parts.append("stderr:\n" + "\n".join(stderr))
+    return "\n".join(parts)
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _start_hint(script: os.PathLike[str]) -> str:
+    path = os.fspath(script)
+    if not os.path.exists(path):
+        return "The script is gone: run `toolkiln discover` and `toolkiln build`."
+    if not os.access(path, os.X_OK):
+        return f"Make it executable: chmod +x {path}"
+    return "Check its shebang line."

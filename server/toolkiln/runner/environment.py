@@ -1,0 +1,54 @@
+"""The environment every script gets from the server (seeds/000), under both the
+`MCPD_CONFIG_*` names that mcpd scripts read and toolkiln's own `TOOLKILN_*` names."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from toolkiln import __version__
+from toolkiln.errors import ConfigError
+from toolkiln.model import PARAM_NAME_PATTERN, is_sensitive_env_name
+
+
+def server_env(
+    *,
+    tools_dir: Path,
+    catalog_file: Path,
+    transport: str,
+    log_level: str,
+    host: str = "",
+    port: int | None = None,
+    http_base_path: str = "",
+    https: bool = False,
+    script_config: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    port_text = "" if port is None else str(port)
+    env = {
+        "MCPD_CONFIG_SERVER_HOST": host,
+        "MCPD_CONFIG_SERVER_PORT": port_text,
+        "MCPD_CONFIG_SERVER_HTTP_BASE_PATH": http_base_path,
+        "MCPD_CONFIG_SERVER_HTTPS": "true" if https else "false",
+        "MCPD_CONFIG_COMMANDS_ROOT_DIRECTORY": str(tools_dir),
+        "MCPD_CONFIG_LOGGING_LEVEL_NAME": log_level.upper(),
+        "MCPD_CONFIGURATION_FILENAME": str(catalog_file),
+        "TOOLKILN_VERSION": __version__,
+        "TOOLKILN_TRANSPORT": transport,
+        "TOOLKILN_SERVER_HOST": host,
+        "TOOLKILN_SERVER_PORT": port_text,
+        "TOOLKILN_TOOLS_DIR": str(tools_dir),
+        "TOOLKILN_CATALOG": str(catalog_file),
+        "TOOLKILN_LOG_LEVEL": log_level.upper(),
+    }
+    for key, value in (script_config or {}).items():
+        check_script_config_key(key)
+        env[key] = value
+    return env
+
+
+def check_script_config_key(key: str) -> None:
+    if not PARAM_NAME_PATTERN.match(key) or is_sensitive_env_name(key):
+        raise ConfigError(
+            f"--script-config {key}=...: {key!r} cannot be a script variable (it must be a plain "
+            "name and must not replace PATH, HOME, LD_*, PYTHON* or the server's own variables)"
+        )

@@ -1,0 +1,47 @@
+"""The compiled tools the runner can call, loaded from `config/tools.json` only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from toolkiln.errors import ToolRunError
+from toolkiln.files import load_catalog
+from toolkiln.model import Catalog, CompiledTool
+from toolkiln.schema import ArgumentChecker
+
+
+class UnknownToolError(ToolRunError):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"Unknown tool: {name!r}")
+
+
+class Registry:
+    """Tools by name, with their scripts' paths and argument checkers."""
+
+    def __init__(self, catalog: Catalog, catalog_file: Path) -> None:
+        self.catalog = catalog
+        self.catalog_file = catalog_file
+        self.tools_dir = (catalog_file.parent / catalog.tools_dir).resolve()
+        self.tools = {tool.name: tool for tool in catalog.tools}
+        self._checkers: dict[str, ArgumentChecker] = {}
+
+    @classmethod
+    def load(cls, catalog_file: Path) -> Registry:
+        return cls(load_catalog(catalog_file), catalog_file)
+
+    def get(self, name: str) -> CompiledTool:
+        try:
+            return self.tools[name]
+        except KeyError:
+            raise UnknownToolError(name) from None
+
+    def checker(self, tool: CompiledTool) -> ArgumentChecker:
+        # Built on first call, not at start: serving 1,000 tools costs nothing until used.
+        checker = self._checkers.get(tool.name)
+        if checker is None:
+            checker = self._checkers[tool.name] = ArgumentChecker(tool.input_schema)
+        return checker
+
+    def script_path(self, tool: CompiledTool) -> Path:
+        return self.tools_dir / tool.script_path

@@ -1,0 +1,139 @@
+"""Parameters to JSON Schema (2020-12), and arguments checked against that schema.
+
+The one module that knows how a parameter becomes a schema, and the one that
+validates a call's arguments. jsonschema is imported on first validation only:
+`discover` and `build` never pay for it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from toolkiln.model import Parameter, ParamType
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
+
+_JSON_TYPES: dict[ParamType, str | None] = {
+    "string": "string",
+    "integer": "integer",
+    "number": "number",
+    "boolean": "boolean",
+    "array": "array",
+    "object": "object",
+    "any": None,
+}
+_LIMIT_KEYWORDS: dict[str, tuple[str, str]] = {
+    "string": ("minLength", "maxLength"),
+    "array": ("minItems", "maxItems"),
+    "integer": ("minimum", "maximum"),
+    "number": ("minimum", "maximum"),
+}
+
+
+def parameters_to_schema(parameters: Iterable[Parameter]) -> dict[str, Any]:
+    """The input schema of a tool: an object that admits exactly its parameters."""
+    parameters = list(parameters)
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {param.name: parameter_to_schema(param) for param in parameters},
+        "additionalProperties": False,
+    }
+    required = [param.name for param in parameters if param.required]
+    if required:
+        schema["required"] = required
+    return schema
+
+
+def parameter_to_schema(param: Parameter) -> dict[str, Any]:
+    schema: dict[str, Any] = {}
+    json_type = _JSON_TYPES[param.type]
+    if json_type is not None:
+        schema["type"] = json_type
+    if param.description:
+        schema["description"] = param.description
+    if param.enum is not None:
+        schema["enum"] = list(param.enum)
+    if param.items is not None and (item_type := _JSON_TYPES[param.items]) is not None:
+        schema["items"] = {"type": item_type}
+    low, high = _LIMIT_KEYWORDS.get(param.type, ("", ""))
+    if param.min is not None:
+        schema[low] = _whole_if_possible(param.min, param.type)
+    if param.max is not None:
+        schema[high] = _whole_if_possible(param.max, param.type)
+    if param.default is not None:
+        schema["default"] = param.default
+    return schema
+
+
+def _whole_if_possible(bound: float, param_type: ParamType) -> float:
+    return int(bound) if param_type != "number" and bound == int(bound) else bound
+
+
+class ArgumentChecker:
+    """Validates arguments against one tool's input schema (compile once, check often)."""
+
+    def __init__(self, schema: Mapping[str, Any]) -> None:
+        from jsonschema import Draft202012Validator
+
+        self.schema = schema
+        self._validator: Draft202012Validator = Draft202012Validator(dict(schema))
+
+    def problems(self, arguments: Mapping[str, Any]) -> list[str]:
+        """Every way `arguments` break the schema, each as a sentence; empty when valid."""
+        errors = sorted(self._validator.iter_errors(dict(arguments)), key=lambda e: [str(p) for p in e.path])
+        return [_describe(error) for error in errors]
+
+
+def apply_defaults(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments with every omitted parameter that has a default filled in."""
+    filled = dict(arguments)
+    for name, prop in schema.get("properties", {}).items():
+        if name not in filled and "default" in prop:
+            filled[name] = prop["default"]
+    return filled
+
+
+def parse_cli_value(param: Parameter | None, text: str) -> Any:
+    """A `key=value` argument from the command line, read as the parameter's type.
+
+    Strings stay as typed; other types are read as JSON (`count=3`, `flag=true`,
+    `items=["a","b"]`), falling back to the text when it is not JSON so that the
+    validator reports a clear type error instead of a parse error.
+    """
+    if param is not None and param.type == "string":
+        return text
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _describe(error: ValidationError) -> str:
+    where = ".".join(str(part) for part in error.path)
+    if error.validator == "additionalProperties":
+        properties = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+        instance: dict[str, Any] = error.instance if isinstance(error.instance, dict) else {}
+        unknown = sorted(set(instance) - set(properties))
+        allowed = ", ".join(sorted(properties)) or "none"
+        names = ", ".join(repr(name) for name in unknown)
+        return f"unknown argument {names} (this tool accepts: {allowed})"
+    if error.validator == "required":
+        return error.message.replace("is a required property", "is required")
+    value = json.dumps(error.instance)
+    if len(value) > 60:
+        value = value[:57] + "..."
+    reason = {
+        "type": f"must be of type {error.validator_value}",
+        "enum": f"must be one of {json.dumps(error.validator_value)}",
+        "minLength": f"must be at least {error.validator_value} characters long",
+        "maxLength": f"must be at most {error.validator_value} characters long",
+        "minimum": f"must be at least {error.validator_value}",
+        "maximum": f"must be at most {error.validator_value}",
+        "minItems": f"must have at least {error.validator_value} items",
+        "maxItems": f"must have at most {error.validator_value} items",
+    }.get(str(error.validator), error.message)
+    return f"{where or 'arguments'}: {value} {reason}" if where else f"arguments {reason}"
