@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any, TypeVar
@@ -122,21 +123,65 @@ def _describe_validation_error(path: Path, text: str, error: ValidationError) ->
 
 
 def locate_key(text: str, loc: tuple[int | str, ...]) -> int | None:
-    """The line where the innermost key of `loc` appears, following the path in order.
+    """The line where the innermost part of `loc` is found in the JSON `text`.
 
-    A good-enough search (array indexes are skipped): it finds the key the user has
-    to look at in every file toolkiln writes.
+    Follows object keys and array indexes through the document, so an error in the
+    third parameter points at the third parameter. When a part cannot be followed
+    (a union tag of pydantic's, or text that is not JSON), the deepest part reached
+    gives the line; None when not even the first part was found.
     """
-    position = 0
     found: int | None = None
-    for part in loc:
-        if not isinstance(part, str):
-            continue
-        at = text.find(json.dumps(part) + ":", position)
-        if at == -1:
-            at = text.find(json.dumps(part), position)
-        if at == -1:
-            break
-        position = at
-        found = at
+    position = _skip_space(text, 0)
+    try:
+        for part in loc:
+            at = _find_member(text, position, part) if isinstance(part, str) else _find_item(text, position, part)
+            if at is None:
+                break
+            found, position = at
+    except (ValueError, IndexError):  # not JSON past this point
+        pass
     return None if found is None else text.count("\n", 0, found) + 1
+
+
+_DECODER = json.JSONDecoder()
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _skip_space(text: str, position: int) -> int:
+    match = _SPACE.match(text, position)
+    return match.end() if match else position
+
+
+def _find_member(text: str, position: int, key: str) -> tuple[int, int] | None:
+    """(where the key starts, where its value starts) in the object at `position`."""
+    if text[position] != "{":
+        return None
+    position = _skip_space(text, position + 1)
+    while text[position] != "}":
+        name, after = _DECODER.raw_decode(text, position)
+        after = _skip_space(text, after)
+        if text[after] != ":":
+            return None
+        value = _skip_space(text, after + 1)
+        if name == key:
+            return position, value
+        position = _skip_space(text, _DECODER.raw_decode(text, value)[1])
+        if text[position] != ",":
+            return None
+        position = _skip_space(text, position + 1)
+    return None
+
+
+def _find_item(text: str, position: int, index: int) -> tuple[int, int] | None:
+    """(where item `index` starts, twice) in the array at `position`."""
+    if text[position] != "[":
+        return None
+    position = _skip_space(text, position + 1)
+    for _ in range(index):
+        if text[position] == "]":
+            return None
+        position = _skip_space(text, _DECODER.raw_decode(text, position)[1])
+        if text[position] != ",":
+            return None
+        position = _skip_space(text, position + 1)
+    return None if text[position] == "]" else (position, position)

@@ -7,6 +7,8 @@ the only file the server reads. Every read of either goes through these models.
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from typing import Any, Literal
 
@@ -113,6 +115,16 @@ class Parameter(BaseModel):
 
 def _parameter_problems(param: Parameter) -> list[str]:
     problems: list[str] = []
+    # NaN and Infinity are not JSON: they would break every client that reads the schema.
+    for key in ("min", "max"):
+        bound = getattr(param, key)
+        if bound is not None and not math.isfinite(bound):
+            problems.append(f"'{key}' must be a finite number, not {bound!r}")
+    for key in ("default", "enum"):
+        if not _is_strict_json(getattr(param, key)):
+            problems.append(f"'{key}' must be plain JSON (NaN and Infinity are not JSON numbers)")
+    if problems:
+        return problems
     if param.items is not None and param.type != "array":
         problems.append("'items' applies only to type array")
     if param.enum is not None:
@@ -135,6 +147,14 @@ def _parameter_problems(param: Parameter) -> list[str]:
     if param.default is not None:
         problems.extend(f"default {param.default!r}: {p}" for p in value_problems(param, param.default))
     return problems
+
+
+def _is_strict_json(value: Any) -> bool:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def value_problems(param: Parameter, value: Any) -> list[str]:

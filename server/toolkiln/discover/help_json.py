@@ -74,12 +74,13 @@ async def declare(candidate: Candidate, probe_timeout: float) -> Declaration | N
 
 def parse_help(metadata: dict[str, Any], options_text: str, path: str) -> Declaration:
     """Turn the two JSON documents of a `--help` answer into a declaration."""
-    options = _parse_options_json(options_text, path)
+    options, skipped = _parse_options_json(options_text, path)
+    json_text = "\n".join(options_text.splitlines()[skipped:])
     warnings: list[DiscoveryError] = []
-    parameters = [
-        _parse_option(name, spec, path, locate_key(options_text, (name,)), warnings)
-        for name, spec in options.items()
-    ]
+    parameters = []
+    for name, spec in options.items():
+        line = locate_key(json_text, (name,))
+        parameters.append(_parse_option(name, spec, path, line and line + skipped, warnings))
     title = metadata.get("title")
     version = metadata.get("version")
     state = metadata.get("state", False)
@@ -104,10 +105,11 @@ def _json_object(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _parse_options_json(text: str, path: str) -> dict[str, Any]:
+def _parse_options_json(text: str, path: str) -> tuple[dict[str, Any], int]:
+    """The options object, and how many log lines before it were skipped."""
     stripped = text.strip()
     if not stripped:
-        return {}
+        return {}, 0
     # Tolerate log lines a script printed before its options JSON.
     lines = text.splitlines()
     first = next((i for i, line in enumerate(lines) if line.lstrip().startswith("{")), 0)
@@ -125,16 +127,18 @@ def _parse_options_json(text: str, path: str) -> dict[str, Any]:
             '{"name": {"description": ..., "value_type": ...}}',
             path=path,
         )
-    return options
+    return options, first
 
 
 def _parse_option(
     name: str, spec: dict[str, Any], path: str, line: int | None, warnings: list[DiscoveryError]
 ) -> Parameter:
-    where = f"option {name!r}"
+    # `line` counts lines of the probe's stderr, not of the script: it goes in the
+    # message, never in `path:line`, which would send the user to the wrong place.
+    where = f"option {name!r}" + (f" (stderr line {line})" if line else "")
 
     def fail(message: str) -> DiscoveryError:
-        return DiscoveryError(f"{where}: {message}", path=path, line=line)
+        return DiscoveryError(f"{where}: {message}", path=path)
 
     unknown = sorted(set(spec) - OPTION_KEYS)
     if unknown:
@@ -163,7 +167,10 @@ def _parse_option(
         if not isinstance(size, dict) or set(size) - {"min", "max"}:
             raise fail("'size' must be an object with 'min' and/or 'max'")
         fields["min"], fields["max"] = size.get("min"), size.get("max")
-    return make_parameter(path, line, **fields)
+    try:
+        return make_parameter(path, None, **fields)
+    except DiscoveryError as error:
+        raise fail(error.reason.removeprefix(f"parameter {name!r}: ")) from None
 
 
 def _parse_value_type(raw: Any, fail: Any) -> tuple[ParamType, list[Any] | None]:

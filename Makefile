@@ -1,0 +1,52 @@
+# toolkiln: `make serve` runs the sample tools as an MCP server, `make test` runs every check.
+# Both set up .venv on first use (Python 3.11+ as $(PYTHON)).
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+TOOLKILN := $(BIN)/toolkiln
+STAMP := $(VENV)/.installed
+TOOLS_DIR ?= tools
+CONFIG_DIR ?= config
+DIRS := --tools-dir $(TOOLS_DIR) --config-dir $(CONFIG_DIR)
+
+.PHONY: help setup discover build list serve test lint format clean
+
+help:  ## Show the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "toolkiln needs Python 3.11 or newer; run make PYTHON=python3.11")'
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)  ## Create .venv and install toolkiln with its dev tools
+
+discover: $(STAMP)  ## Read tools/ and write config/tools/<name>.json
+	$(TOOLKILN) discover $(DIRS)
+
+build: $(STAMP)  ## Merge the enabled tools into config/tools.json
+	$(TOOLKILN) build $(DIRS)
+
+list: $(STAMP)  ## List the compiled tools
+	$(TOOLKILN) list $(DIRS)
+
+serve: $(STAMP)  ## Discover, build and serve the sample tools over stdio
+	$(TOOLKILN) serve --discover $(DIRS)
+
+test: lint  ## Lint, type-check and run the whole test suite
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)  ## ruff (format and check) and mypy
+	$(BIN)/ruff format --check server tests benchmarks
+	$(BIN)/ruff check server tests benchmarks
+	$(BIN)/mypy
+
+format: $(STAMP)  ## Format and fix what ruff can
+	$(BIN)/ruff format server tests benchmarks
+	$(BIN)/ruff check --fix server tests benchmarks
+
+clean:  ## Remove .venv, caches and the compiled config
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache $(CONFIG_DIR)/tools.json

@@ -1,0 +1,85 @@
+"""Shared fixtures: real scripts written into a temporary tools folder."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from toolkiln.cli import cli
+
+MakeTool = Callable[..., Path]
+
+
+@pytest.fixture
+def tools_dir(tmp_path: Path) -> Path:
+    path = tmp_path / "tools"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def config_dir(tmp_path: Path) -> Path:
+    return tmp_path / "config"
+
+
+@pytest.fixture
+def make_tool(tools_dir: Path) -> MakeTool:
+    """Write a script under the tools folder: `make_tool("greet.sh", body)`.
+
+    The body is dedented; it is made executable unless `executable=False`.
+    """
+
+    def make(relative_path: str, body: str, *, executable: bool = True) -> Path:
+        path = tools_dir / relative_path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(body).lstrip("\n"))
+        if executable:
+            path.chmod(0o755)
+        return path
+
+    return make
+
+
+@pytest.fixture
+def run_cli(tools_dir: Path, config_dir: Path) -> Callable[..., Result]:
+    """Run a toolkiln command in-process on the temporary folders."""
+
+    def run(*args: str) -> Result:
+        command, *rest = args
+        return CliRunner().invoke(
+            cli, [command, "--tools-dir", str(tools_dir), "--config-dir", str(config_dir), *rest], catch_exceptions=False
+        )
+
+    return run
+
+
+def pids_alive(pids: list[int]) -> list[int]:
+    """The pids among `pids` that are still running (zombies count as gone)."""
+    alive = []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                state = handle.read().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            continue
+        if state != "Z":
+            alive.append(pid)
+    return alive
+
+
+def child_env() -> dict[str, str]:
+    """The environment for a server started as a subprocess by a test."""
+    env = dict(os.environ)
+    env.pop("TOOLKILN_TOOLS_DIR", None)
+    env.pop("TOOLKILN_CONFIG_DIR", None)
+    return env
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"

@@ -1,0 +1,212 @@
+"""The `toolkiln` command line: in-process with CliRunner, plus real processes for
+what only a real process shows (the entry point, the serve banner, start_server.sh)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+from mcp import Client, StdioServerParameters
+
+from tests.conftest import MakeTool, child_env
+
+REPO = Path(__file__).resolve().parent.parent
+RunCli = Callable[..., Result]
+
+GREET = """\
+#!/bin/bash
+if [ "$1" = "--help" ]; then
+  echo '{"description": "Greet someone"}'
+  echo '{"name": {"description": "Who", "required": true, "value_type": "string"},
+         "times": {"description": "How often", "required": false, "value_type": "integer", "default_value": 1}}' >&2
+  exit 0
+fi
+for _ in $(seq "$times"); do echo "Hello, $name!"; done
+"""
+
+FIND = """\
+#!/bin/bash
+# Tool: find
+# Description: Pretend to find something
+# @param what: What to look for (type: string, required: true)
+echo "no $what here" >&2
+exit 4
+"""
+
+
+@pytest.fixture
+def project(make_tool: MakeTool) -> None:
+    make_tool("greet.sh", GREET)
+    make_tool("find/run.sh", FIND)
+
+
+@pytest.mark.usefixtures("project")
+def test_discover_build_list_call(run_cli: RunCli, config_dir: Path) -> None:
+    discovered = run_cli("discover")
+    assert discovered.exit_code == 0
+    assert "2 created" in discovered.output
+    assert sorted(p.name for p in (config_dir / "tools").iterdir()) == ["find.json", "greet.json"]
+
+    built = run_cli("build")
+    assert built.exit_code == 0
+    assert f"built {config_dir / 'tools.json'} with 2 tools" in built.output
+
+    listed = run_cli("list")
+    assert "greet" in listed.output and "name:string times?:integer" in listed.output
+
+    called = run_cli("call", "greet", "name=Ada", "times=2")
+    assert called.exit_code == 0
+    assert called.output == "Hello, Ada!\nHello, Ada!\n"
+
+
+@pytest.mark.usefixtures("project")
+def test_call_exits_non_zero_on_a_tool_error(run_cli: RunCli) -> None:
+    run_cli("discover")
+    run_cli("build")
+    failed = run_cli("call", "find", "what=keys")
+    assert failed.exit_code == 1
+    assert "exit code 4 (not found)" in failed.output
+    assert "no keys here" in failed.output
+
+    invalid = run_cli("call", "greet", "times=two")
+    assert invalid.exit_code == 1
+    assert "'name' is required" in invalid.output
+    assert 'times: "two" must be of type integer' in invalid.output
+
+
+@pytest.mark.usefixtures("project")
+def test_call_json_output_and_json_arguments(run_cli: RunCli) -> None:
+    run_cli("discover")
+    run_cli("build")
+    result = run_cli("call", "greet", "--args", '{"name": "Grace"}', "--json")
+    assert result.exit_code == 0
+    payload = json.loads(result.output)
+    assert payload["text"] == "Hello, Grace!"
+    assert payload["is_error"] is False
+    assert payload["exit_code"] == 0
+
+
+@pytest.mark.usefixtures("project")
+def test_call_of_an_unknown_tool_is_a_clear_error(run_cli: RunCli) -> None:
+    run_cli("discover")
+    run_cli("build")
+    result = run_cli("call", "nope")
+    assert result.exit_code == 1
+    assert "Unknown tool: 'nope'" in result.output
+
+
+@pytest.mark.usefixtures("project")
+def test_discover_list_writes_nothing_and_shows_status(run_cli: RunCli, config_dir: Path) -> None:
+    result = run_cli("discover", "--list")
+    assert result.exit_code == 0
+    assert not config_dir.exists()
+    lines = result.output.splitlines()
+    assert lines[0].split() == ["CONFIG", "SCRIPT", "TOOL", "PATH", "DESCRIPTION"]
+    assert any(line.split()[:4] == ["missing", "found", "greet", "greet.sh"] for line in lines)
+
+    run_cli("discover")
+    (config_dir / "tools" / "ghost.json").write_text((config_dir / "tools" / "find.json").read_text())
+    ghost = json.loads((config_dir / "tools" / "ghost.json").read_text())
+    ghost["script_config"].update(name="ghost", script_path="ghost/run.sh")
+    (config_dir / "tools" / "ghost.json").write_text(json.dumps(ghost))
+    listed = run_cli("discover", "--list").output.splitlines()
+    assert any(line.split()[:4] == ["yes", "missing", "ghost", "ghost/run.sh"] for line in listed)
+    assert any(line.split()[:3] == ["yes", "found", "greet"] for line in listed)
+
+
+def test_build_without_configs_is_a_clear_error(run_cli: RunCli) -> None:
+    result = run_cli("build")
+    assert result.exit_code == 1
+    assert "run `toolkiln discover` first" in result.output
+
+
+def test_list_without_a_build_is_a_clear_error(run_cli: RunCli) -> None:
+    result = run_cli("list")
+    assert result.exit_code == 1
+    assert "run `toolkiln discover` and `toolkiln build` first" in result.output
+
+
+@pytest.mark.usefixtures("project")
+def test_folders_come_from_environment_variables(tools_dir: Path, config_dir: Path) -> None:
+    env = {**child_env(), "TOOLKILN_TOOLS_DIR": str(tools_dir), "TOOLKILN_CONFIG_DIR": str(config_dir)}
+    for command in (["discover"], ["build"]):
+        subprocess.run([sys.executable, "-m", "toolkiln", *command], env=env, check=True, capture_output=True)
+    called = subprocess.run(
+        [sys.executable, "-m", "toolkiln", "call", "greet", "name=env"], env=env, capture_output=True, text=True
+    )
+    assert called.returncode == 0
+    assert called.stdout == "Hello, env!\n"
+
+
+def test_version_from_the_real_entry_point() -> None:
+    result = subprocess.run([sys.executable, "-m", "toolkiln", "--version"], capture_output=True, text=True)
+    assert result.returncode == 0
+    assert result.stdout.startswith("toolkiln, version ")
+
+
+@pytest.mark.usefixtures("project")
+def test_serve_prints_a_banner_on_stderr_and_nothing_on_stdout(tools_dir: Path, config_dir: Path) -> None:
+    args = ["--tools-dir", str(tools_dir), "--config-dir", str(config_dir)]
+    # stdin at EOF: the server starts, sees its client gone, and stops.
+    result = subprocess.run(
+        [sys.executable, "-m", "toolkiln", "serve", "--discover", *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == ""
+    assert "serving 2 tools" in result.stderr
+    snippet = json.loads(result.stderr[result.stderr.index("{") : result.stderr.rindex("}") + 1])
+    entry = snippet["mcpServers"]["toolkiln"]
+    assert entry["args"][-4:] == ["--tools-dir", str(tools_dir), "--config-dir", str(config_dir)]
+
+
+@pytest.mark.anyio
+@pytest.mark.usefixtures("project")
+async def test_start_server_script_discovers_and_serves(tools_dir: Path, config_dir: Path) -> None:
+    env = {**child_env(), "TOOLKILN_TOOLS_DIR": str(tools_dir), "TOOLKILN_CONFIG_DIR": str(config_dir)}
+    params = StdioServerParameters(command=str(REPO / "start_server.sh"), args=["--discover"], env=env)
+    async with Client(params, mode="legacy") as client:
+        names = sorted(tool.name for tool in (await client.list_tools()).tools)
+        result = await client.call_tool("greet", {"name": "script"})
+    assert names == ["find", "greet"]
+    assert result.content[0].text == "Hello, script!"  # type: ignore[union-attr]
+
+
+def test_discover_build_list_call_never_import_the_sdk(tools_dir: Path, config_dir: Path, make_tool: MakeTool) -> None:
+    make_tool("greet.sh", GREET)
+    code = f"""
+import sys
+from toolkiln.cli import cli
+for command in (["discover"], ["build"], ["list"], ["call", "greet", "name=x"]):
+    try:
+        cli([*command, "--tools-dir", {str(tools_dir)!r}, "--config-dir", {str(config_dir)!r}])
+    except SystemExit as done:
+        assert done.code in (0, None), (command, done.code)
+print("mcp" in sys.modules, file=sys.stderr)
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env())
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.strip().splitlines()[-1] == "False"
+
+
+@pytest.mark.parametrize("module", ["toolkiln.discover", "toolkiln.build", "toolkiln.runner", "toolkiln.schema"])
+def test_stages_import_neither_mcp_nor_click(module: str) -> None:
+    code = f"import sys, {module}; print(sorted(m for m in ('mcp', 'click') if m in sys.modules))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env())
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def test_start_server_script_is_valid_bash() -> None:
+    assert os.access(REPO / "start_server.sh", os.X_OK)
+    subprocess.run(["bash", "-n", str(REPO / "start_server.sh")], check=True)

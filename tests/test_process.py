@@ -1,0 +1,114 @@
+"""process.run_process on real processes: output, caps, stdin, timeouts, process groups."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+from tests.conftest import pids_alive
+from toolkiln.errors import ProcessStartError
+from toolkiln.process import run_process
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_collects_stdout_stderr_and_exit_code() -> None:
+    result = await run_process(["bash", "-c", "echo out; echo err >&2; exit 3"], timeout=10)
+    assert result.returncode == 3
+    assert result.stdout == b"out\n"
+    assert result.stderr_text == "err\n"
+    assert not result.timed_out
+    assert not result.stdout_truncated
+
+
+async def test_stderr_lines_reach_the_handler_in_order() -> None:
+    lines: list[str] = []
+    script = "for i in 1 2 3; do echo line$i >&2; done; printf 'last without newline' >&2"
+    await run_process(["bash", "-c", script], timeout=10, on_stderr_line=lines.append)
+    assert lines == ["line1", "line2", "line3", "last without newline"]
+
+
+async def test_input_reaches_stdin_and_stdin_is_closed_after_it() -> None:
+    result = await run_process(["cat"], timeout=10, input=b'{"a": 1}')
+    assert result.stdout == b'{"a": 1}'
+
+
+async def test_without_input_stdin_is_closed_so_readers_do_not_hang() -> None:
+    result = await run_process(["cat"], timeout=10)
+    assert result.returncode == 0
+    assert not result.timed_out
+
+
+async def test_large_input_to_a_script_that_never_reads_it() -> None:
+    result = await run_process(["true"], timeout=10, input=b"x" * 5_000_000)
+    assert result.returncode == 0
+    assert not result.timed_out
+
+
+async def test_stdout_is_capped_and_the_rest_counted() -> None:
+    result = await run_process(["head", "-c", "50000000", "/dev/zero"], timeout=30, stdout_limit=1000)
+    assert len(result.stdout) == 1000
+    assert result.stdout_total == 50_000_000
+    assert result.stdout_truncated
+
+
+async def test_stderr_keeps_only_its_tail() -> None:
+    script = "for i in $(seq 1 20000); do echo line$i; done >&2"
+    result = await run_process(["bash", "-c", script], timeout=30, stderr_limit=100)
+    assert len(result.stderr_tail) == 100
+    assert result.stderr_text.endswith("line20000\n")
+    assert result.stderr_total > 100
+
+
+async def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    script = f"sleep 60 & echo $! >> {pids}; echo $$ >> {pids}; wait"
+    result = await run_process(["bash", "-c", script], timeout=0.5)
+    assert result.timed_out
+    assert result.returncode is None
+    recorded = [int(pid) for pid in pids.read_text().split()]
+    assert len(recorded) == 2
+    assert pids_alive(recorded) == []
+
+
+async def test_a_script_that_ignores_sigterm_is_killed(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    script = f"trap '' TERM; echo $$ > {pid_file}; while true; do sleep 0.1; done"
+    result = await run_process(["bash", "-c", script], timeout=0.5)
+    assert result.timed_out
+    assert pids_alive([int(pid_file.read_text())]) == []
+
+
+async def test_children_left_running_are_killed_when_the_main_process_exits(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    # The background sleep holds stdout open; the call must still end when bash does.
+    result = await run_process(["bash", "-c", f"sleep 60 & echo $! > {pid_file}; echo done"], timeout=30)
+    assert not result.timed_out
+    assert result.returncode == 0
+    assert result.stdout == b"done\n"
+    assert pids_alive([int(pid_file.read_text())]) == []
+
+
+async def test_cancelling_the_caller_kills_the_group(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    with anyio.move_on_after(0.5):
+        await run_process(["bash", "-c", f"echo $$ > {pid_file}; sleep 60"], timeout=60)
+    assert pids_alive([int(pid_file.read_text())]) == []
+
+
+async def test_a_missing_program_is_a_start_error(tmp_path: Path) -> None:
+    with pytest.raises(ProcessStartError, match="No such file"):
+        await run_process([str(tmp_path / "nope")], timeout=5)
+
+
+async def test_cwd_and_env_are_applied(tmp_path: Path) -> None:
+    result = await run_process(
+        [sys.executable, "-c", "import os; print(os.getcwd(), os.environ['GREETING'])"],
+        timeout=10,
+        cwd=tmp_path,
+        env={"GREETING": "hello"},
+    )
+    assert result.stdout_text.split() == [str(tmp_path), "hello"]
