@@ -10,7 +10,7 @@ TOOLS_DIR ?= tools
 CONFIG_DIR ?= config
 DIRS := --tools-dir $(TOOLS_DIR) --config-dir $(CONFIG_DIR)
 
-.PHONY: help setup discover build list serve test lint format clean
+.PHONY: help setup discover build list serve test lint format docs clean
 
 help:  ## Show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -40,13 +40,16 @@ test: lint  ## Lint, type-check and run the whole test suite
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)  ## ruff (format and check) and mypy
-	$(BIN)/ruff format --check server tests benchmarks
-	$(BIN)/ruff check server tests benchmarks
+	$(BIN)/ruff format --check server tests benchmarks docs
+	$(BIN)/ruff check server tests benchmarks docs
 	$(BIN)/mypy
 
 format: $(STAMP)  ## Format and fix what ruff can
-	$(BIN)/ruff format server tests benchmarks
-	$(BIN)/ruff check --fix server tests benchmarks
+	$(BIN)/ruff format server tests benchmarks docs
+	$(BIN)/ruff check --fix server tests benchmarks docs
+
+docs: $(STAMP)  ## Regenerate docs/cli.md from the commands' --help
+	$(BIN)/python docs/cli_reference.py
 
 clean:  ## Remove .venv, caches and the compiled config
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache $(CONFIG_DIR)/tools.json

@@ -4,13 +4,16 @@ in both protocol eras: the 2025-11-25 handshake and 2026-07-28 stateless request
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
@@ -56,6 +59,7 @@ if [ "$1" = "--help" ]; then echo '{"description": "Sleeps forever"}'; echo '{}'
 sleep 300 &
 echo $! >> "$PIDS"
 echo $$ >> "$PIDS"
+[ -n "$SERVER_PID" ] && echo $PPID > "$SERVER_PID"
 wait
 """
 
@@ -172,6 +176,28 @@ async def test_a_hanging_script_times_out_and_leaves_no_process(served: Path, mo
         assert pids_alive(recorded) == []
         # The server is still fine after a timeout.
         assert text_of(await client.call_tool("echo", {"message": "still here"})) == "still here"
+
+
+async def test_shutdown_stops_the_calls_in_flight(served: Path, mode: str, tmp_path: Path) -> None:
+    pids, server_pid = tmp_path / "pids", tmp_path / "server_pid"
+    failures: list[MCPError] = []
+
+    async def call_hang(client: Client) -> None:
+        try:
+            await client.call_tool("hang", {})
+        except MCPError as error:  # the server goes away mid-call
+            failures.append(error)
+
+    async with connect(served, mode, PIDS=str(pids), SERVER_PID=str(server_pid)) as client:
+        async with anyio.create_task_group() as group:
+            group.start_soon(call_hang, client)
+            while not server_pid.exists() or len(pids.read_text().split()) < 2:
+                await anyio.sleep(0.05)
+            os.kill(int(server_pid.read_text()), signal.SIGTERM)
+    assert [failure.message for failure in failures] == ["Connection closed"]
+    recorded = [int(pid) for pid in pids.read_text().split()]
+    assert pids_alive(recorded) == []
+    assert pids_alive([int(server_pid.read_text())]) == []
 
 
 async def test_a_flood_is_cut_and_memory_stays_bounded(served: Path, mode: str, tmp_path: Path) -> None:

@@ -1,10 +1,20 @@
-"""Serving over stdio: what MCP clients spawn. stdout carries the protocol only."""
+"""Serving over stdio: what MCP clients spawn. The protocol's fds carry nothing else.
+
+The SDK's `stdio_server` reads stdin in a worker thread that cannot be cancelled, so a
+SIGTERM would wait for the client's next message before the server could stop. We hand
+it our own streams instead: reads and writes that wait on the event loop, so shutdown
+is immediate and every tool process of a call in flight is stopped on the way out.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import signal
-from typing import Any
+import stat
+from collections.abc import Iterator
+from typing import Any, cast
 
 import anyio
 from mcp.server.lowlevel import Server
@@ -12,18 +22,18 @@ from mcp.server.stdio import stdio_server
 
 logger = logging.getLogger(__name__)
 
+READ_CHUNK = 64 * 1024
+
 
 async def serve_stdio(server: Server[Any]) -> None:
-    """Serve until the client closes stdin or a signal asks us to stop.
-
-    A signal cancels the session, and cancelling a call stops its process group,
-    so nothing the server started outlives it.
-    """
-    async with anyio.create_task_group() as group:
-        group.start_soon(_stop_on_signal, group.cancel_scope)
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
-        group.cancel_scope.cancel()
+    """Serve until the client closes stdin or a signal asks us to stop."""
+    with _protocol_fds() as (wire_in, wire_out):
+        async with anyio.create_task_group() as group:
+            group.start_soon(_stop_on_signal, group.cancel_scope)
+            streams = cast(Any, _LineReader(wire_in)), cast(Any, _Writer(wire_out))
+            async with stdio_server(*streams) as (read_stream, write_stream):
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+            group.cancel_scope.cancel()
 
 
 async def _stop_on_signal(scope: anyio.CancelScope) -> None:
@@ -32,3 +42,76 @@ async def _stop_on_signal(scope: anyio.CancelScope) -> None:
             logger.info("stopping on %s", signal.Signals(signum).name)
             scope.cancel()
             return
+
+
+@contextlib.contextmanager
+def _protocol_fds() -> Iterator[tuple[int, int]]:
+    """Move the protocol to private fds; fd 0 reads /dev/null and fd 1 writes to stderr,
+    so a stray print (ours or a library's) can never corrupt the protocol."""
+    wire_in, wire_out = os.dup(0), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    try:
+        yield wire_in, wire_out
+    finally:
+        os.dup2(wire_in, 0)
+        os.dup2(wire_out, 1)
+        os.close(wire_in)
+        os.close(wire_out)
+
+
+class _LineReader:
+    """Lines of an fd, each read waiting on the event loop (cancellable)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = bytearray()
+        self.eof = False
+        # A file or /dev/null cannot be polled (and a read from it never waits).
+        self.pollable = _is_stream(fd) or os.isatty(fd)
+
+    def __aiter__(self) -> _LineReader:
+        return self
+
+    async def __anext__(self) -> str:
+        while (end := self.buffer.find(b"\n")) < 0 and not self.eof:
+            if self.pollable:
+                await anyio.wait_readable(self.fd)
+            chunk = os.read(self.fd, READ_CHUNK)
+            self.eof = not chunk
+            self.buffer += chunk
+        if end < 0:
+            end = len(self.buffer) - 1
+            if end < 0:
+                raise StopAsyncIteration
+        line = bytes(self.buffer[: end + 1])
+        del self.buffer[: end + 1]
+        return line.decode("utf-8", errors="replace")
+
+
+class _Writer:
+    """Writes to an fd without blocking the event loop on a slow reader."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        # Only a pipe or socket is ours alone; a terminal's flags are shared with the shell.
+        if _is_stream(fd):
+            os.set_blocking(fd, False)
+
+    async def write(self, text: str) -> None:
+        data = memoryview(text.encode("utf-8"))
+        while data:
+            try:
+                data = data[os.write(self.fd, data) :]
+            except BlockingIOError:
+                await anyio.wait_writable(self.fd)
+
+    async def flush(self) -> None:
+        return None
+
+
+def _is_stream(fd: int) -> bool:
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)

@@ -1,0 +1,13 @@
+"""The docs that are generated from the code are up to date."""
+
+from __future__ import annotations
+
+import runpy
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def test_cli_reference_matches_the_commands_help() -> None:
+    render = runpy.run_path(str(DOCS / "cli_reference.py"))["render"]
+    assert (DOCS / "cli.md").read_text() == render(), "docs/cli.md is out of date: run `make docs`"
