@@ -111,7 +111,7 @@ def _describe_validation_error(path: Path, text: str, error: ValidationError) ->
     for detail in error.errors(include_url=False):
         loc = detail["loc"]
         field = ".".join(str(part) for part in loc) or "(top level)"
-        message = detail["msg"]
+        message = detail["msg"].removeprefix("Value error, ")
         if detail["type"] == "extra_forbidden":
             message = "unknown key (check its spelling)"
         elif detail["type"] == "missing":
@@ -134,7 +134,10 @@ def locate_key(text: str, loc: tuple[int | str, ...]) -> int | None:
     position = _skip_space(text, 0)
     try:
         for part in loc:
-            at = _find_member(text, position, part) if isinstance(part, str) else _find_item(text, position, part)
+            if isinstance(part, str):
+                at = _find_member(text, position, part)
+            else:
+                at = _find_item(text, position, part)
             if at is None:
                 break
             found, position = at

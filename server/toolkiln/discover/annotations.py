@@ -127,7 +127,7 @@ def _split_options(rest: str) -> tuple[str, str | None]:
         char = rest[index]
         if quote:
             quote = "" if char == quote else quote
-        elif char in "\"'":
+        elif char in "\"'" and _closes_quote(rest, index):
             quote = char
         elif char == ")":
             depth += 1
@@ -172,7 +172,7 @@ def _split_top_level(text: str) -> list[str]:
     for index, char in enumerate(text):
         if quote:
             quote = "" if char == quote else quote
-        elif char in "\"'":
+        elif char in "\"'" and _opens_quote(text, index):
             quote = char
         elif char in "[{(":
             depth += 1
@@ -183,6 +183,18 @@ def _split_top_level(text: str) -> list[str]:
             start = index + 1
     items.append(text[start:])
     return items
+
+
+# A quote starts a quoted value only where a value starts, so that the apostrophe of a
+# bare `default: Bob's report` is just a character.
+def _opens_quote(text: str, index: int) -> bool:
+    before = text[:index].rstrip()
+    return not before or before[-1] in ":,[{(|"
+
+
+def _closes_quote(text: str, index: int) -> bool:
+    after = text[index + 1 :].lstrip()
+    return not after or after[0] in ":,)]}|"
 
 
 def _parse_type(text: str, path: str, line: int) -> Any:
@@ -208,6 +220,8 @@ def _parse_bool(text: str, key: str, path: str, line: int) -> bool:
 
 def _split_enum(text: str) -> list[str]:
     text = text.strip()
+    if not text:
+        return []  # `enum:` with nothing after it: an error, not an enum of ""
     if text.startswith("["):
         try:
             values = json.loads(text)
