@@ -1,7 +1,7 @@
 """Write docs/cli.md from the commands' own --help, so the reference never drifts.
 
-    .venv/bin/python docs/cli_reference.py          # rewrite docs/cli.md
-    .venv/bin/python docs/cli_reference.py --check  # exit 1 if docs/cli.md is stale (CI)
+.venv/bin/python docs/cli_reference.py          # rewrite docs/cli.md
+.venv/bin/python docs/cli_reference.py --check  # exit 1 if docs/cli.md is stale (CI)
 """
 
 from __future__ import annotations
@@ -19,7 +19,10 @@ OUTPUT = Path(__file__).with_name("cli.md")
 
 def render() -> str:
     runner = CliRunner()
-    sections = ["# Command-line reference\n", "Generated from `--help` by `docs/cli_reference.py`; do not edit.\n"]
+    sections = [
+        "# Command-line reference\n",
+        "Generated from `--help` by `docs/cli_reference.py`; do not edit.\n",
+    ]
     assert isinstance(cli, click.Group)
     for args in [[], *([name] for name in cli.list_commands(click.Context(cli)))]:
         result = runner.invoke(cli, [*args, "--help"], prog_name="toolkiln", terminal_width=100)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import textwrap
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -52,24 +53,32 @@ def run_cli(tools_dir: Path, config_dir: Path) -> Callable[..., Result]:
     def run(*args: str) -> Result:
         command, *rest = args
         return CliRunner().invoke(
-            cli, [command, "--tools-dir", str(tools_dir), "--config-dir", str(config_dir), *rest], catch_exceptions=False
+            cli,
+            [command, "--tools-dir", str(tools_dir), "--config-dir", str(config_dir), *rest],
+            catch_exceptions=False,
         )
 
     return run
 
 
-def pids_alive(pids: list[int]) -> list[int]:
-    """The pids among `pids` that are still running (zombies count as gone)."""
-    alive = []
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as handle:
-                state = handle.read().rsplit(")", 1)[1].split()[0]
-        except FileNotFoundError:
-            continue
-        if state != "Z":
-            alive.append(pid)
-    return alive
+def pids_alive(pids: list[int], grace: float = 5.0) -> list[int]:
+    """The pids among `pids` still running after up to `grace` seconds (zombies count as
+    gone). A killed process dies when the kernel next schedules it, so allow for that."""
+    deadline = time.monotonic() + grace
+    while True:
+        alive = [pid for pid in pids if _running(pid)]
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.02)
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            state = handle.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
 
 
 def child_env() -> dict[str, str]:

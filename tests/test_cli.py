@@ -24,7 +24,7 @@ GREET = """\
 if [ "$1" = "--help" ]; then
   echo '{"description": "Greet someone"}'
   echo '{"name": {"description": "Who", "required": true, "value_type": "string"},
-         "times": {"description": "How often", "required": false, "value_type": "integer", "default_value": 1}}' >&2
+         "times": {"description": "How often", "value_type": "integer", "default_value": 1}}' >&2
   exit 0
 fi
 for _ in $(seq "$times"); do echo "Hello, $name!"; done
@@ -138,7 +138,10 @@ def test_folders_come_from_environment_variables(tools_dir: Path, config_dir: Pa
     for command in (["discover"], ["build"]):
         subprocess.run([sys.executable, "-m", "toolkiln", *command], env=env, check=True, capture_output=True)
     called = subprocess.run(
-        [sys.executable, "-m", "toolkiln", "call", "greet", "name=env"], env=env, capture_output=True, text=True
+        [sys.executable, "-m", "toolkiln", "call", "greet", "name=env"],
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert called.returncode == 0
     assert called.stdout == "Hello, env!\n"
@@ -182,7 +185,9 @@ async def test_start_server_script_discovers_and_serves(tools_dir: Path, config_
     assert result.content[0].text == "Hello, script!"  # type: ignore[union-attr]
 
 
-def test_discover_build_list_call_never_import_the_sdk(tools_dir: Path, config_dir: Path, make_tool: MakeTool) -> None:
+def test_discover_build_list_call_never_import_the_sdk(
+    tools_dir: Path, config_dir: Path, make_tool: MakeTool
+) -> None:
     make_tool("greet.sh", GREET)
     code = f"""
 import sys
@@ -199,7 +204,9 @@ print("mcp" in sys.modules, file=sys.stderr)
     assert result.stderr.strip().splitlines()[-1] == "False"
 
 
-@pytest.mark.parametrize("module", ["toolkiln.discover", "toolkiln.build", "toolkiln.runner", "toolkiln.schema"])
+@pytest.mark.parametrize(
+    "module", ["toolkiln.discover", "toolkiln.build", "toolkiln.runner", "toolkiln.schema"]
+)
 def test_stages_import_neither_mcp_nor_click(module: str) -> None:
     code = f"import sys, {module}; print(sorted(m for m in ('mcp', 'click') if m in sys.modules))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env())

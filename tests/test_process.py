@@ -112,3 +112,10 @@ async def test_cwd_and_env_are_applied(tmp_path: Path) -> None:
         env={"GREETING": "hello"},
     )
     assert result.stdout_text.split() == [str(tmp_path), "hello"]
+
+
+async def test_a_nul_character_is_a_start_error_not_a_crash() -> None:
+    with pytest.raises(ProcessStartError, match="NUL character"):
+        await run_process(["echo", "a\0b"], timeout=5)
+    with pytest.raises(ProcessStartError, match="NUL character"):
+        await run_process(["true"], timeout=5, env={"X": "a\0b"})

@@ -200,7 +200,7 @@ def test_greet_uses_its_default_and_requires_a_name(samples: Registry) -> None:
     assert missing.is_error and missing.exit_code is None
     assert missing.text == "Invalid arguments for tool 'greet':\n- 'name' is required"
     empty = call(samples, "greet", {"name": ""})
-    assert empty.is_error and 'name: "" must be at least 1 characters long' in empty.text
+    assert empty.is_error and 'name: "" must be at least 1 character long' in empty.text
 
 
 @pytest.mark.parametrize(
@@ -554,7 +554,7 @@ def test_text_stats_checks_every_type(samples: Registry) -> None:
         '- case_sensitive: "yes" must be of type boolean',
         '- order: "random" must be one of ["count", "alphabetical"]',
         "- stopwords.0: 1 must be of type string",
-        '- text: "" must be at least 1 characters long',
+        '- text: "" must be at least 1 character long',
         "- top: 51 must be at most 50",
         '- words_per_minute: "fast" must be of type number',
     ]

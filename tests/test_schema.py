@@ -9,10 +9,10 @@ import pytest
 from toolkiln.model import Parameter
 from toolkiln.schema import (
     ArgumentChecker,
-    apply_defaults,
     parameter_to_schema,
     parameters_to_schema,
     parse_cli_value,
+    prepare_arguments,
 )
 
 PARAMETERS = [
@@ -139,7 +139,7 @@ def test_unknown_argument_to_a_tool_without_parameters() -> None:
         ({"text": "abcde"}, 'text: "abcde" must be at most 4 characters long'),
         ({"text": "abc", "count": 0}, "count: 0 must be at least 1"),
         ({"text": "abc", "count": 11}, "count: 11 must be at most 10"),
-        ({"text": "abc", "ids": []}, "ids: [] must have at least 1 items"),
+        ({"text": "abc", "ids": []}, "ids: [] must have at least 1 item"),
         ({"text": "abc", "ids": [1, 2, 3]}, "ids: [1, 2, 3] must have at most 2 items"),
     ],
 )
@@ -159,7 +159,7 @@ def test_every_violated_constraint_is_listed(checker: ArgumentChecker) -> None:
         "'text' is required",
         "count: 0 must be at least 1",
         "flag: 1 must be of type boolean",
-        "ids: [] must have at least 1 items",
+        "ids: [] must have at least 1 item",
         'mode: "c" must be one of ["a", "b"]',
         "options: [] must be of type object",
         'ratio: "x" must be of type number',
@@ -171,7 +171,7 @@ def test_several_problems_with_one_argument() -> None:
         parameters_to_schema([Parameter(name="ids", type="array", items="integer", max=1)])
     )
     assert checker.problems({"ids": ["a", "b"]}) == [
-        'ids: ["a", "b"] must have at most 1 items',
+        'ids: ["a", "b"] must have at most 1 item',
         'ids.0: "a" must be of type integer',
         'ids.1: "b" must be of type integer',
     ]
@@ -191,7 +191,7 @@ def test_a_tool_without_parameters_accepts_only_an_empty_call() -> None:
 # --- defaults -----------------------------------------------------------------------------------
 
 
-def test_apply_defaults_fills_only_what_is_missing() -> None:
+def test_prepare_arguments_fills_only_what_is_missing() -> None:
     schema = parameters_to_schema(
         [
             Parameter(name="count", type="integer", default=5),
@@ -203,7 +203,7 @@ def test_apply_defaults_fills_only_what_is_missing() -> None:
         ]
     )
     arguments = {"given": "mine"}
-    assert apply_defaults(schema, arguments) == {
+    assert prepare_arguments(schema, arguments) == {
         "count": 5,
         "flag": False,
         "empty": "",
@@ -213,16 +213,16 @@ def test_apply_defaults_fills_only_what_is_missing() -> None:
     assert arguments == {"given": "mine"}
 
 
-def test_apply_defaults_keeps_unknown_arguments_for_the_checker_to_reject() -> None:
-    assert apply_defaults(SCHEMA, {"zz": 1}) == {"zz": 1, "count": 5, "flag": False}
+def test_prepare_arguments_keeps_unknown_arguments_for_the_checker_to_reject() -> None:
+    assert prepare_arguments(SCHEMA, {"zz": 1}) == {"zz": 1, "count": 5, "flag": False}
 
 
-def test_apply_defaults_without_properties() -> None:
-    assert apply_defaults({"type": "object"}, {"a": 1}) == {"a": 1}
+def test_prepare_arguments_without_properties() -> None:
+    assert prepare_arguments({"type": "object"}, {"a": 1}) == {"a": 1}
 
 
 def test_defaults_pass_the_checker(checker: ArgumentChecker) -> None:
-    assert checker.problems(apply_defaults(SCHEMA, {"text": "abc"})) == []
+    assert checker.problems(prepare_arguments(SCHEMA, {"text": "abc"})) == []
 
 
 # --- command-line values -------------------------------------------------------------------------
@@ -257,3 +257,11 @@ def test_a_value_that_is_not_json_gets_a_type_error_not_a_parse_error() -> None:
     param = Parameter(name="n", type="integer")
     checker = ArgumentChecker(parameters_to_schema([param]))
     assert checker.problems({"n": parse_cli_value(param, "three")}) == ['n: "three" must be of type integer']
+
+
+def test_prepare_arguments_makes_whole_floats_of_integer_parameters_ints() -> None:
+    schema = parameters_to_schema([Parameter(name="n", type="integer"), Parameter(name="x", type="number")])
+    prepared = prepare_arguments(schema, {"n": 3.0, "x": 2.0})
+    assert prepared == {"n": 3, "x": 2.0}
+    assert isinstance(prepared["n"], int)
+    assert isinstance(prepared["x"], float)

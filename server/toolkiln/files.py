@@ -82,9 +82,22 @@ def _file_mode(path: Path) -> int:
     try:
         return path.stat().st_mode & 0o777
     except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+        return 0o666 & ~_current_umask()
+
+
+def _current_umask() -> int:
+    # Reading it from /proc leaves it alone; setting and restoring it would race with
+    # any thread that creates a file in between.
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask
 
 
 def _load_model(path: Path, model: type[ModelT]) -> ModelT:

@@ -73,7 +73,7 @@ class Parameter(BaseModel):
     count for arrays (the `size` of seeds/000). `default: null` means no default.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     name: str
     type: ParamType = "string"
@@ -81,8 +81,8 @@ class Parameter(BaseModel):
     required: bool = False
     default: Any = None
     enum: list[Any] | None = None
-    min: int | float | None = None
-    max: int | float | None = None
+    min: float | None = None
+    max: float | None = None
     items: ParamType | None = None
 
     @field_validator("name")
@@ -110,6 +110,9 @@ class Parameter(BaseModel):
     def _drop_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # Keep per-tool files short: a parameter lists only what it declares.
         data: dict[str, Any] = handler(self)
+        for bound in ("min", "max"):  # 3, not 3.0, for a whole-number bound
+            if isinstance(data.get(bound), float) and data[bound].is_integer():
+                data[bound] = int(data[bound])
         return {key: value for key, value in data.items() if value is not None}
 
 
@@ -141,9 +144,9 @@ def _parameter_problems(param: Parameter) -> list[str]:
         elif param.type in ("string", "array"):
             for bound in (param.min, param.max):
                 if bound is not None and (bound < 0 or bound != int(bound)):
-                    problems.append(f"a length limit must be a whole number >= 0, not {bound!r}")
+                    problems.append(f"a length limit must be a whole number >= 0, not {bound:g}")
         if param.min is not None and param.max is not None and param.min > param.max:
-            problems.append(f"'min' ({param.min}) is greater than 'max' ({param.max})")
+            problems.append(f"'min' ({param.min:g}) is greater than 'max' ({param.max:g})")
     if param.default is not None:
         problems.extend(f"default {param.default!r}: {p}" for p in value_problems(param, param.default))
     return problems
@@ -168,16 +171,16 @@ def value_problems(param: Parameter, value: Any) -> list[str]:
     measure = len(value) if param.type in ("string", "array") else value
     unit = {"string": " characters", "array": " items"}.get(param.type, "")
     if param.min is not None and measure < param.min:
-        return [f"is below the minimum of {param.min}{unit}"]
+        return [f"is below the minimum of {param.min:g}{unit}"]
     if param.max is not None and measure > param.max:
-        return [f"is above the maximum of {param.max}{unit}"]
+        return [f"is above the maximum of {param.max:g}{unit}"]
     return []
 
 
 class WorkspaceConfig(BaseModel):
     """Where `path` parameters of a tool may point (seeds/003)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     allowed_paths: list[str] = Field(default_factory=lambda: ["{TOOL_DIR}/workspace"])
     allow_absolute_paths: bool = False
@@ -187,7 +190,7 @@ class WorkspaceConfig(BaseModel):
 class SourceFingerprint(BaseModel):
     """What the script looked like when discovery last read it."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     mtime_ns: int
     size: int
@@ -201,7 +204,7 @@ class ScriptConfig(BaseModel):
     creates the file, and never again. All others are refreshed by rediscovery.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     # Owned by the user.
     name: str
@@ -261,7 +264,7 @@ USER_SCRIPT_KEYS = (
 class ToolConfig(BaseModel):
     """`config/tools/<name>.json`: one tool, in the shape of seeds/003."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     format_version: Literal[1] = 1
     enabled: bool = True
@@ -276,7 +279,7 @@ class ToolConfig(BaseModel):
 class ToolHints(BaseModel):
     """Behaviour hints a client may show or act on (MCP tool annotations)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     read_only: bool | None = None
     destructive: bool | None = None
@@ -287,7 +290,7 @@ class ToolHints(BaseModel):
 class CompiledTool(BaseModel):
     """One enabled tool in the compiled catalog: everything the server needs."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     name: str
     title: str | None = None
@@ -309,7 +312,7 @@ class CompiledTool(BaseModel):
 class Catalog(BaseModel):
     """`config/tools.json`: the compiled tool set, sorted by name."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     format_version: Literal[1] = 1
     generated_at: str = ""

@@ -97,6 +97,8 @@ async def run_process(
         )
     except OSError as error:
         raise ProcessStartError(f"cannot start {argv[0]}: {error.strerror or error}") from None
+    except ValueError:  # the OS cannot pass a NUL character in argv or env
+        raise ProcessStartError(f"cannot start {argv[0]}: an argument contains a NUL character") from None
     _live_groups.add(process.pid)
     stdout = _CappedBuffer(stdout_limit)
     stderr = _StderrReader(stderr_limit, on_stderr_line)

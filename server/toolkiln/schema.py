@@ -88,13 +88,18 @@ class ArgumentChecker:
         return [_describe(error) for error in errors]
 
 
-def apply_defaults(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """The arguments with every omitted parameter that has a default filled in."""
-    filled = dict(arguments)
+def prepare_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """Valid arguments as a script should get them: every omitted parameter that has a
+    default filled in, and an integer sent as `3.0` (valid JSON Schema) made `3`, so
+    that shell arithmetic on `$count` works."""
+    prepared = dict(arguments)
     for name, prop in schema.get("properties", {}).items():
-        if name not in filled and "default" in prop:
-            filled[name] = prop["default"]
-    return filled
+        if name not in prepared:
+            if "default" in prop:
+                prepared[name] = prop["default"]
+        elif prop.get("type") == "integer" and isinstance(prepared[name], float):
+            prepared[name] = int(prepared[name])
+    return prepared
 
 
 def parse_cli_value(param: Parameter | None, text: str) -> Any:
@@ -126,14 +131,19 @@ def _describe(error: ValidationError) -> str:
     value = json.dumps(error.instance)
     if len(value) > 60:
         value = value[:57] + "..."
+    limit = error.validator_value
     reason = {
-        "type": f"must be of type {error.validator_value}",
-        "enum": f"must be one of {json.dumps(error.validator_value)}",
-        "minLength": f"must be at least {error.validator_value} characters long",
-        "maxLength": f"must be at most {error.validator_value} characters long",
-        "minimum": f"must be at least {error.validator_value}",
-        "maximum": f"must be at most {error.validator_value}",
-        "minItems": f"must have at least {error.validator_value} items",
-        "maxItems": f"must have at most {error.validator_value} items",
+        "type": f"must be of type {limit}",
+        "enum": f"must be one of {json.dumps(limit)}",
+        "minLength": f"must be at least {_count(limit, 'character')} long",
+        "maxLength": f"must be at most {_count(limit, 'character')} long",
+        "minimum": f"must be at least {limit}",
+        "maximum": f"must be at most {limit}",
+        "minItems": f"must have at least {_count(limit, 'item')}",
+        "maxItems": f"must have at most {_count(limit, 'item')}",
     }.get(str(error.validator), error.message)
     return f"{where or 'arguments'}: {value} {reason}" if where else f"arguments {reason}"
+
+
+def _count(number: Any, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"

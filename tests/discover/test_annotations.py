@@ -639,3 +639,18 @@ def test_declare_errors_name_the_relative_path(make_tool: MakeTool, tools_dir: P
     with pytest.raises(DiscoveryError) as caught:
         anyio.run(annotations.declare, candidate(path, tools_dir), 0.5)
     assert str(caught.value).startswith("box/run.sh:3: parameter name 'LD_PRELOAD'")
+
+
+def test_param_lines_are_read_whatever_their_case() -> None:
+    declaration = parse_header("# Tool: t\n# @Param x: d (type: integer)\n", "t.sh")
+    assert [(p.name, p.type) for p in declaration.parameters] == [("x", "integer")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["x: desc (type: integer", "x: desc (type: integer) and more", "x: desc (required: true, then text"],
+)
+def test_options_that_do_not_close_the_line_are_an_error(text: str) -> None:
+    with pytest.raises(DiscoveryError, match="the options must close the line") as raised:
+        parse_param_line(text, PATH, 7)
+    assert raised.value.line == 7

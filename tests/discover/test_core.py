@@ -453,13 +453,44 @@ def test_a_run_sh_folder_is_one_tool(
     assert probes(counter) == 0
 
 
-def test_a_help_json_run_sh_folder_is_one_tool(
+def test_a_help_json_run_sh_does_not_hide_its_folder(
     make_tool: MakeTool, tools_dir: Path, config_dir: Path, counter: Path
 ) -> None:
+    # Only a claim made by reading (annotations) makes a folder one tool; a run.sh
+    # that needs a probe may turn out not to be a tool, so its siblings are offered too.
     make_tool("box/run.sh", help_tool(counter))
     make_tool("box/other.sh", help_tool(counter))
-    assert changes(discover(tools_dir, config_dir)) == {"box": "created"}
-    assert probes(counter) == 1
+    assert changes(discover(tools_dir, config_dir)) == {"box": "created", "box__other": "created"}
+    assert probes(counter) == 2
+
+
+def test_an_executable_run_sh_that_is_no_tool_hides_nothing(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, counter: Path
+) -> None:
+    make_tool("pkg/run.sh", "#!/bin/sh\necho plain script\n")
+    make_tool("pkg/sibling.sh", help_tool(counter))
+    report = discover(tools_dir, config_dir)
+    assert changes(report) == {"pkg__sibling": "created"}
+    assert not report.errors
+
+
+def test_a_non_executable_file_with_a_tool_header_is_not_a_tool(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool("notes/README.md", "# Tool: notes\n\nSome markdown.\n", executable=False)
+    report = discover(tools_dir, config_dir)
+    assert changes(report) == {}
+    assert not report.errors
+
+
+def test_a_non_executable_annotated_run_sh_is_reported_with_the_fix(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool("lazy/run.sh", "#!/bin/sh\n# Tool: lazy\n# Description: forgot chmod\n", executable=False)
+    report = discover(tools_dir, config_dir)
+    assert changes(report) == {}
+    assert [error.path for error in report.errors] == ["lazy/run.sh"]
+    assert "chmod +x" in str(report.errors[0])
 
 
 def test_a_folder_whose_run_sh_is_not_a_tool_offers_its_other_files(

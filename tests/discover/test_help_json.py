@@ -320,7 +320,6 @@ def test_options_keep_their_order() -> None:
             '{"a": {"required": true,}}',
             "Expecting property name enclosed in double quotes (stderr line 1, column",
         ),
-        ('{"a": {"required": true}} trailing', "Extra data (stderr line 1, column 27)"),
         ('{"a":\n {"required": tru}}', "Expecting value (stderr line 2, column 15)"),
         ("not json at all", "Expecting value (stderr line 1, column 1)"),
     ],
@@ -448,9 +447,26 @@ def test_the_probe_passes_exactly_help(make_tool: MakeTool, tools_dir: Path) -> 
 
 
 @pytest.mark.parametrize("code", [1, 2, 127])
-def test_nonzero_exit_is_not_a_tool(make_tool: MakeTool, tools_dir: Path, code: int) -> None:
-    path = make_tool("fails.sh", f'#!/bin/sh\necho \'{{"description": "d"}}\'\nexit {code}\n')
+def test_nonzero_exit_without_metadata_is_not_a_tool(make_tool: MakeTool, tools_dir: Path, code: int) -> None:
+    path = make_tool("fails.sh", f"#!/bin/sh\necho 'usage: fails [options]'\nexit {code}\n")
     assert probe(path, tools_dir) is None
+
+
+@pytest.mark.parametrize("code", [1, 2, 127])
+def test_metadata_with_a_nonzero_exit_is_an_error(make_tool: MakeTool, tools_dir: Path, code: int) -> None:
+    path = make_tool("fails.sh", f'#!/bin/sh\necho \'{{"description": "d"}}\'\nexit {code}\n')
+    with pytest.raises(DiscoveryError, match=f"printed its metadata but exited {code}; it must exit 0"):
+        probe(path, tools_dir)
+
+
+def test_duplicate_option_names_are_an_error() -> None:
+    with pytest.raises(DiscoveryError, match="names 'a' twice"):
+        parse_help({"description": "d"}, '{"a": {"type": "string"}, "a": {"type": "integer"}}', "t.sh")
+
+
+def test_log_lines_after_the_options_json_are_tolerated() -> None:
+    declaration = parse_help({"description": "d"}, '{"a": {"required": true}}\nINFO bye\n', "t.sh")
+    assert [p.name for p in declaration.parameters] == ["a"]
 
 
 @pytest.mark.parametrize(

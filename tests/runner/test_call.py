@@ -13,7 +13,15 @@ from toolkiln.build import build_catalog
 from toolkiln.discover import discover_tools
 from toolkiln.errors import ConfigError
 from toolkiln.files import catalog_path
-from toolkiln.runner import LogLine, ProgressLine, Registry, RunSettings, UnknownToolError, call_tool, server_env
+from toolkiln.runner import (
+    LogLine,
+    ProgressLine,
+    Registry,
+    RunSettings,
+    UnknownToolError,
+    call_tool,
+    server_env,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -134,7 +142,9 @@ async def test_any_values_reach_env_as_json(registry: Registry) -> None:
 
 
 async def test_annotated_scripts_get_function_first_then_name_value_pairs(registry: Registry) -> None:
-    result = await call_tool(registry, "annotated", {"function": "run", "items": ["a", "b"]}, settings_for(registry))
+    result = await call_tool(
+        registry, "annotated", {"function": "run", "items": ["a", "b"]}, settings_for(registry)
+    )
     assert result.text.splitlines() == ["run", '--items=["a", "b"]', "--verbose=false"]
 
 

@@ -165,7 +165,9 @@ async def test_a_failing_script_is_a_tool_error_with_its_exit_code(served: Path,
     assert result.meta is not None and result.meta["toolkiln/exitCode"] == 4
 
 
-async def test_a_hanging_script_times_out_and_leaves_no_process(served: Path, mode: str, tmp_path: Path) -> None:
+async def test_a_hanging_script_times_out_and_leaves_no_process(
+    served: Path, mode: str, tmp_path: Path
+) -> None:
     pids = tmp_path / "pids"
     async with connect(served, mode, PIDS=str(pids)) as client:
         result = await client.call_tool("hang", {})
@@ -188,12 +190,12 @@ async def test_shutdown_stops_the_calls_in_flight(served: Path, mode: str, tmp_p
         except MCPError as error:  # the server goes away mid-call
             failures.append(error)
 
-    async with connect(served, mode, PIDS=str(pids), SERVER_PID=str(server_pid)) as client:
-        async with anyio.create_task_group() as group:
-            group.start_soon(call_hang, client)
-            while not server_pid.exists() or len(pids.read_text().split()) < 2:
-                await anyio.sleep(0.05)
-            os.kill(int(server_pid.read_text()), signal.SIGTERM)
+    server = connect(served, mode, PIDS=str(pids), SERVER_PID=str(server_pid))
+    async with server as client, anyio.create_task_group() as group:
+        group.start_soon(call_hang, client)
+        while not server_pid.exists() or len(pids.read_text().split()) < 2:
+            await anyio.sleep(0.05)
+        os.kill(int(server_pid.read_text()), signal.SIGTERM)
     assert [failure.message for failure in failures] == ["Connection closed"]
     recorded = [int(pid) for pid in pids.read_text().split()]
     assert pids_alive(recorded) == []

@@ -18,13 +18,15 @@ import re
 from typing import Any
 
 from toolkiln.discover.base import Candidate, Declaration, make_parameter
+from toolkiln.discover.naming import ENTRY_POINT
 from toolkiln.errors import DiscoveryError
 from toolkiln.model import PARAM_TYPES, Parameter, ParamType
 
 _FIELD = re.compile(r"^#\s*(Tool|Description|Title|Version)\s*:\s*(.*?)\s*$", re.IGNORECASE)
-_PARAM = re.compile(r"^#\s*@param\b\s*(.*)$")
+_PARAM = re.compile(r"^#\s*@param\b\s*(.*)$", re.IGNORECASE)
 _PARAM_HEAD = re.compile(r"^(?P<name>[^\s:]+)\s*:\s*(?P<rest>.*)$")
 _OPTION = re.compile(r"^\s*(?P<key>[A-Za-z_]+)\s*:\s*(?P<value>.*?)\s*$", re.DOTALL)
+_STRAY_OPTIONS = re.compile(r"\(\s*(type|required|default)\s*:", re.IGNORECASE)
 _MARKERS = re.compile(r"^#\s*(Tool\s*:|@param\b)", re.MULTILINE | re.IGNORECASE)
 
 TYPE_ALIASES: dict[str, ParamType] = {
@@ -36,12 +38,25 @@ _TRUE = {"true", "yes", "1"}
 _FALSE = {"false", "no", "0"}
 
 
+CLAIM_IS_CERTAIN = True
+
+
 def claims(candidate: Candidate) -> bool:
-    """A script whose header has a `# Tool:` or `# @param` line."""
+    """An executable script (or any run.sh) whose header has a `# Tool:` or `# @param` line.
+
+    A README that happens to start with `# Tool:` is not executable, so not a tool; a
+    run.sh is always meant as one, so a missing exec bit is reported, not ignored.
+    """
+    if not (candidate.executable or candidate.path.name == ENTRY_POINT):
+        return False
     return bool(_MARKERS.search(header_text(candidate.head)))
 
 
 async def declare(candidate: Candidate, probe_timeout: float) -> Declaration:
+    if not candidate.executable:
+        raise DiscoveryError(
+            f"is not executable; run: chmod +x {candidate.path}", path=candidate.relative_path
+        )
     return parse_header(candidate.head, candidate.relative_path)
 
 
@@ -93,6 +108,12 @@ def parse_param_line(text: str, path: str, line: int) -> Parameter:
             line=line,
         )
     description, options_text = _split_options(head.group("rest"))
+    if options_text is None and _STRAY_OPTIONS.search(description):
+        raise DiscoveryError(
+            "the options must close the line, in one pair of parentheses: `(type: T, required: B, ...)`",
+            path=path,
+            line=line,
+        )
     options = _parse_options(options_text, path, line) if options_text is not None else {}
     param_type = _parse_type(options.pop("type", "string"), path, line)
     if param_type == "enum":

@@ -76,7 +76,11 @@ class Declaration:
 
 
 class Dialect(Protocol):
-    """One way of declaring a tool. Each dialect module provides these two functions."""
+    """One way of declaring a tool. Each dialect module provides these three names."""
+
+    # True when `claims` alone decides (the file is read, not run). Only such a claim on
+    # a folder's run.sh makes the folder one tool whose other files are not offered.
+    CLAIM_IS_CERTAIN: bool
 
     def claims(self, candidate: Candidate) -> bool:
         """Cheap first look (may read the file, never runs it): could this file be mine?"""

@@ -35,6 +35,9 @@ _IMPLICIT_DEFAULT_TYPES = ("boolean", "any")
 _NOT_SCRIPTS = {".json", ".md", ".txt", ".toml", ".yaml", ".yml", ".cfg", ".ini", ".lock", ".pyc", ".csv"}
 
 
+CLAIM_IS_CERTAIN = False  # only the `--help` probe can tell
+
+
 def claims(candidate: Candidate) -> bool:
     """Any executable file (data files aside): only the probe can tell more."""
     return candidate.executable and candidate.path.suffix.lower() not in _NOT_SCRIPTS
@@ -60,15 +63,18 @@ async def declare(candidate: Candidate, probe_timeout: float) -> Declaration | N
             "(a help-json script must answer `--help` at once)",
             path=path,
         )
-    if result.returncode != 0:
-        logger.debug("%s: not a help-json tool: `--help` exited %s", path, result.returncode)
-        return None
+    if result.stdout_truncated or result.stderr_total > len(result.stderr_tail):
+        if not result.stdout.lstrip().startswith(b"{"):
+            return None  # a flood of ordinary text: not a help-json script
+        raise DiscoveryError(f"`--help` printed more than {PROBE_OUTPUT_LIMIT} bytes", path=path)
     metadata = _json_object(result.stdout_text)
     if metadata is None or not isinstance(metadata.get("description"), str):
         logger.debug("%s: not a help-json tool: `--help` printed no metadata JSON on stdout", path)
         return None
-    if result.stdout_truncated or result.stderr_total > len(result.stderr_tail):
-        raise DiscoveryError(f"`--help` printed more than {PROBE_OUTPUT_LIMIT} bytes", path=path)
+    if result.returncode != 0:  # it speaks the protocol, and says it failed
+        raise DiscoveryError(
+            f"`--help` printed its metadata but exited {result.returncode}; it must exit 0", path=path
+        )
     return parse_help(metadata, result.stderr_text, path)
 
 
@@ -97,6 +103,21 @@ def parse_help(metadata: dict[str, Any], options_text: str, path: str) -> Declar
     )
 
 
+class _DuplicateKeyError(ValueError):
+    pass
+
+
+def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key for key, _ in pairs]
+    for key in keys:
+        if keys.count(key) > 1:
+            raise _DuplicateKeyError(repr(key))
+    return dict(pairs)
+
+
+_STRICT_DECODER = json.JSONDecoder(object_pairs_hook=_reject_duplicates)
+
+
 def _json_object(text: str) -> dict[str, Any] | None:
     try:
         value = json.loads(text)
@@ -114,13 +135,16 @@ def _parse_options_json(text: str, path: str) -> tuple[dict[str, Any], int]:
     lines = text.splitlines()
     first = next((i for i, line in enumerate(lines) if line.lstrip().startswith("{")), 0)
     try:
-        options = json.loads("\n".join(lines[first:]))
+        # Log lines after the JSON are tolerated too: raw_decode stops at its end.
+        options, _ = _STRICT_DECODER.raw_decode("\n".join(lines[first:]))
     except json.JSONDecodeError as error:
         raise DiscoveryError(
             f"the options JSON that `--help` printed on stderr is invalid: {error.msg} "
             f"(stderr line {first + error.lineno}, column {error.colno})",
             path=path,
         ) from None
+    except _DuplicateKeyError as error:
+        raise DiscoveryError(f"the options JSON on stderr names {error} twice", path=path) from None
     if not isinstance(options, dict) or not all(isinstance(spec, dict) for spec in options.values()):
         raise DiscoveryError(
             "the options `--help` printed on stderr must be a JSON object of objects: "

@@ -29,7 +29,7 @@ def scan_tools(tools_dir: Path, dialects: Sequence[Dialect]) -> Iterator[tuple[C
         subfolders[:] = sorted(name for name in subfolders if _wanted_folder(here / name, depth))
         candidates = [c for name in sorted(files) if (c := _candidate(tools_dir, here / name))]
         entry = next((c for c in candidates if c.path.name == ENTRY_POINT), None)
-        if entry and (dialect := _claimant(entry, dialects)):
+        if entry and (dialect := _claimant(entry, dialects)) and dialect.CLAIM_IS_CERTAIN:
             subfolders.clear()
             yield entry, dialect
             continue

@@ -21,7 +21,7 @@ from toolkiln.process import ProcessResult, run_process
 from toolkiln.runner.adapters import ARGV_BUILDERS, argument_env, stdin_json
 from toolkiln.runner.registry import Registry
 from toolkiln.runner.stderr import LogLine, ProgressLine, classify_line
-from toolkiln.schema import apply_defaults
+from toolkiln.schema import prepare_arguments
 
 logger = logging.getLogger(__name__)
 
@@ -95,7 +95,7 @@ async def call_tool(
     if problems:
         listing = "\n".join(f"- {problem}" for problem in problems)
         return ToolResult(text=f"Invalid arguments for tool {name!r}:\n{listing}", is_error=True)
-    arguments = apply_defaults(tool.input_schema, arguments)
+    arguments = prepare_arguments(tool.input_schema, arguments)
     script = registry.script_path(tool)
     observer = observer or LoggingObserver()
     stderr_lines: deque[str] = deque(maxlen=STDERR_LINES_KEPT)
