@@ -1,0 +1,116 @@
+"""The `toolkiln` group, its shared options, and the one place errors become exit codes.
+
+Commands live in `pipeline.py` (discover, build, list) and `running.py` (call, serve);
+each parses options, calls one library function and renders what it returns. Heavy
+imports (the mcp SDK, jsonschema) happen inside the commands that need them, so
+`discover`, `build`, `list` and `call` start fast.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from toolkiln import __version__
+from toolkiln.errors import ToolkilnError
+
+F = TypeVar("F", bound=Callable[..., Any])
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+class _Cli(click.Group):
+    """Turns toolkiln's own errors into a message and an exit status, in one place."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ToolkilnError as error:
+            click.echo(f"toolkiln: error: {error}", err=True)
+            ctx.exit(1)
+        except KeyboardInterrupt:
+            click.echo("toolkiln: interrupted", err=True)
+            ctx.exit(130)
+
+
+@click.group(cls=_Cli, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="toolkiln")
+@click.option("-v", "--verbose", is_flag=True, help="Log debug details (what runs, how long it takes).")
+@click.option(
+    "--log-level", type=click.Choice(LOG_LEVELS), help="Log level on stderr [default: warning; serve: info]."
+)
+@click.pass_context
+def cli(ctx: click.Context, verbose: bool, log_level: str | None) -> None:
+    """Turn a folder of ordinary scripts into an MCP server.
+
+    \b
+    toolkiln discover   read tools/ and write config/tools/<name>.json
+    toolkiln build      merge the enabled tools into config/tools.json
+    toolkiln serve      serve config/tools.json to MCP clients
+    """
+    default = "info" if ctx.invoked_subcommand == "serve" else "warning"
+    level = "debug" if verbose else (log_level or default)
+    logging.basicConfig(
+        stream=sys.stderr, level=level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+
+
+def folder_options(function: F) -> F:
+    """--tools-dir and --config-dir, on every command."""
+    function = click.option(
+        "--config-dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        default="config",
+        show_default=True,
+        envvar="TOOLKILN_CONFIG_DIR",
+        help="Folder of the per-tool configs (tools/) and the compiled tools.json. Env: TOOLKILN_CONFIG_DIR.",
+    )(function)
+    return click.option(
+        "--tools-dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        default="tools",
+        show_default=True,
+        envvar="TOOLKILN_TOOLS_DIR",
+        help="Folder of the scripts. Env: TOOLKILN_TOOLS_DIR.",
+    )(function)
+
+
+def run_options(function: F) -> F:
+    """Options that shape how tools run, shared by `serve` and `call`."""
+    function = click.option(
+        "--script-config",
+        "script_config",
+        multiple=True,
+        metavar="KEY=VALUE",
+        help="An env var every script gets (repeatable), as mcpd's --script-config.",
+    )(function)
+    function = click.option(
+        "--max-output",
+        type=click.IntRange(min=1024),
+        default=1024 * 1024,
+        show_default=True,
+        help="Bytes of a tool's stdout kept; the rest is cut and the result says so.",
+    )(function)
+    return click.option(
+        "--timeout",
+        type=click.FloatRange(min=0, min_open=True),
+        default=60.0,
+        show_default=True,
+        help="Seconds a tool may run when its config sets no timeout_seconds.",
+    )(function)
+
+
+def render_table(rows: Sequence[tuple[str, ...]]) -> str:
+    """Columns padded to their widest cell; the last column runs free."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    return "\n".join(
+        "  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]]) for row in rows
+    )
+
+
+def first_line(text: str) -> str:
+    return text.splitlines()[0] if text else ""

@@ -1,0 +1,150 @@
+"""The pipeline's commands: discover, build, list."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from toolkiln.cli.app import cli, first_line, folder_options, render_table
+from toolkiln.files import catalog_path
+
+if TYPE_CHECKING:
+    from toolkiln.discover import ToolStatus
+
+
+@cli.command()
+@folder_options
+@click.option("--force", is_flag=True, help="Re-read every script, changed or not.")
+@click.option("--list", "list_only", is_flag=True, help="Show each tool's status and write nothing.")
+@click.option("--strict", is_flag=True, help="Exit with status 1 when a script could not be read.")
+@click.option(
+    "--probe-timeout", type=float, default=5.0, show_default=True, help="Seconds a `--help` probe may take."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def discover(
+    tools_dir: Path,
+    config_dir: Path,
+    force: bool,
+    list_only: bool,
+    strict: bool,
+    probe_timeout: float,
+    as_json: bool,
+) -> None:
+    """Read the scripts under the tools folder; write config/tools/<name>.json for each.
+
+    Incremental: a script that has not changed since its config was written is not
+    read again. Settings you edit in a per-tool config (enabled, tags, title, name,
+    requires_confirmation, read_only, destructive, timeout_seconds, workspace_config)
+    are kept on every rediscovery.
+    """
+    from toolkiln.discover import discover_tools
+
+    with _progress_bar("probing scripts") as on_progress:
+        report = discover_tools(
+            tools_dir,
+            config_dir,
+            force=force,
+            write=not list_only,
+            probe_timeout=probe_timeout,
+            on_progress=on_progress,
+        )
+    for problem in report.errors:
+        click.echo(f"error: {problem}", err=True)
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    if as_json:
+        click.echo(json.dumps([dataclasses.asdict(tool) for tool in report.tools], indent=2))
+    elif list_only:
+        click.echo(_status_table(report.tools))
+    else:
+        counts = ", ".join(
+            f"{report.count(change)} {change}"
+            for change in ("created", "updated", "unchanged", "missing", "failed")
+        )
+        click.echo(
+            f"discovered {len(report.tools)} tools in {tools_dir}: {counts}; {len(report.errors)} errors"
+        )
+    if strict and report.errors:
+        sys.exit(1)
+
+
+def _status_table(tools: list[ToolStatus]) -> str:
+    rows: list[tuple[str, ...]] = [("CONFIG", "SCRIPT", "TOOL", "PATH", "DESCRIPTION")]
+    for tool in tools:
+        rows.append(
+            (
+                "yes" if tool.has_config else "missing",
+                "found" if tool.script_found else "missing",
+                tool.name,
+                tool.script_path,
+                first_line(tool.description)[:60],
+            )
+        )
+    return (
+        render_table(rows)
+        + "\n\nCONFIG: has a per-tool config file; SCRIPT: its script is in the tools folder."
+    )
+
+
+@contextmanager
+def _progress_bar(label: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on a terminal; nothing when stderr is a pipe or a file."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    bar: Any = None
+
+    def update(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = click.progressbar(length=total, label=label, file=sys.stderr).__enter__()
+        bar.update(done - bar.pos)
+
+    try:
+        yield update
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+
+
+@cli.command()
+@folder_options
+def build(tools_dir: Path, config_dir: Path) -> None:
+    """Merge the enabled per-tool configs into config/tools.json.
+
+    A config that is malformed fails the build with its file, line and field, and
+    the previous tools.json stays as it was.
+    """
+    from toolkiln.build import build_catalog
+
+    report = build_catalog(config_dir, tools_dir)
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    disabled = f" ({len(report.disabled)} disabled)" if report.disabled else ""
+    click.echo(f"built {report.path} with {len(report.tools)} tools{disabled}")
+
+
+@cli.command("list")
+@folder_options
+@click.option("--json", "as_json", is_flag=True, help="Print the compiled tools as JSON.")
+def list_tools(tools_dir: Path, config_dir: Path, as_json: bool) -> None:
+    """List the tools in the compiled config/tools.json: what the server serves."""
+    from toolkiln.files import load_catalog
+
+    catalog = load_catalog(catalog_path(config_dir))
+    if as_json:
+        click.echo(json.dumps([tool.model_dump(mode="json") for tool in catalog.tools], indent=2))
+        return
+    rows: list[tuple[str, ...]] = [("TOOL", "ARGUMENTS", "DESCRIPTION")]
+    for tool in catalog.tools:
+        arguments = " ".join(f"{p.name}{'' if p.required else '?'}:{p.type}" for p in tool.parameters)
+        rows.append((tool.name, arguments or "-", first_line(tool.description)))
+    click.echo(render_table(rows))
+    click.echo(f"\n{len(catalog.tools)} tools in {catalog_path(config_dir)}")
