@@ -1,8 +1,5 @@
 """toolkiln: turn a folder of ordinary scripts into an MCP server."""
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("toolkiln")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0"
+# Read by the build backend too (pyproject.toml, [tool.hatch.version]); kept a literal
+# because importlib.metadata costs ~50 ms at every start of every command.
+__version__ = "0.1.0"
