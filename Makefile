@@ -10,7 +10,7 @@ TOOLS_DIR ?= tools
 CONFIG_DIR ?= config
 DIRS := --tools-dir $(TOOLS_DIR) --config-dir $(CONFIG_DIR)
 
-.PHONY: help setup discover build list serve test lint format docs clean
+.PHONY: help setup discover build list serve serve-stdio test lint format docs clean
 
 help:  ## Show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -33,8 +33,11 @@ build: $(STAMP)  ## Merge the enabled tools into config/tools.json
 list: $(STAMP)  ## List the compiled tools
 	$(TOOLKILN) list $(DIRS)
 
-serve: $(STAMP)  ## Discover, build and serve the sample tools over stdio
-	$(TOOLKILN) serve --discover $(DIRS)
+serve: $(STAMP)  ## Discover, build and serve the sample tools over HTTP (Ctrl-C stops)
+	$(TOOLKILN) serve --http --discover $(DIRS)
+
+serve-stdio: $(STAMP)  ## The same over stdio (what MCP clients spawn)
+	$(TOOLKILN) serve --stdio --discover $(DIRS)
 
 test: lint  ## Lint, type-check and run the whole test suite
 	$(BIN)/python -m pytest

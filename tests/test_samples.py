@@ -27,7 +27,7 @@ from click.testing import Result
 from toolkiln.build import build_catalog
 from toolkiln.discover import discover_tools
 from toolkiln.files import catalog_path, load_tool_config, tool_config_path
-from toolkiln.runner import LogLine, ProgressLine, Registry, RunSettings, ToolResult, call_tool, server_env
+from toolkiln.runner import LogLine, ProgressLine, Registry, RunSettings, ToolResult, ToolRunner, server_env
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE_TOOLS = REPO / "tools"
@@ -80,7 +80,8 @@ def call(
     observer: Recorder | None = None,
     settings: RunSettings | None = None,
 ) -> ToolResult:
-    return anyio.run(call_tool, registry, name, arguments or {}, settings or RunSettings(), observer)
+    runner = ToolRunner(registry, settings or RunSettings())
+    return anyio.run(runner.call, name, arguments or {}, observer)
 
 
 @pytest.fixture(scope="module")

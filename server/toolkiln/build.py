@@ -88,6 +88,7 @@ def compile_tool(config: ToolConfig, config_file: str) -> CompiledTool:
         ),
         requires_confirmation=script.requires_confirmation,
         timeout_seconds=script.timeout_seconds,
+        max_concurrency=script.max_concurrency,
         tags=config.tags,
         state=script.state,
         version=script.version,

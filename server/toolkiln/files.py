@@ -61,8 +61,11 @@ def render_json(data: Any) -> str:
     return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write `data` so that readers see either the old file or the new one, never half."""
+def write_json_atomic(path: Path, data: Any, mode: int | None = None) -> None:
+    """Write `data` so that readers see either the old file or the new one, never half.
+
+    The file keeps its mode, or gets `mode`, or the umask's default when it is new.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     text = render_json(data)
     fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -71,7 +74,7 @@ def write_json_atomic(path: Path, data: Any) -> None:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(temp_name, _file_mode(path))
+        os.chmod(temp_name, _file_mode(path) if mode is None else mode)
         os.replace(temp_name, path)
     except BaseException:
         Path(temp_name).unlink(missing_ok=True)

@@ -84,6 +84,8 @@ class Parameter(BaseModel):
     min: float | None = None
     max: float | None = None
     items: ParamType | None = None
+    # A secret's value is redacted in the audit log.
+    secret: bool = False
 
     @field_validator("name")
     @classmethod
@@ -113,7 +115,11 @@ class Parameter(BaseModel):
         for bound in ("min", "max"):  # 3, not 3.0, for a whole-number bound
             if isinstance(data.get(bound), float) and data[bound].is_integer():
                 data[bound] = int(data[bound])
-        return {key: value for key, value in data.items() if value is not None}
+        return {
+            key: value
+            for key, value in data.items()
+            if value is not None and (key, value) != ("secret", False)
+        }
 
 
 def _parameter_problems(param: Parameter) -> list[str]:
@@ -215,6 +221,7 @@ class ScriptConfig(BaseModel):
     idempotent: bool | None = None
     open_world: bool | None = None
     timeout_seconds: float | None = Field(default=None, gt=0)
+    max_concurrency: int | None = Field(default=None, ge=1)
     interactive: bool = False
     workspace_config: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
 
@@ -257,7 +264,7 @@ def check_tool_name(name: str) -> str:
 USER_KEYS = ("enabled", "tags")
 USER_SCRIPT_KEYS = (
     "name", "title", "requires_confirmation", "read_only", "destructive", "idempotent",
-    "open_world", "timeout_seconds", "interactive", "workspace_config",
+    "open_world", "timeout_seconds", "max_concurrency", "interactive", "workspace_config",
 )  # fmt: skip
 
 
@@ -303,6 +310,7 @@ class CompiledTool(BaseModel):
     hints: ToolHints = Field(default_factory=ToolHints)
     requires_confirmation: bool = False
     timeout_seconds: float | None = None
+    max_concurrency: int | None = None
     tags: list[str] = Field(default_factory=list)
     state: bool = False
     version: str | None = None

@@ -224,8 +224,11 @@ def _signal_group(pgid: int, signum: int) -> None:
 
 
 @atexit.register
-def kill_live_groups() -> None:
-    """Last line of defence: no tool process survives the server, however it ends."""
+def kill_all_groups() -> None:
+    """Last line of defence: no tool process survives the server, however it ends.
+
+    Servers call it as they stop too: a stop by signal may end the process before
+    the cancelled calls have cleaned up after themselves, and before atexit runs."""
     for pgid in list(_live_groups):
         _signal_group(pgid, signal.SIGKILL)
     _live_groups.clear()

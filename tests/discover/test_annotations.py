@@ -427,7 +427,7 @@ def test_malformed_options(text: str, reason: str) -> None:
 def test_unknown_option_lists_the_known_ones() -> None:
     error = param_error("x: desc (type: string, colour: red)")
     assert error.reason == (
-        "unknown option 'colour' (known options: type, required, default, enum, min, max, items)"
+        "unknown option 'colour' (known options: type, required, default, enum, min, max, items, secret)"
     )
 
 
@@ -654,3 +654,10 @@ def test_options_that_do_not_close_the_line_are_an_error(text: str) -> None:
     with pytest.raises(DiscoveryError, match="the options must close the line") as raised:
         parse_param_line(text, PATH, 7)
     assert raised.value.line == 7
+
+
+def test_secret_marks_a_parameter_for_redaction() -> None:
+    param = parse_param_line("api_token: The token (type: string, required: true, secret: true)", PATH, 4)
+    assert param.secret is True
+    assert param.model_dump()["secret"] is True
+    assert "secret" not in parse_param_line("x: d (type: string)", PATH, 5).model_dump()

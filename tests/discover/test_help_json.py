@@ -574,3 +574,10 @@ def test_claims_executables_that_are_not_data(
 ) -> None:
     path = make_tool(name, "#!/bin/sh\n", executable=executable)
     assert help_json.claims(candidate(path, tools_dir)) is claimed
+
+
+def test_secret_marks_an_option_for_redaction() -> None:
+    declaration = parse_help(
+        {"description": "d"}, '{"token": {"required": true, "value_type": "string", "secret": true}}', "t.sh"
+    )
+    assert declaration.parameters[0].secret is True

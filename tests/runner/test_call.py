@@ -1,4 +1,4 @@
-"""runner.call_tool on real scripts: how arguments reach them, and how output maps to results."""
+"""runner.ToolRunner on real scripts: how arguments reach them, and how output maps to results."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from tests.conftest import MakeTool
@@ -18,8 +19,8 @@ from toolkiln.runner import (
     ProgressLine,
     Registry,
     RunSettings,
+    ToolRunner,
     UnknownToolError,
-    call_tool,
     server_env,
 )
 
@@ -101,6 +102,12 @@ def registry(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Registry
     return Registry.load(catalog_path(config_dir))
 
 
+async def call(
+    registry: Registry, name: str, arguments: dict[str, Any], settings: RunSettings, observer: Any = None
+) -> Any:
+    return await ToolRunner(registry, settings).call(name, arguments, observer)
+
+
 def settings_for(registry: Registry, **script_config: str) -> RunSettings:
     env = server_env(
         tools_dir=registry.tools_dir,
@@ -117,7 +124,7 @@ async def test_arguments_arrive_as_stdin_json_and_env_with_defaults(
 ) -> None:
     # A value in the server's own environment must never pose as an omitted argument.
     monkeypatch.setenv("data", "from the server environment")
-    result = await call_tool(registry, "show-env", {"flag": True}, settings_for(registry, REGION="eu"))
+    result = await call(registry, "show-env", {"flag": True}, settings_for(registry, REGION="eu"))
     assert not result.is_error
     shown = json.loads(result.text)
     assert shown["stdin"] == {"text": "dflt", "count": 2, "flag": True}
@@ -137,12 +144,12 @@ async def test_arguments_arrive_as_stdin_json_and_env_with_defaults(
 
 
 async def test_any_values_reach_env_as_json(registry: Registry) -> None:
-    result = await call_tool(registry, "show-env", {"data": {"k": [1, 2]}}, settings_for(registry))
+    result = await call(registry, "show-env", {"data": {"k": [1, 2]}}, settings_for(registry))
     assert json.loads(result.text)["env"]["data"] == '{"k": [1, 2]}'
 
 
 async def test_annotated_scripts_get_function_first_then_name_value_pairs(registry: Registry) -> None:
-    result = await call_tool(
+    result = await call(
         registry, "annotated", {"function": "run", "items": ["a", "b"]}, settings_for(registry)
     )
     assert result.text.splitlines() == ["run", '--items=["a", "b"]', "--verbose=false"]
@@ -150,7 +157,7 @@ async def test_annotated_scripts_get_function_first_then_name_value_pairs(regist
 
 async def test_structured_lines_go_to_the_observer_and_plain_ones_are_kept(registry: Registry) -> None:
     recorder = Recorder()
-    result = await call_tool(registry, "chatty", {}, settings_for(registry), recorder)
+    result = await call(registry, "chatty", {}, settings_for(registry), recorder)
     assert result.text == "ok"
     assert recorder.events == [
         ("log", ("info", "starting")),
@@ -162,18 +169,18 @@ async def test_structured_lines_go_to_the_observer_and_plain_ones_are_kept(regis
 
 
 async def test_a_script_killed_by_a_signal_says_so(registry: Registry) -> None:
-    result = await call_tool(registry, "killed", {}, settings_for(registry))
+    result = await call(registry, "killed", {}, settings_for(registry))
     assert result.is_error
     assert "killed by SIGKILL" in result.text
 
 
 async def test_unknown_tool_raises(registry: Registry) -> None:
     with pytest.raises(UnknownToolError):
-        await call_tool(registry, "nope", {}, settings_for(registry))
+        await call(registry, "nope", {}, settings_for(registry))
 
 
 async def test_default_timeout_applies_when_the_tool_sets_none(registry: Registry) -> None:
-    result = await call_tool(registry, "slow", {}, RunSettings(default_timeout=0.3))
+    result = await call(registry, "slow", {}, RunSettings(default_timeout=0.3))
     assert result.is_error
     assert "timed out after 0.3 s" in result.text
 
@@ -182,3 +189,81 @@ def test_script_config_may_not_replace_sensitive_variables(registry: Registry) -
     for key in ("PATH", "LD_PRELOAD", "PYTHONPATH", "TOOLKILN_TOOL_NAME", "not a name"):
         with pytest.raises(ConfigError, match="cannot be a script variable"):
             settings_for(registry, **{key: "x"})
+
+
+COUNTING = """\
+#!/bin/bash
+if [ "$1" = "--help" ]; then echo '{"description": "Counts company"}'; echo '{}' >&2; exit 0; fi
+mkdir -p "$RUNNING"
+touch "$RUNNING/$$"
+ls "$RUNNING" | wc -l >> "$SEEN"
+sleep 0.3
+rm "$RUNNING/$$"
+echo done
+"""
+
+
+def _counting_registry(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, per_tool: int | None
+) -> Registry:
+    make_tool("counting.sh", COUNTING)
+    discover_tools(tools_dir, config_dir)
+    if per_tool is not None:
+        path = config_dir / "tools" / "counting.json"
+        config = json.loads(path.read_text())
+        config["script_config"]["max_concurrency"] = per_tool
+        path.write_text(json.dumps(config))
+    build_catalog(config_dir, tools_dir)
+    return Registry.load(catalog_path(config_dir))
+
+
+@pytest.mark.parametrize(("global_cap", "per_tool", "expected_max"), [(2, None, 2), (8, 1, 1)])
+def test_concurrent_calls_respect_the_global_and_per_tool_caps(
+    make_tool: MakeTool,
+    tools_dir: Path,
+    config_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    global_cap: int,
+    per_tool: int | None,
+    expected_max: int,
+) -> None:
+    registry = _counting_registry(make_tool, tools_dir, config_dir, per_tool)
+    seen = tmp_path / "seen"
+    monkeypatch.setenv("RUNNING", str(tmp_path / "running"))
+    monkeypatch.setenv("SEEN", str(seen))
+    runner = ToolRunner(registry, RunSettings(max_concurrency=global_cap))
+    results: list[Any] = []
+
+    async def call_five() -> None:
+        async with anyio.create_task_group() as group:
+            for _ in range(5):
+                group.start_soon(_append_call, runner, results)
+
+    anyio.run(call_five)
+    assert [result.text for result in results] == ["done"] * 5
+    assert max(int(line) for line in seen.read_text().split()) == expected_max
+
+
+async def _append_call(runner: ToolRunner, results: list[Any]) -> None:
+    results.append(await runner.call("counting", {}))
+
+
+def test_a_call_that_waits_past_its_timeout_for_a_slot_is_an_error(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    registry = _counting_registry(make_tool, tools_dir, config_dir, None)
+    monkeypatch.setenv("RUNNING", str(tmp_path / "running"))
+    monkeypatch.setenv("SEEN", str(tmp_path / "seen"))
+    runner = ToolRunner(registry, RunSettings(max_concurrency=1, default_timeout=0.5))
+    results: list[Any] = []
+
+    async def call_three() -> None:
+        async with anyio.create_task_group() as group:
+            for _ in range(3):
+                group.start_soon(_append_call, runner, results)
+
+    anyio.run(call_three)
+    texts = [result.text for result in results]
+    assert texts.count("done") == 1
+    assert any("timed out after 0.5 s waiting for a free slot" in text for text in texts)

@@ -232,3 +232,13 @@ def _peak_rss_kib(pid: int) -> int:
         if line.startswith("VmHWM:"):
             return int(line.split()[1])
     raise AssertionError("no VmHWM in /proc status")
+
+
+async def test_stdio_calls_are_audited(served: Path, mode: str) -> None:
+    async with connect(served, mode) as client:
+        await client.call_tool("echo", {"message": "audited"})
+    record = json.loads((served / "logs" / "audit.jsonl").read_text().splitlines()[-1])
+    assert (record["transport"], record["tool"]) == ("stdio", "echo")
+    assert record["arguments"] == {"message": "audited"}
+    assert record["client"] == "mcp"
+    assert record["success"] is True

@@ -8,16 +8,21 @@ imports (the mcp SDK, jsonschema) happen inside the commands that need them, so
 
 from __future__ import annotations
 
+import functools
 import logging
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from toolkiln import __version__
-from toolkiln.errors import ToolkilnError
+from toolkiln.errors import ConfigError, ToolkilnError
+
+if TYPE_CHECKING:
+    from toolkiln.runner import Registry, RunSettings
 
 F = TypeVar("F", bound=Callable[..., Any])
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -79,29 +84,74 @@ def folder_options(function: F) -> F:
     )(function)
 
 
-def run_options(function: F) -> F:
-    """Options that shape how tools run, shared by `serve` and `call`."""
-    function = click.option(
-        "--script-config",
-        "script_config",
-        multiple=True,
-        metavar="KEY=VALUE",
-        help="An env var every script gets (repeatable), as mcpd's --script-config.",
-    )(function)
-    function = click.option(
-        "--max-output",
-        type=click.IntRange(min=1024),
-        default=1024 * 1024,
-        show_default=True,
-        help="Bytes of a tool's stdout kept; the rest is cut and the result says so.",
-    )(function)
-    return click.option(
-        "--timeout",
-        type=click.FloatRange(min=0, min_open=True),
-        default=60.0,
-        show_default=True,
-        help="Seconds a tool may run when its config sets no timeout_seconds.",
-    )(function)
+@dataclass(frozen=True)
+class RunOptions:
+    """How tools run, from the options `serve` and `call` share."""
+
+    timeout: float
+    max_output: int
+    script_config: tuple[str, ...]
+
+    def settings(
+        self, registry: Registry, transport: str, max_concurrency: int | None = None, **server: Any
+    ) -> RunSettings:
+        """The runner's settings: these options plus the server variables scripts get."""
+        from toolkiln.runner import RunSettings, server_env
+
+        script_config = {}
+        for pair in self.script_config:
+            key, separator, value = pair.partition("=")
+            if not separator:
+                raise ConfigError(f"--script-config {pair!r}: expected KEY=VALUE")
+            script_config[key] = value
+        env = server_env(
+            tools_dir=registry.tools_dir,
+            catalog_file=registry.catalog_file,
+            transport=transport,
+            log_level=logging.getLevelName(logging.getLogger().level),
+            script_config=script_config,
+            **server,
+        )
+        limits = {"max_concurrency": max_concurrency} if max_concurrency else {}
+        return RunSettings(default_timeout=self.timeout, max_output_bytes=self.max_output, env=env, **limits)
+
+
+def run_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    """--timeout, --max-output and --script-config, handed to the command as `run`."""
+
+    @functools.wraps(function)
+    def command(
+        *args: Any, timeout: float, max_output: int, script_config: tuple[str, ...], **kwargs: Any
+    ) -> Any:
+        return function(*args, run=RunOptions(timeout, max_output, script_config), **kwargs)
+
+    for option in reversed(
+        [
+            click.option(
+                "--timeout",
+                type=click.FloatRange(min=0, min_open=True),
+                default=60.0,
+                show_default=True,
+                help="Seconds a tool may run when its config sets no timeout_seconds.",
+            ),
+            click.option(
+                "--max-output",
+                type=click.IntRange(min=1024),
+                default=1024 * 1024,
+                show_default=True,
+                help="Bytes of a tool's stdout kept; the rest is cut and the result says so.",
+            ),
+            click.option(
+                "--script-config",
+                "script_config",
+                multiple=True,
+                metavar="KEY=VALUE",
+                help="An env var every script gets (repeatable), as mcpd's --script-config.",
+            ),
+        ]
+    ):
+        command = option(command)
+    return command
 
 
 def render_table(rows: Sequence[tuple[str, ...]]) -> str:

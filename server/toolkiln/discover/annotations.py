@@ -33,7 +33,7 @@ TYPE_ALIASES: dict[str, ParamType] = {
     "str": "string", "text": "string", "int": "integer", "float": "number", "double": "number",
     "bool": "boolean", "list": "array", "dict": "object", "json": "any",
 }  # fmt: skip
-OPTION_KEYS = ("type", "required", "default", "enum", "min", "max", "items")
+OPTION_KEYS = ("type", "required", "default", "enum", "min", "max", "items", "secret")
 _TRUE = {"true", "yes", "1"}
 _FALSE = {"false", "no", "0"}
 
@@ -121,8 +121,9 @@ def parse_param_line(text: str, path: str, line: int) -> Parameter:
         if "enum" not in options:
             raise DiscoveryError("type enum needs its values: `enum: a|b|c`", path=path, line=line)
     fields: dict[str, Any] = {"name": head.group("name"), "type": param_type, "description": description}
-    if "required" in options:
-        fields["required"] = _parse_bool(options.pop("required"), "required", path, line)
+    for flag in ("required", "secret"):
+        if flag in options:
+            fields[flag] = _parse_bool(options.pop(flag), flag, path, line)
     if "items" in options:
         fields["items"] = _parse_type(options.pop("items"), path, line)
     if "enum" in options:

@@ -28,7 +28,7 @@ VALUE_TYPES: dict[str, ParamType] = {
     "string": "string", "integer": "integer", "float": "number", "number": "number",
     "boolean": "boolean", "any": "any", "array": "array", "object": "object",
 }  # fmt: skip
-OPTION_KEYS = {"description", "required", "value_type", "type", "default_value", "default", "size"}
+OPTION_KEYS = {"description", "required", "value_type", "type", "default_value", "default", "size", "secret"}
 # Scripts written for mcpd run optional booleans as false and optional `any` as null
 # when no default is given; every other optional option must declare its default.
 _IMPLICIT_DEFAULT_TYPES = ("boolean", "any")
@@ -169,15 +169,17 @@ def _parse_option(
         warnings.append(fail(f"ignoring unknown keys {unknown} (known: {sorted(OPTION_KEYS)})"))
     raw_type = spec.get("value_type", spec.get("type", "string"))
     param_type, enum = _parse_value_type(raw_type, fail)
-    required = spec.get("required", False)
-    if not isinstance(required, bool):
-        raise fail(f"'required' must be true or false, not {required!r}")
+    flags = {flag: spec.get(flag, False) for flag in ("required", "secret")}
+    for flag, value in flags.items():
+        if not isinstance(value, bool):
+            raise fail(f"'{flag}' must be true or false, not {value!r}")
+    required = flags["required"]
     fields: dict[str, Any] = {
         "name": name,
         "type": param_type,
         "description": spec.get("description", ""),
-        "required": required,
         "enum": enum,
+        **flags,
     }
     if not isinstance(fields["description"], str):
         raise fail("'description' must be a string")

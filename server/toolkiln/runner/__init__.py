@@ -3,7 +3,7 @@
 No mcp import here: `toolkiln call` runs tools through this package without the SDK.
 """
 
-from toolkiln.runner.call import CallObserver, LoggingObserver, RunSettings, ToolResult, call_tool
+from toolkiln.runner.call import CallObserver, LoggingObserver, RunSettings, ToolResult, ToolRunner
 from toolkiln.runner.environment import server_env
 from toolkiln.runner.registry import Registry, UnknownToolError
 from toolkiln.runner.stderr import LogLine, ProgressLine
@@ -16,7 +16,7 @@ __all__ = [
     "Registry",
     "RunSettings",
     "ToolResult",
+    "ToolRunner",
     "UnknownToolError",
-    "call_tool",
     "server_env",
 ]

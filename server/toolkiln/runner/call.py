@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import anyio
+
 from toolkiln.errors import ProcessStartError
 from toolkiln.model import CompiledTool
 from toolkiln.process import ProcessResult, run_process
@@ -27,6 +29,7 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_OUTPUT = 1024 * 1024
+DEFAULT_MAX_CONCURRENCY = 2 * (os.cpu_count() or 1)
 STDERR_LINES_KEPT = 40
 STDERR_LINE_CHARS = 1000
 # Exit codes of seeds/000.
@@ -64,6 +67,7 @@ class RunSettings:
 
     default_timeout: float = DEFAULT_TIMEOUT
     max_output_bytes: int = DEFAULT_MAX_OUTPUT
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY
     # Env vars every script gets: the seeds/000 server variables, their TOOLKILN_*
     # twins and the `--script-config KEY=VALUE` values.
     env: Mapping[str, str] = field(default_factory=dict)
@@ -81,56 +85,108 @@ class ToolResult:
     truncated: bool = False
 
 
-async def call_tool(
-    registry: Registry,
-    name: str,
-    arguments: Mapping[str, Any] | None,
-    settings: RunSettings,
-    observer: CallObserver | None = None,
-) -> ToolResult:
-    """Run tool `name`. Raises `UnknownToolError`; every other failure is a result."""
-    tool = registry.get(name)
-    arguments = dict(arguments or {})
-    problems = registry.checker(tool).problems(arguments)
-    if problems:
-        listing = "\n".join(f"- {problem}" for problem in problems)
-        return ToolResult(text=f"Invalid arguments for tool {name!r}:\n{listing}", is_error=True)
-    arguments = prepare_arguments(tool.input_schema, arguments)
-    script = registry.script_path(tool)
-    observer = observer or LoggingObserver()
-    stderr_lines: deque[str] = deque(maxlen=STDERR_LINES_KEPT)
+class ToolRunner:
+    """Runs calls of the registry's tools: argument checks, concurrency slots, the process.
 
-    def on_stderr_line(line: str) -> None:
-        kind = classify_line(line)
-        if isinstance(kind, ProgressLine):
-            observer.on_progress(name, kind)
-            return
-        if isinstance(kind, LogLine):
-            observer.on_log(name, kind)
-        stderr_lines.append(line[:STDERR_LINE_CHARS])
+    At most `settings.max_concurrency` tool processes run at once, and at most a
+    tool's own `max_concurrency`; a call beyond a cap waits for a slot, and the wait
+    counts against its timeout.
+    """
 
-    env = {**os.environ, **settings.env, "TOOLKILN_TOOL_NAME": name, "TOOLKILN_TOOL_DIR": str(script.parent)}
-    for key, value in argument_env(tool, arguments).items():
-        if value is None:
-            env.pop(key, None)
-        else:
-            env[key] = value
-    timeout = tool.timeout_seconds or settings.default_timeout
-    try:
-        result = await run_process(
-            ARGV_BUILDERS[tool.dialect](script, tool, arguments),
-            timeout=timeout,
-            cwd=script.parent,
-            env=env,
-            input=stdin_json(arguments),
-            stdout_limit=settings.max_output_bytes,
-            on_stderr_line=on_stderr_line,
-        )
-    except ProcessStartError as error:
-        return ToolResult(
-            text=f"Tool {name!r} could not start: {error}. {_start_hint(script)}", is_error=True
-        )
-    return _result_from_process(tool, result, timeout, list(stderr_lines))
+    def __init__(self, registry: Registry, settings: RunSettings) -> None:
+        self.registry = registry
+        self.settings = settings
+        self._slots: anyio.CapacityLimiter | None = None
+        self._tool_slots: dict[str, anyio.CapacityLimiter] = {}
+
+    async def call(
+        self, name: str, arguments: Mapping[str, Any] | None, observer: CallObserver | None = None
+    ) -> ToolResult:
+        """Run tool `name`. Raises `UnknownToolError`; every other failure is a result."""
+        tool = self.registry.get(name)
+        arguments = dict(arguments or {})
+        problems = self.registry.checker(tool).problems(arguments)
+        if problems:
+            listing = "\n".join(f"- {problem}" for problem in problems)
+            return ToolResult(text=f"Invalid arguments for tool {name!r}:\n{listing}", is_error=True)
+        arguments = prepare_arguments(tool.input_schema, arguments)
+        timeout = tool.timeout_seconds or self.settings.default_timeout
+        deadline = anyio.current_time() + timeout
+        held: list[anyio.CapacityLimiter] = []
+        try:
+            with anyio.move_on_after(timeout):
+                for limiter in self._limiters_for(tool):
+                    await limiter.acquire()
+                    held.append(limiter)
+            if len(held) < len(self._limiters_for(tool)):
+                return ToolResult(
+                    text=f"Tool {name!r} timed out after {timeout:g} s waiting for a free slot "
+                    f"(at most {self.settings.max_concurrency} tool processes run at once).",
+                    is_error=True,
+                )
+            remaining = deadline - anyio.current_time()
+            return await self._run(tool, arguments, remaining, timeout, observer or LoggingObserver())
+        finally:
+            for limiter in reversed(held):
+                limiter.release()
+
+    def _limiters_for(self, tool: CompiledTool) -> list[anyio.CapacityLimiter]:
+        if self._slots is None:  # made on first use: a limiter belongs to a running event loop
+            self._slots = anyio.CapacityLimiter(self.settings.max_concurrency)
+        limiters = [self._slots]
+        if tool.max_concurrency:
+            if tool.name not in self._tool_slots:
+                self._tool_slots[tool.name] = anyio.CapacityLimiter(tool.max_concurrency)
+            limiters.insert(0, self._tool_slots[tool.name])
+        return limiters
+
+    async def _run(
+        self,
+        tool: CompiledTool,
+        arguments: dict[str, Any],
+        remaining: float,
+        timeout: float,
+        observer: CallObserver,
+    ) -> ToolResult:
+        name = tool.name
+        script = self.registry.script_path(tool)
+        stderr_lines: deque[str] = deque(maxlen=STDERR_LINES_KEPT)
+
+        def on_stderr_line(line: str) -> None:
+            kind = classify_line(line)
+            if isinstance(kind, ProgressLine):
+                observer.on_progress(name, kind)
+                return
+            if isinstance(kind, LogLine):
+                observer.on_log(name, kind)
+            stderr_lines.append(line[:STDERR_LINE_CHARS])
+
+        env = {
+            **os.environ,
+            **self.settings.env,
+            "TOOLKILN_TOOL_NAME": name,
+            "TOOLKILN_TOOL_DIR": str(script.parent),
+        }
+        for key, value in argument_env(tool, arguments).items():
+            if value is None:
+                env.pop(key, None)
+            else:
+                env[key] = value
+        try:
+            result = await run_process(
+                ARGV_BUILDERS[tool.dialect](script, tool, arguments),
+                timeout=max(remaining, 0.001),
+                cwd=script.parent,
+                env=env,
+                input=stdin_json(arguments),
+                stdout_limit=self.settings.max_output_bytes,
+                on_stderr_line=on_stderr_line,
+            )
+        except ProcessStartError as error:
+            return ToolResult(
+                text=f"Tool {name!r} could not start: {error}. {_start_hint(script)}", is_error=True
+            )
+        return _result_from_process(tool, result, timeout, list(stderr_lines))
 
 
 def _result_from_process(

@@ -1,6 +1,21 @@
 """Serving the registry over MCP: the only package that imports the mcp SDK."""
 
-from toolkiln.serve.handlers import build_server
+from toolkiln.serve.guard import Admission, default_state_dir, is_loopback, load_or_create_token
+from toolkiln.serve.handlers import ToolService, build_server
+from toolkiln.serve.http import DEFAULT_MAX_BODY, DEFAULT_PORT, HttpSettings, bind, serve_http
 from toolkiln.serve.stdio import serve_stdio
 
-__all__ = ["build_server", "serve_stdio"]
+__all__ = [
+    "DEFAULT_MAX_BODY",
+    "DEFAULT_PORT",
+    "Admission",
+    "HttpSettings",
+    "ToolService",
+    "bind",
+    "build_server",
+    "default_state_dir",
+    "is_loopback",
+    "load_or_create_token",
+    "serve_http",
+    "serve_stdio",
+]

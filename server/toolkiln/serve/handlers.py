@@ -1,63 +1,132 @@
-"""MCP handlers built from the registry, on the SDK's low-level `Server`.
+"""What every transport serves, on the SDK's low-level `Server`.
 
-The only package that imports `mcp`. A tool that fails is an `isError` result the
-model can read; only an unknown tool is a protocol error (-32602), as the spec asks.
+`ToolService` is the one place a call is turned into an MCP result and written to the
+audit log; the MCP handlers (stdio and Streamable HTTP) and the plain `/rpc` endpoint
+all go through it. A tool that fails is an `isError` result the model can read; only
+an unknown tool is a protocol error (-32602), as the spec asks.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
+import time
+from collections.abc import Mapping
 from typing import Any
 
+import anyio
 import mcp.types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from toolkiln import __version__
+from toolkiln.audit import AuditLog, redact
 from toolkiln.model import CompiledTool
-from toolkiln.runner import Registry, RunSettings, ToolResult, UnknownToolError, call_tool
+from toolkiln.runner import ToolResult, ToolRunner, UnknownToolError
 
 logger = logging.getLogger(__name__)
 
 SERVER_NAME = "toolkiln"
 
 
-def build_server(registry: Registry, settings: RunSettings) -> Server[Any]:
-    tool_list: list[types.Tool] | None = None
+class ToolService:
+    """The tools of one registry, listed and called the same way on every transport."""
+
+    def __init__(self, runner: ToolRunner, audit: AuditLog | None = None) -> None:
+        self.runner = runner
+        self.registry = runner.registry
+        self.audit = audit
+        self._tool_list: types.ListToolsResult | None = None
+
+    def list_tools(self) -> types.ListToolsResult:
+        if self._tool_list is None:  # built on the first request, not at start
+            self._tool_list = types.ListToolsResult(
+                tools=[mcp_tool(tool) for tool in self.registry.tools.values()]
+            )
+        return self._tool_list
+
+    async def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | None, *, transport: str, client: str | None = None
+    ) -> types.CallToolResult:
+        record = functools.partial(self._record, name, arguments, transport, client, time.perf_counter())
+        try:
+            result = await self._run(name, arguments)
+        except UnknownToolError as unknown:
+            record(success=False, exit_code=None, error=str(unknown))
+            raise MCPError(code=types.INVALID_PARAMS, message=str(unknown)) from None
+        except anyio.get_cancelled_exc_class():  # the client went away, or the server is stopping
+            record(success=False, exit_code=None, error="cancelled")
+            raise
+        failure = result.text.splitlines()[0] if result.is_error and result.text else None
+        record(success=not result.is_error, exit_code=result.exit_code, error=failure)
+        return mcp_result(result)
+
+    async def _run(self, name: str, arguments: Mapping[str, Any] | None) -> ToolResult:
+        try:
+            return await self.runner.call(name, arguments)
+        except (UnknownToolError, anyio.get_cancelled_exc_class()):
+            raise
+        except Exception:  # never let one escape into the SDK: it would become an anonymous -32603
+            logger.exception("tool %r failed inside toolkiln", name)
+            return ToolResult(
+                text=f"Tool {name!r} failed inside toolkiln; see the server log.", is_error=True
+            )
+
+    def _record(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        transport: str,
+        client: str | None,
+        started: float,
+        **outcome: Any,
+    ) -> None:
+        if self.audit is None:
+            return
+        tool = self.registry.tools.get(name)
+        secrets = [p.name for p in tool.parameters if p.secret] if tool else []
+        self.audit.record(
+            event="tools/call",
+            transport=transport,
+            client=client,
+            tool=name,
+            arguments=redact(arguments or {}, secrets),
+            duration_ms=round((time.perf_counter() - started) * 1000, 3),
+            **outcome,
+        )
+
+
+def build_server(service: ToolService) -> Server[Any]:
+    """The MCP server: both protocol eras, over whichever transport runs it."""
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        nonlocal tool_list
-        if tool_list is None:  # built on the first request, not at start
-            tool_list = [mcp_tool(tool) for tool in registry.tools.values()]
-        return types.ListToolsResult(tools=tool_list)
+        return service.list_tools()
 
-    async def call(
+    async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        try:
-            result = await call_tool(registry, params.name, params.arguments, settings)
-        except UnknownToolError as error:
-            raise MCPError(code=types.INVALID_PARAMS, message=str(error)) from None
-        except Exception:
-            logger.exception("tool %r failed inside toolkiln", params.name)
-            result = ToolResult(
-                text=f"Tool {params.name!r} failed inside toolkiln; see the server log.", is_error=True
-            )
-        return mcp_result(result)
+        transport = "http" if ctx.request is not None else "stdio"
+        return await service.call_tool(
+            params.name, params.arguments, transport=transport, client=client_name(ctx)
+        )
 
+    tools = service.registry.tools
     return Server(
         SERVER_NAME,
         version=__version__,
-        instructions=f"Tools from the scripts in {registry.tools_dir}.",
+        instructions=f"Tools from the scripts in {service.registry.tools_dir}.",
         on_list_tools=list_tools,
-        on_call_tool=call,
-        get_tool_input_schema=lambda name: (
-            registry.tools[name].input_schema if name in registry.tools else None
-        ),
+        on_call_tool=call_tool,
+        get_tool_input_schema=lambda name: tools[name].input_schema if name in tools else None,
     )
+
+
+def client_name(ctx: ServerRequestContext[Any]) -> str | None:
+    params = ctx.session.client_params
+    return params.client_info.name if params is not None else None
 
 
 def mcp_tool(tool: CompiledTool) -> types.Tool:

@@ -17,16 +17,18 @@ from collections.abc import Iterator
 from typing import Any, cast
 
 import anyio
-from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
+
+from toolkiln.serve.handlers import ToolService, build_server
 
 logger = logging.getLogger(__name__)
 
 READ_CHUNK = 64 * 1024
 
 
-async def serve_stdio(server: Server[Any]) -> None:
+async def serve_stdio(service: ToolService) -> None:
     """Serve until the client closes stdin or a signal asks us to stop."""
+    server = build_server(service)
     with _protocol_fds() as (wire_in, wire_out):
         async with anyio.create_task_group() as group:
             group.start_soon(_stop_on_signal, group.cancel_scope)

@@ -1,11 +1,12 @@
-"""Cold start and `tools/call` latency of `toolkiln serve` over stdio, with the SDK client.
+"""Cold start and `tools/call` latency of `toolkiln serve`, over stdio and HTTP, with the SDK client.
 
-    .venv/bin/python benchmarks/stdio_latency.py [--calls 200] [--starts 5] [--tools 10]
+    .venv/bin/python benchmarks/latency.py [--transport stdio|http|both] [--calls N] [--starts N] [--tools N]
 
 Builds a throwaway tools folder holding an `echo` tool (plus filler tools to reach
---tools), then measures: process spawn to the first `tools/list` answer (median of
---starts runs), and --calls sequential `tools/call` of echo after a warm-up
-(p50/p90/p99). Prints one JSON object. Figures only: nothing here is asserted.
+--tools), then measures, per transport in the same run: process spawn to the first
+`tools/list` answer (median of --starts runs, stdio), and --calls sequential
+`tools/call` of echo after a warm-up (p50/p90/p99). Prints one JSON object.
+Figures only: nothing here is asserted.
 """
 
 from __future__ import annotations
@@ -13,13 +14,18 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
+import httpx2
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 
 from toolkiln.build import build_catalog
 from toolkiln.discover import discover_tools
@@ -67,8 +73,30 @@ async def cold_start(config: Path, mode: str) -> float:
         return time.perf_counter() - started
 
 
-async def call_latencies(config: Path, mode: str, calls: int) -> list[float]:
-    async with Client(server_params(config), mode=mode) as client:
+@asynccontextmanager
+async def http_client(config: Path, mode: str) -> AsyncIterator[Client]:
+    state = config / "state"
+    command = [sys.executable, "-m", "toolkiln", "--log-level", "warning", "serve", "--http", "--port", "0",
+               "--config-dir", str(config), "--token-file", str(state / "token")]  # fmt: skip
+    server = subprocess.Popen(command, stderr=subprocess.DEVNULL)
+    try:
+        while not (state / "server.json").exists():
+            await anyio.sleep(0.02)
+        url = json.loads((state / "server.json").read_text())["url"]
+        headers = {"Authorization": f"Bearer {(state / 'token').read_text().strip()}"}
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=60) as http,
+            Client(streamable_http_client(url, http_client=http), mode=mode) as client,
+        ):
+            yield client
+    finally:
+        server.terminate()
+        server.wait()
+
+
+async def call_latencies(config: Path, mode: str, calls: int, transport: str) -> list[float]:
+    connect = Client(server_params(config), mode=mode) if transport == "stdio" else http_client(config, mode)
+    async with connect as client:
         for _ in range(10):
             await client.call_tool("echo", {"message": "warm-up"})
         latencies = []
@@ -95,25 +123,19 @@ def main() -> None:
     parser.add_argument("--starts", type=int, default=5)
     parser.add_argument("--tools", type=int, default=10)
     parser.add_argument("--mode", choices=["legacy", "auto"], default="legacy")
+    parser.add_argument("--transport", choices=["stdio", "http", "both"], default="both")
     options = parser.parse_args()
+    transports = ["stdio", "http"] if options.transport == "both" else [options.transport]
+    figures: dict[str, object] = {"tools": options.tools, "mode": options.mode, "calls": options.calls}
     with tempfile.TemporaryDirectory() as folder:
         config = make_project(Path(folder), options.tools)
         starts = [anyio.run(cold_start, config, options.mode) for _ in range(options.starts)]
-        latencies = anyio.run(call_latencies, config, options.mode, options.calls)
-    print(
-        json.dumps(
-            {
-                "tools": options.tools,
-                "mode": options.mode,
-                "cold_start_ms_median": ms(statistics.median(starts)),
-                "call_ms_p50": ms(percentile(latencies, 0.5)),
-                "call_ms_p90": ms(percentile(latencies, 0.9)),
-                "call_ms_p99": ms(percentile(latencies, 0.99)),
-                "calls": options.calls,
-            },
-            indent=2,
-        )
-    )
+        figures["stdio_cold_start_ms_median"] = ms(statistics.median(starts))
+        for transport in transports:
+            latencies = anyio.run(call_latencies, config, options.mode, options.calls, transport)
+            for name, fraction in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99)):
+                figures[f"{transport}_call_ms_{name}"] = ms(percentile(latencies, fraction))
+    print(json.dumps(figures, indent=2))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,96 @@
+"""The audit trail: one JSON line per tool call and per denied request.
+
+Written through the standard library's `RotatingFileHandler`, so the file is cut at a
+size and a few old files are kept: it can never fill the disk. Argument values of
+parameters marked `secret`, and anything that looks like a credential, are redacted
+before they are written.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import UTC, datetime
+from logging.handlers import RotatingFileHandler
+from pathlib import Path
+from typing import Any
+
+REDACTED = "[redacted]"
+DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+DEFAULT_BACKUPS = 5
+
+# Argument names that carry credentials, and values that look like one whatever the name.
+_SECRET_NAME = re.compile(
+    r"pass(word|wd|phrase)?|secret|token|api[_-]?key|auth|credential|private[_-]?key|(^|[_-])(pin|otp)([_-]|$)",
+    re.I,
+)
+_SECRET_VALUE = re.compile(
+    r"^(Bearer\s+\S+|Basic\s+\S+|sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}"
+    r"|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"
+    r"|-----BEGIN [A-Z ]*PRIVATE KEY-----.*)$",
+    re.S,
+)
+
+
+def redact(arguments: Mapping[str, Any], secret_names: Iterable[str] = ()) -> dict[str, Any]:
+    """A copy of `arguments` safe to write down: secrets replaced, nested values included."""
+    secrets = set(secret_names)
+    return {
+        key: REDACTED if key in secrets else _redact_value(key, value) for key, value in arguments.items()
+    }
+
+
+def _redact_value(key: str, value: Any) -> Any:
+    if _SECRET_NAME.search(key) and value not in (None, "", False):
+        return REDACTED
+    if isinstance(value, str):
+        return REDACTED if _SECRET_VALUE.match(value.strip()) else value
+    if isinstance(value, Mapping):
+        return {k: _redact_value(str(k), v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact_value(key, item) for item in value]
+    return value
+
+
+class AuditLog:
+    """Appends audit records to a size-rotated JSON-lines file."""
+
+    def __init__(
+        self, path: Path, max_bytes: int = DEFAULT_MAX_BYTES, backups: int = DEFAULT_BACKUPS
+    ) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        # A private logger: records go to this file only, never to the server's log.
+        self._logger = logging.Logger(f"toolkiln.audit.{path}")
+        handler = RotatingFileHandler(path, maxBytes=max_bytes, backupCount=backups, encoding="utf-8")
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        self._logger.addHandler(handler)
+
+    def record(self, **fields: Any) -> None:
+        entry = {"timestamp": datetime.now(UTC).isoformat(timespec="milliseconds"), **fields}
+        self._logger.info(json.dumps(entry, ensure_ascii=False, default=str))
+
+    def close(self) -> None:
+        for handler in self._logger.handlers:
+            handler.close()
+
+
+def read_audit(path: Path, *, tool: str | None = None, tail: int | None = None) -> list[dict[str, Any]]:
+    """The records of the log and its rotated files, oldest first, optionally filtered."""
+    records = [record for record in _records(path) if tool is None or record.get("tool") == tool]
+    return records[-tail:] if tail else records
+
+
+def _records(path: Path) -> Iterator[dict[str, Any]]:
+    rotated = [p for p in path.parent.glob(f"{path.name}.*") if p.suffix[1:].isdigit()]
+    rotated.sort(key=lambda p: -int(p.suffix[1:]))
+    for file in [*rotated, path]:
+        if not file.exists():
+            continue
+        for line in file.read_text(encoding="utf-8").splitlines():
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line cut by a crash; the rest is still worth reading

@@ -1,0 +1,83 @@
+"""What `serve` tells the user on stderr: where it serves and how to connect a client."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from toolkiln import __version__
+
+
+def launcher() -> list[str]:
+    """The command that starts this toolkiln (the venv's script, else `python -m toolkiln`)."""
+    script = Path(sys.executable).with_name("toolkiln")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "toolkiln"]
+
+
+def stdio_banner(tool_count: int, tools_dir: Path, config_dir: Path) -> str:
+    command = launcher()
+    args = [
+        *command[1:],
+        "serve",
+        "--tools-dir",
+        str(tools_dir.resolve()),
+        "--config-dir",
+        str(config_dir.resolve()),
+    ]
+    snippet = json.dumps({"mcpServers": {"toolkiln": {"command": command[0], "args": args}}}, indent=2)
+    return (
+        f"toolkiln {__version__}: serving {tool_count} tools from {tools_dir.resolve()} over stdio.\n"
+        f"To use them from an MCP client (Claude Desktop, Claude Code, Cursor, VS Code), add:\n{snippet}"
+    )
+
+
+def http_banner(tool_count: int, base_url: str, token_file: Path | None, stateless: bool) -> str:
+    mcp_url = f"{base_url}/mcp"
+    mode = "stateless " if stateless else ""
+    lines = [
+        f"toolkiln {__version__}: serving {tool_count} tools at {mcp_url} ({mode}Streamable HTTP),",
+        f"plain JSON-RPC at {base_url}/rpc, health at {base_url}/health.",
+    ]
+    if token_file is None:
+        lines += ["No authentication (--no-auth): anyone on this machine can call the tools.", ""]
+        header, curl_header = "", ""
+    else:
+        token = f"$(cat {shlex.quote(str(token_file))})"
+        header = f' --header "Authorization: Bearer {token}"'
+        curl_header = f' -H "Authorization: Bearer {token}"'
+        lines += [f"The bearer token is in {token_file} (send: Authorization: Bearer <token>).", ""]
+    rpc = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    lines += [
+        "Try it:",
+        f"  curl -s {base_url}/rpc{curl_header} -H 'Content-Type: application/json' -d '{rpc}'",
+        "Claude Code:",
+        f"  claude mcp add --transport http toolkiln {mcp_url}{header}",
+    ]
+    vscode_server: dict[str, object] = {"type": "http", "url": mcp_url}
+    cursor_server: dict[str, object] = {"url": mcp_url}
+    vscode: dict[str, object] = {"servers": {"toolkiln": vscode_server}}
+    if token_file is not None:
+        vscode_server["headers"] = {"Authorization": "Bearer ${input:toolkiln-token}"}
+        cursor_server["headers"] = {"Authorization": "Bearer ${env:TOOLKILN_TOKEN}"}
+        vscode["inputs"] = [
+            {
+                "type": "promptString",
+                "id": "toolkiln-token",
+                "description": "toolkiln token",
+                "password": True,
+            }
+        ]
+    cursor = {"mcpServers": {"toolkiln": cursor_server}}
+    lines += [
+        "VS Code (.vscode/mcp.json; it asks for the token once):",
+        _indent(json.dumps(vscode, indent=2)),
+        "Cursor (~/.cursor/mcp.json):" + (f" first export TOOLKILN_TOKEN={token}" if token_file else ""),
+        _indent(json.dumps(cursor, indent=2)),
+    ]
+    return "\n".join(lines)
+
+
+def _indent(text: str) -> str:
+    return "\n".join(f"  {line}" for line in text.splitlines())

@@ -1,0 +1,173 @@
+"""Who may talk to the HTTP server: the Host and Origin checks, and the bearer token.
+
+One ASGI middleware in front of every route: a bad Host gets 421 and a bad Origin 403
+(what the MCP spec asks against DNS rebinding), then every route but `/health` needs
+`Authorization: Bearer <token>`, compared in constant time; without it, 401 with
+`WWW-Authenticate`. Every denial goes to the audit log.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import logging
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from toolkiln.audit import AuditLog
+from toolkiln.errors import ConfigError
+
+logger = logging.getLogger(__name__)
+
+OPEN_PATHS = frozenset({"/health"})
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def default_state_dir() -> Path:
+    """Where the token and the running server's discovery file live: the user's config folder."""
+    base = os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config"
+    return Path(base) / "toolkiln"
+
+
+def load_or_create_token(path: Path) -> str:
+    """The token in `path`; on first start, a new random one written with mode 0600."""
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        mode = path.stat().st_mode & 0o777
+        if mode & 0o077:
+            logger.warning("%s can be read by other users (mode %o); run: chmod 600 %s", path, mode, path)
+        token = path.read_text(encoding="utf-8").strip()
+        if not token:
+            raise ConfigError(
+                f"{path}: the token file is empty; delete it to have a new token made"
+            ) from None
+        return token
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        return load_or_create_token(path)
+    token = secrets.token_urlsafe(32)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(token + "\n")
+    logger.info("created a new token in %s", path)
+    return token
+
+
+@dataclass(frozen=True)
+class Admission:
+    """Which Host and Origin headers are allowed, and the token (None: no auth)."""
+
+    token: str | None
+    allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
+    check_hosts: bool = True
+
+    @classmethod
+    def for_bind(
+        cls,
+        host: str,
+        token: str | None,
+        *,
+        extra_hosts: tuple[str, ...] = (),
+        extra_origins: tuple[str, ...] = (),
+    ) -> Admission:
+        """Loopback binds accept only loopback names; elsewhere the Host check needs --allow-host."""
+        loopback = is_loopback(host)
+        hosts = (*(f"{name}:*" for name in LOOPBACK_NAMES), *LOOPBACK_NAMES) if loopback else ()
+        origins = tuple(f"{scheme}://{name}:*" for scheme in ("http", "https") for name in LOOPBACK_NAMES)
+        origins += tuple(f"{scheme}://{name}" for scheme in ("http", "https") for name in LOOPBACK_NAMES)
+        return cls(
+            token=token,
+            allowed_hosts=(*hosts, *extra_hosts),
+            allowed_origins=(*origins, *extra_origins) if loopback else extra_origins,
+            check_hosts=loopback or bool(extra_hosts),
+        )
+
+    def host_allowed(self, host: str | None) -> bool:
+        return not self.check_hosts or _matches(host, self.allowed_hosts)
+
+    def origin_allowed(self, origin: str | None) -> bool:
+        return origin is None or _matches(origin, self.allowed_origins)
+
+    def token_accepted(self, authorization: str | None) -> bool:
+        if self.token is None:
+            return True
+        scheme, _, credentials = (authorization or "").partition(" ")
+        return scheme.lower() == "bearer" and hmac.compare_digest(
+            credentials.strip().encode(), self.token.encode()
+        )
+
+
+def _matches(value: str | None, patterns: tuple[str, ...]) -> bool:
+    if not value:
+        return False
+    return any(value == p or (p.endswith(":*") and value.startswith(p[:-1]) and value[len(p) - 1 :].isdigit())
+               for p in patterns)  # fmt: skip
+
+
+class Guard:
+    """The ASGI middleware that applies an `Admission` to every HTTP request."""
+
+    def __init__(self, app: ASGIApp, admission: Admission, audit: AuditLog | None) -> None:
+        self.app = app
+        self.admission = admission
+        self.audit = audit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        denial = self._denial(scope["path"], headers)
+        if denial is None:
+            await self.app(scope, receive, send)
+            return
+        status, reason = denial
+        client = scope.get("client")
+        logger.warning(
+            "denied %s %s from %s: %s", scope["method"], scope["path"], client and client[0], reason
+        )
+        if self.audit is not None:
+            self.audit.record(
+                event="denied",
+                transport="http",
+                client=client[0] if client else None,
+                path=scope["path"],
+                status=status,
+                success=False,
+                error=reason,
+            )
+        extra = [(b"www-authenticate", b'Bearer realm="toolkiln"')] if status == 401 else []
+        body = json.dumps({"error": reason}).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [(b"content-type", b"application/json"), *extra],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+    def _denial(self, path: str, headers: Headers) -> tuple[int, str] | None:
+        if not self.admission.host_allowed(headers.get("host")):
+            return 421, f"Host {headers.get('host')!r} is not allowed"
+        if not self.admission.origin_allowed(headers.get("origin")):
+            return 403, f"Origin {headers.get('origin')!r} is not allowed (add it with --allow-origin)"
+        if path not in OPEN_PATHS and not self.admission.token_accepted(headers.get("authorization")):
+            return 401, "missing or wrong bearer token (Authorization: Bearer <token>)"
+        return None

@@ -1,0 +1,182 @@
+"""Serving over HTTP: Streamable HTTP at `/mcp` (both protocol eras), plain JSON-RPC at
+`/rpc`, and `GET /health`, behind the `Guard`, on uvicorn.
+
+While it serves, a discovery file (`server.json`: url, pid, version, token file, tool
+count; mode 0600) says where to find it; it is removed when the server stops.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import socket
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.transport_security import RequestBodyLimitMiddleware, TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from toolkiln import __version__
+from toolkiln.files import write_json_atomic
+from toolkiln.process import kill_all_groups
+from toolkiln.serve.guard import Admission, Guard
+from toolkiln.serve.handlers import ToolService, build_server
+from toolkiln.serve.rpc import rpc_endpoint
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_PORT = 8765
+DEFAULT_MAX_BODY = 4 * 1024 * 1024
+# How long calls in flight may finish after a stop is asked; then they are cancelled,
+# which stops their process groups.
+SHUTDOWN_GRACE_SECONDS = 1
+
+
+@dataclass(frozen=True)
+class HttpSettings:
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    stateless: bool = False
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    max_body_bytes: int = DEFAULT_MAX_BODY
+    server_file: Path | None = None  # the discovery file
+    token_file: Path | None = None
+
+    @property
+    def scheme(self) -> str:
+        return "https" if self.tls_cert else "http"
+
+
+async def serve_http(
+    service: ToolService,
+    admission: Admission,
+    settings: HttpSettings,
+    listener: socket.socket,
+    on_ready: Callable[[str], None],
+) -> None:
+    """Serve on `listener` (see `bind`) until SIGINT or SIGTERM; `on_ready(base_url)` runs
+    once clients can connect, after the discovery file is written."""
+    base_url = f"{settings.scheme}://{_url_host(settings.host)}:{listener.getsockname()[1]}"
+    app = build_app(service, admission, settings, lambda: _announce(service, settings, base_url, on_ready))
+    config = uvicorn.Config(
+        app,
+        log_config=None,
+        access_log=False,
+        lifespan="on",
+        ssl_certfile=settings.tls_cert,
+        ssl_keyfile=settings.tls_key,
+        timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
+    )
+    await uvicorn.Server(config).serve(sockets=[listener])
+
+
+def build_app(
+    service: ToolService,
+    admission: Admission,
+    settings: HttpSettings,
+    on_started: Callable[[], Callable[[], None]],
+) -> Any:
+    """The ASGI app: the Guard, a body size limit, then the three routes."""
+    manager = StreamableHTTPSessionManager(
+        app=build_server(service),
+        stateless=settings.stateless,
+        # The Guard checks Host and Origin on every route, this one included.
+        security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        max_request_body_size=settings.max_body_bytes,
+    )
+    started = time.monotonic()
+
+    async def health(request: Request) -> JSONResponse:
+        return JSONResponse(
+            {
+                "status": "ok",
+                "version": __version__,
+                "tools": len(service.registry.tools),
+                "uptime_seconds": round(time.monotonic() - started, 3),
+                "stateless": settings.stateless,
+            }
+        )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with manager.run():
+            stop = on_started()
+            try:
+                yield
+            finally:
+                stop()
+
+    app = Starlette(
+        routes=[
+            Route("/mcp", StreamableHTTPASGIApp(manager)),
+            Route("/rpc", rpc_endpoint(service), methods=["POST"]),
+            Route("/health", health, methods=["GET"]),
+        ],
+        lifespan=lifespan,
+    )
+    return Guard(RequestBodyLimitMiddleware(app, settings.max_body_bytes), admission, service.audit)
+
+
+def _announce(
+    service: ToolService, settings: HttpSettings, base_url: str, on_ready: Callable[[str], None]
+) -> Callable[[], None]:
+    """Write the discovery file and tell the user; returns what to do at shutdown."""
+    if settings.server_file is not None:
+        entry = {
+            "url": f"{base_url}/mcp",
+            "rpc_url": f"{base_url}/rpc",
+            "health_url": f"{base_url}/health",
+            "pid": os.getpid(),
+            "version": __version__,
+            "token_file": str(settings.token_file) if settings.token_file else None,
+            "tools": len(service.registry.tools),
+            "stateless": settings.stateless,
+            "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+        write_json_atomic(settings.server_file, entry, mode=0o600)
+    on_ready(base_url)
+
+    def stop() -> None:
+        kill_all_groups()  # calls still running past the grace period
+        if settings.server_file is not None:
+            _remove_if_ours(settings.server_file)
+        logger.info("stopped serving at %s", base_url)
+
+    return stop
+
+
+def _remove_if_ours(path: Path) -> None:
+    """Remove the discovery file, unless another server has written its own since."""
+    try:
+        if json.loads(path.read_text(encoding="utf-8")).get("pid") == os.getpid():
+            path.unlink()
+    except (FileNotFoundError, json.JSONDecodeError):
+        pass
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket; port 0 picks a free one (its number: `getsockname()[1]`)."""
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host.strip("[]"), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    listener = socket.socket(family, kind, proto)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(address)
+    listener.listen(1024)
+    return listener
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host

@@ -1,0 +1,102 @@
+"""Start `toolkiln serve --http` as a real process on a free loopback port, for tests."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.conftest import child_env
+
+STARTUP_SECONDS = 30
+
+
+@dataclass
+class RunningServer:
+    process: subprocess.Popen[str]
+    state_dir: Path
+    audit_log: Path
+    info: dict[str, Any]
+
+    @property
+    def base_url(self) -> str:
+        return str(self.info["url"]).removesuffix("/mcp")
+
+    @property
+    def mcp_url(self) -> str:
+        return str(self.info["url"])
+
+    @property
+    def token(self) -> str:
+        return (self.state_dir / "token").read_text().strip()
+
+    def auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+    def rpc(self, method: str, params: dict[str, Any] | None = None, **request: Any) -> httpx2.Response:
+        body = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": method,
+            **({"params": params} if params is not None else {}),
+        }
+        headers = {**self.auth(), **request.pop("headers", {})}
+        return httpx2.post(f"{self.base_url}/rpc", json=body, headers=headers, **request)
+
+    def stop(self, signum: int = signal.SIGTERM) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signum)
+        return self.process.wait(timeout=30)
+
+    def stderr(self) -> str:
+        assert self.process.stderr is not None
+        return self.process.stderr.read()
+
+
+@contextmanager
+def http_server(config_dir: Path, state_dir: Path, *args: str, **env: str) -> Iterator[RunningServer]:
+    """Serve `config_dir`; the token and server.json go to `state_dir`."""
+    audit_log = state_dir / "audit.jsonl"
+    command = [
+        sys.executable, "-m", "toolkiln", "serve", "--http", "--port", "0", "--config-dir", str(config_dir),
+        "--token-file", str(state_dir / "token"), "--audit-log", str(audit_log), *args,
+    ]  # fmt: skip
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env={**child_env(), **env}
+    )
+    server_file = state_dir / "server.json"
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while not server_file.exists():
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise AssertionError(f"the server did not start:\n{process.communicate()[1]}")
+        time.sleep(0.05)
+    server = RunningServer(process, state_dir, audit_log, json.loads(server_file.read_text()))
+    try:
+        yield server
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        assert process.stderr is not None
+        process.stderr.close()
+
+
+@asynccontextmanager
+async def mcp_client(server: RunningServer, mode: str, **client: Any) -> Any:
+    async with (
+        httpx2.AsyncClient(headers=server.auth(), timeout=60) as http,
+        Client(streamable_http_client(server.mcp_url, http_client=http), mode=mode, **client) as session,
+    ):
+        yield session

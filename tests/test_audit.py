@@ -1,0 +1,68 @@
+"""The audit log: redaction, rotation, reading back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolkiln.audit import REDACTED, AuditLog, read_audit, redact
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        ({"user": "ada", "pin": "1234"}, {"user": "ada", "pin": REDACTED}),
+        ({"password": "p", "api_key": "k"}, dict.fromkeys(("password", "api_key"), REDACTED)),
+        ({"Authorization": "x"}, {"Authorization": REDACTED}),
+        ({"note": "Bearer abc.def"}, {"note": REDACTED}),
+        ({"note": "sk-" + "a" * 30}, {"note": REDACTED}),
+        ({"note": "ghp_" + "b" * 36}, {"note": REDACTED}),
+        ({"note": "AKIA" + "C" * 16}, {"note": REDACTED}),
+        ({"note": "eyJhbGciOiJI.eyJzdWIiOiIx.c2lnbmF0dXJl"}, {"note": REDACTED}),
+        ({"nested": {"token": "t", "keep": 1}, "list": ["sk-" + "d" * 20, "plain"]},
+         {"nested": {"token": REDACTED, "keep": 1}, "list": [REDACTED, "plain"]}),
+        ({"tokens_used": 0, "secret_mode": False}, {"tokens_used": 0, "secret_mode": False}),
+        ({"message": "an ordinary sentence", "count": 3}, {"message": "an ordinary sentence", "count": 3}),
+    ],
+)  # fmt: skip
+def test_redaction(arguments: dict[str, Any], expected: dict[str, Any]) -> None:
+    assert redact(arguments) == expected
+
+
+def test_parameters_marked_secret_are_redacted_whatever_their_name() -> None:
+    assert redact({"code": "1234", "x": "y"}, ["code"]) == {"code": REDACTED, "x": "y"}
+
+
+def test_records_are_json_lines_with_a_timestamp(tmp_path: Path) -> None:
+    log = AuditLog(tmp_path / "logs" / "audit.jsonl")
+    log.record(event="tools/call", tool="echo", success=True)
+    log.close()
+    [line] = (tmp_path / "logs" / "audit.jsonl").read_text().splitlines()
+    record = json.loads(line)
+    assert record["event"] == "tools/call" and record["tool"] == "echo" and record["success"] is True
+    assert record["timestamp"].endswith("+00:00")
+
+
+def test_the_log_rotates_by_size_and_reads_back_in_order(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    log = AuditLog(path, max_bytes=2000, backups=3)
+    for index in range(200):
+        log.record(event="tools/call", tool="t", index=index, padding="x" * 50)
+    log.close()
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == ["audit.jsonl", "audit.jsonl.1", "audit.jsonl.2", "audit.jsonl.3"]
+    assert all(p.stat().st_size <= 2000 for p in tmp_path.iterdir())
+    records = read_audit(path)
+    indexes = [record["index"] for record in records]
+    assert indexes == sorted(indexes)
+    assert indexes[-1] == 199
+    assert [r["index"] for r in read_audit(path, tail=3)] == [197, 198, 199]
+
+
+def test_reading_filters_by_tool_and_skips_a_torn_line(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    path.write_text('{"tool": "a", "n": 1}\n{"tool": "b", "n": 2}\n{"tool": "a", "n"\n')
+    assert read_audit(path, tool="a") == [{"tool": "a", "n": 1}]
