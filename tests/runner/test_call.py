@@ -233,20 +233,22 @@ def test_concurrent_calls_respect_the_global_and_per_tool_caps(
     monkeypatch.setenv("RUNNING", str(tmp_path / "running"))
     monkeypatch.setenv("SEEN", str(seen))
     runner = ToolRunner(registry, RunSettings(max_concurrency=global_cap))
-    results: list[Any] = []
-
-    async def call_five() -> None:
-        async with anyio.create_task_group() as group:
-            for _ in range(5):
-                group.start_soon(_append_call, runner, results)
-
-    anyio.run(call_five)
+    results = anyio.run(_call_at_once, runner, 5)
     assert [result.text for result in results] == ["done"] * 5
     assert max(int(line) for line in seen.read_text().split()) == expected_max
 
 
-async def _append_call(runner: ToolRunner, results: list[Any]) -> None:
-    results.append(await runner.call("counting", {}))
+async def _call_at_once(runner: ToolRunner, count: int) -> list[Any]:
+    """`count` calls of the counting tool, all started together; their results."""
+    results: list[Any] = []
+
+    async def call() -> None:
+        results.append(await runner.call("counting", {}))
+
+    async with anyio.create_task_group() as group:
+        for _ in range(count):
+            group.start_soon(call)
+    return results
 
 
 def test_a_call_that_waits_past_its_timeout_for_a_slot_is_an_error(
@@ -256,14 +258,7 @@ def test_a_call_that_waits_past_its_timeout_for_a_slot_is_an_error(
     monkeypatch.setenv("RUNNING", str(tmp_path / "running"))
     monkeypatch.setenv("SEEN", str(tmp_path / "seen"))
     runner = ToolRunner(registry, RunSettings(max_concurrency=1, default_timeout=0.5))
-    results: list[Any] = []
-
-    async def call_three() -> None:
-        async with anyio.create_task_group() as group:
-            for _ in range(3):
-                group.start_soon(_append_call, runner, results)
-
-    anyio.run(call_three)
+    results = anyio.run(_call_at_once, runner, 3)
     texts = [result.text for result in results]
     assert texts.count("done") == 1
     assert any("timed out after 0.5 s waiting for a free slot" in text for text in texts)
