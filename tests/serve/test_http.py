@@ -421,3 +421,20 @@ def test_shutdown_stops_calls_in_flight(served: Path, state: Path, tmp_path: Pat
         recorded = [int(pid) for pid in pids.read_text().split()]
         assert pids_alive(recorded) == []
         assert not (state / "server.json").exists()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_an_mcp_client_that_goes_away_has_its_tool_stopped(
+    served: Path, state: Path, tmp_path: Path, mode: str
+) -> None:
+    pids = tmp_path / "pids"
+    with http_server(served, state, PIDS=str(pids)) as running:
+        async with mcp_client(running, mode) as client, anyio.create_task_group() as group:
+            group.start_soon(client.call_tool, "hang", {})
+            while not pids.exists() or len(pids.read_text().split()) < 2:
+                await anyio.sleep(0.05)
+            group.cancel_scope.cancel()  # the client stops waiting and closes its connection
+        recorded = [int(pid) for pid in pids.read_text().split()]
+        assert pids_alive(recorded) == []
+        assert running.process.poll() is None  # the server itself carries on
