@@ -7,18 +7,15 @@ import json
 import os
 import shutil
 import signal
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from tests.conftest import MakeTool, child_env, pids_alive
+from tests.conftest import MakeTool, pids_alive
+from tests.serve.stdio_server import connect, text_of
 from toolkiln.build import build_catalog
 from toolkiln.discover import discover_tools
 
@@ -87,21 +84,6 @@ def served(tmp_path: Path, make_tool: MakeTool, tools_dir: Path, config_dir: Pat
     hang_config.write_text(json.dumps(config))
     build_catalog(config_dir, tools_dir)
     return config_dir
-
-
-@asynccontextmanager
-async def connect(config_dir: Path, mode: str, **env: str) -> AsyncIterator[Client]:
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "toolkiln", "serve", "--config-dir", str(config_dir), "--tools-dir", "unused"],
-        env={**child_env(), **env},
-    )
-    async with Client(params, mode=mode) as client:
-        yield client
-
-
-def text_of(result: Any) -> str:
-    return "\n".join(block.text for block in result.content)
 
 
 async def test_lists_every_tool_with_its_schema(served: Path, mode: str) -> None:

@@ -19,11 +19,13 @@ import mcp.types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolkiln import __version__
 from toolkiln.audit import AuditLog, redact
 from toolkiln.model import CompiledTool
 from toolkiln.runner import ToolResult, ToolRunner, UnknownToolError
+from toolkiln.serve.notify import ClientNotifier, LogLevels, sdk_deprecations_silenced
 
 logger = logging.getLogger(__name__)
 
@@ -47,11 +49,17 @@ class ToolService:
         return self._tool_list
 
     async def call_tool(
-        self, name: str, arguments: Mapping[str, Any] | None, *, transport: str, client: str | None = None
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        *,
+        transport: str,
+        client: str | None = None,
+        notifier: ClientNotifier | None = None,
     ) -> types.CallToolResult:
         record = functools.partial(self._record, name, arguments, transport, client, time.perf_counter())
         try:
-            result = await self._run(name, arguments)
+            result = await self._run(name, arguments, notifier)
         except UnknownToolError as unknown:
             record(success=False, exit_code=None, error=str(unknown))
             raise MCPError(code=types.INVALID_PARAMS, message=str(unknown)) from None
@@ -62,9 +70,18 @@ class ToolService:
         record(success=not result.is_error, exit_code=result.exit_code, error=failure)
         return mcp_result(result)
 
-    async def _run(self, name: str, arguments: Mapping[str, Any] | None) -> ToolResult:
+    async def _run(
+        self, name: str, arguments: Mapping[str, Any] | None, notifier: ClientNotifier | None
+    ) -> ToolResult:
         try:
-            return await self.runner.call(name, arguments)
+            if notifier is None:
+                return await self.runner.call(name, arguments)
+            async with anyio.create_task_group() as forwarding:
+                forwarding.start_soon(notifier.forward)
+                result = await self.runner.call(name, arguments, notifier)
+                forwarding.cancel_scope.cancel()
+            await notifier.flush()  # what is left goes out before the result
+            return result
         except (UnknownToolError, anyio.get_cancelled_exc_class()):
             raise
         except Exception:  # never let one escape into the SDK: it would become an anonymous -32603
@@ -99,6 +116,7 @@ class ToolService:
 
 def build_server(service: ToolService) -> Server[Any]:
     """The MCP server: both protocol eras, over whichever transport runs it."""
+    levels = LogLevels()
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -109,19 +127,30 @@ def build_server(service: ToolService) -> Server[Any]:
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         transport = "http" if ctx.request is not None else "stdio"
+        # 2026-07-28 requests opt in to logs themselves, and the SDK applies it.
+        threshold = "debug" if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS else levels.get(ctx)
+        notifier = ClientNotifier(ctx, threshold)
         return await service.call_tool(
-            params.name, params.arguments, transport=transport, client=client_name(ctx)
+            params.name, params.arguments, transport=transport, client=client_name(ctx), notifier=notifier
         )
 
+    async def set_logging_level(
+        ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams
+    ) -> types.EmptyResult:
+        levels.set(ctx, params.level)
+        return types.EmptyResult()
+
     tools = service.registry.tools
-    return Server(
-        SERVER_NAME,
-        version=__version__,
-        instructions=f"Tools from the scripts in {service.registry.tools_dir}.",
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-        get_tool_input_schema=lambda name: tools[name].input_schema if name in tools else None,
-    )
+    with sdk_deprecations_silenced():
+        return Server(
+            SERVER_NAME,
+            version=__version__,
+            instructions=f"Tools from the scripts in {service.registry.tools_dir}.",
+            on_list_tools=list_tools,
+            on_call_tool=call_tool,
+            on_set_logging_level=set_logging_level,
+            get_tool_input_schema=lambda name: tools[name].input_schema if name in tools else None,
+        )
 
 
 def client_name(ctx: ServerRequestContext[Any]) -> str | None:

@@ -1,0 +1,133 @@
+"""A running call's progress and log lines, forwarded to the MCP client as notifications.
+
+The runner hands each structured stderr line to a `ClientNotifier` as it arrives (a
+plain function call, from the reader); a forwarding task sends them on. Progress is
+throttled (the latest value at most every `PROGRESS_INTERVAL`, and never going back),
+and at most `LOG_BACKLOG` log lines wait to be sent, so a script printing thousands of
+lines cannot flood the client. Nothing is sent that the script did not print.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import warnings
+from collections import deque
+from collections.abc import Iterator
+from typing import Any, get_args
+
+import anyio
+import mcp.types as types
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPDeprecationWarning
+
+from toolkiln.runner import LoggingObserver, LogLine, ProgressLine
+
+logger = logging.getLogger(__name__)
+
+PROGRESS_INTERVAL = 0.1
+SEND_GRACE = 1.0
+LOG_BACKLOG = 256
+LEVELS: tuple[types.LoggingLevel, ...] = get_args(types.LoggingLevel)
+DEFAULT_LEVEL: types.LoggingLevel = "info"
+
+
+class LogLevels:
+    """The level each handshake-era connection asked for with `logging/setLevel`.
+
+    A connection is known by its HTTP session id; stdio has a single connection.
+    (On 2026-07-28 each request carries its own opt-in, which the SDK applies.)
+    """
+
+    def __init__(self) -> None:
+        self._levels: dict[str | None, types.LoggingLevel] = {}
+
+    def set(self, ctx: ServerRequestContext[Any], level: types.LoggingLevel) -> None:
+        self._levels[connection_key(ctx)] = level
+
+    def get(self, ctx: ServerRequestContext[Any]) -> types.LoggingLevel:
+        return self._levels.get(connection_key(ctx), DEFAULT_LEVEL)
+
+
+def connection_key(ctx: ServerRequestContext[Any]) -> str | None:
+    request = ctx.request
+    headers = getattr(request, "headers", None)
+    return headers.get("mcp-session-id") if headers is not None else None
+
+
+def at_least(level: str, threshold: str) -> bool:
+    # LogLine levels are MCP level names already (runner/stderr.py).
+    return LEVELS.index(level) >= LEVELS.index(threshold)
+
+
+@contextlib.contextmanager
+def sdk_deprecations_silenced() -> Iterator[None]:
+    """Logging is deprecated on 2026-07-28 but is how 2025-11-25 clients get logs."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        yield
+
+
+class ClientNotifier:
+    """The `CallObserver` of one call from an MCP client."""
+
+    def __init__(self, ctx: ServerRequestContext[Any], threshold: types.LoggingLevel) -> None:
+        self.ctx = ctx
+        self.threshold = threshold
+        self.server_log = LoggingObserver()
+        self._logs: deque[LogLine] = deque(maxlen=LOG_BACKLOG)
+        self._dropped = 0
+        self._progress: ProgressLine | None = None
+        self._sent_progress = float("-inf")
+        self._wake = anyio.Event()
+
+    def on_log(self, tool: str, line: LogLine) -> None:
+        self.server_log.on_log(tool, line)
+        if not at_least(line.level, self.threshold):
+            return
+        if len(self._logs) == self._logs.maxlen:
+            self._dropped += 1
+        self._logs.append(line)
+        self._wake.set()
+
+    def on_progress(self, tool: str, line: ProgressLine) -> None:
+        self.server_log.on_progress(tool, line)
+        if line.progress > self._sent_progress:
+            self._progress = line
+            self._wake.set()
+
+    async def forward(self) -> None:
+        """Send what arrives, throttled, until cancelled (then `flush` sends the rest)."""
+        while True:
+            await self._wake.wait()
+            self._wake = anyio.Event()
+            # A line taken from the queue is sent whole even if the call ends meanwhile
+            # (bounded, so a stuck client cannot hold a cancellation up).
+            with anyio.move_on_after(SEND_GRACE, shield=True):
+                await self.flush()
+            await anyio.sleep(PROGRESS_INTERVAL)
+
+    async def flush(self) -> None:
+        try:
+            await self._send_pending()
+        except anyio.get_cancelled_exc_class():
+            raise
+        except Exception:  # the client went away; the call itself goes on
+            logger.debug("could not forward notifications of a call", exc_info=True)
+            self._logs.clear()
+
+    async def _send_pending(self) -> None:
+        with sdk_deprecations_silenced():
+            if self._dropped:
+                dropped, self._dropped = self._dropped, 0
+                await self._send_log("warning", f"{dropped} log lines were dropped (the client was too slow)")
+            while self._logs:
+                line = self._logs.popleft()
+                await self._send_log(line.level, line.message)  # type: ignore[arg-type]
+        progress, self._progress = self._progress, None
+        if progress is not None and progress.progress > self._sent_progress:
+            self._sent_progress = progress.progress
+            await self.ctx.session.report_progress(progress.progress, progress.total, progress.message)
+
+    async def _send_log(self, level: types.LoggingLevel, message: str) -> None:
+        await self.ctx.session.send_log_message(level, message, related_request_id=self.ctx.request_id)
