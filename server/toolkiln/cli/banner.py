@@ -16,7 +16,7 @@ def launcher() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "toolkiln"]
 
 
-def stdio_banner(tool_count: int, tools_dir: Path, config_dir: Path) -> str:
+def stdio_banner(tool_count: int, served_dir: Path, tools_dir: Path, config_dir: Path) -> str:
     command = launcher()
     args = [
         *command[1:],
@@ -28,7 +28,7 @@ def stdio_banner(tool_count: int, tools_dir: Path, config_dir: Path) -> str:
     ]
     snippet = json.dumps({"mcpServers": {"toolkiln": {"command": command[0], "args": args}}}, indent=2)
     return (
-        f"toolkiln {__version__}: serving {tool_count} tools from {tools_dir.resolve()} over stdio.\n"
+        f"toolkiln {__version__}: serving {tool_count} tools from {served_dir} over stdio.\n"
         f"To use them from an MCP client (Claude Desktop, Claude Code, Cursor, VS Code), add:\n{snippet}"
     )
 

@@ -152,7 +152,7 @@ def serve(
     audit = None if no_audit else AuditLog(audit_log or config_dir / AUDIT_FILE)
     if transport == "stdio":
         service = ToolService(ToolRunner(registry, run.settings(registry, "stdio", max_concurrency)), audit)
-        click.echo(stdio_banner(len(registry.tools), tools_dir, config_dir), err=True)
+        click.echo(stdio_banner(len(registry.tools), registry.tools_dir, tools_dir, config_dir), err=True)
         anyio.run(serve_stdio, service)
     else:
         anyio.run(_serve_http, registry, run, http, max_concurrency, audit)

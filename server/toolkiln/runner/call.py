@@ -17,10 +17,11 @@ from typing import Any, Protocol
 
 import anyio
 
-from toolkiln.errors import ProcessStartError
+from toolkiln.errors import ProcessStartError, ToolRunError
 from toolkiln.model import CompiledTool
 from toolkiln.process import ProcessResult, run_process
-from toolkiln.runner.adapters import ARGV_BUILDERS, argument_env, stdin_json
+from toolkiln.runner.adapters import ARGV_BUILDERS, stdin_json
+from toolkiln.runner.environment import script_env
 from toolkiln.runner.registry import Registry
 from toolkiln.runner.stderr import LogLine, ProgressLine, classify_line
 from toolkiln.schema import prepare_arguments
@@ -161,17 +162,7 @@ class ToolRunner:
                 observer.on_log(name, kind)
             stderr_lines.append(line[:STDERR_LINE_CHARS])
 
-        env = {
-            **os.environ,
-            **self.settings.env,
-            "TOOLKILN_TOOL_NAME": name,
-            "TOOLKILN_TOOL_DIR": str(script.parent),
-        }
-        for key, value in argument_env(tool, arguments).items():
-            if value is None:
-                env.pop(key, None)
-            else:
-                env[key] = value
+        env = script_env(self.settings.env, tool, script, arguments)
         try:
             result = await run_process(
                 ARGV_BUILDERS[tool.dialect](script, tool, arguments),
@@ -187,6 +178,27 @@ class ToolRunner:
                 text=f"Tool {name!r} could not start: {error}. {_start_hint(script)}", is_error=True
             )
         return _result_from_process(tool, result, timeout, list(stderr_lines))
+
+    async def read_state(self, name: str) -> ToolResult:
+        """Run a stateful tool's `script --state` (seeds/000): no arguments, stdin closed."""
+        tool = self.registry.get(name)
+        if not tool.state:
+            raise ToolRunError(f"tool {name!r} keeps no state")
+        script = self.registry.script_path(tool)
+        timeout = tool.timeout_seconds or self.settings.default_timeout
+        try:
+            result = await run_process(
+                [str(script), "--state"],
+                timeout=timeout,
+                cwd=script.parent,
+                env=script_env(self.settings.env, tool, script, None),
+                stdout_limit=self.settings.max_output_bytes,
+            )
+        except ProcessStartError as error:
+            return ToolResult(text=f"Tool {name!r} could not start: {error}.", is_error=True)
+        return _result_from_process(
+            tool, result, timeout, result.stderr_text.splitlines()[-STDERR_LINES_KEPT:]
+        )
 
 
 def _result_from_process(

@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from toolkiln import __version__
 from toolkiln.errors import ConfigError
-from toolkiln.model import PARAM_NAME_PATTERN, is_sensitive_env_name
+from toolkiln.model import PARAM_NAME_PATTERN, CompiledTool, is_sensitive_env_name
+from toolkiln.runner.adapters import argument_env
 
 
 def server_env(
@@ -52,3 +55,18 @@ def check_script_config_key(key: str) -> None:
             f"--script-config {key}=...: {key!r} cannot be a script variable (it must be a plain "
             "name and must not replace PATH, HOME, LD_*, PYTHON* or the server's own variables)"
         )
+
+
+def script_env(
+    server: Mapping[str, str], tool: CompiledTool, script: Path, arguments: Mapping[str, Any] | None
+) -> dict[str, str]:
+    """The whole environment of one run: the server's own, the server variables, the
+    tool's name and folder, and each argument (None: no arguments at all, as for
+    `--state`; a parameter without a value is always unset)."""
+    env = {**os.environ, **server, "TOOLKILN_TOOL_NAME": tool.name, "TOOLKILN_TOOL_DIR": str(script.parent)}
+    for key, value in argument_env(tool, arguments or {}).items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    return env

@@ -1,8 +1,9 @@
 """Serving the registry over MCP: the only package that imports the mcp SDK."""
 
 from toolkiln.serve.guard import Admission, default_state_dir, is_loopback, load_or_create_token
-from toolkiln.serve.handlers import ToolService, build_server
+from toolkiln.serve.handlers import build_server
 from toolkiln.serve.http import DEFAULT_MAX_BODY, DEFAULT_PORT, HttpSettings, bind, serve_http
+from toolkiln.serve.service import ToolService
 from toolkiln.serve.stdio import serve_stdio
 
 __all__ = [

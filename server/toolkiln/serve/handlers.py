@@ -1,131 +1,58 @@
-"""What every transport serves, on the SDK's low-level `Server`.
-
-`ToolService` is the one place a call is turned into an MCP result and written to the
-audit log; the MCP handlers (stdio and Streamable HTTP) and the plain `/rpc` endpoint
-all go through it. A tool that fails is an `isError` result the model can read; only
-an unknown tool is a protocol error (-32602), as the spec asks.
-"""
+"""The MCP server: the SDK's low-level `Server` with toolkiln's handlers, for both
+protocol eras and every transport."""
 
 from __future__ import annotations
 
-import functools
 import logging
-import time
-from collections.abc import Mapping
 from typing import Any
 
-import anyio
 import mcp.types as types
 from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel import Server
-from mcp.shared.exceptions import MCPError
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolkiln import __version__
-from toolkiln.audit import AuditLog, redact
-from toolkiln.model import CompiledTool
-from toolkiln.runner import ToolResult, ToolRunner, UnknownToolError
 from toolkiln.serve.notify import ClientNotifier, LogLevels, sdk_deprecations_silenced
+from toolkiln.serve.resources import ResourceService
+from toolkiln.serve.service import ToolService
 
 logger = logging.getLogger(__name__)
 
 SERVER_NAME = "toolkiln"
 
 
-class ToolService:
-    """The tools of one registry, listed and called the same way on every transport."""
+class ToolkilnServer(Server[Any]):
+    """Advertises `listChanged` on every transport (the HTTP transports build their
+    initialization options without asking)."""
 
-    def __init__(self, runner: ToolRunner, audit: AuditLog | None = None) -> None:
-        self.runner = runner
-        self.registry = runner.registry
-        self.audit = audit
-        self._tool_list: types.ListToolsResult | None = None
-
-    def list_tools(self) -> types.ListToolsResult:
-        if self._tool_list is None:  # built on the first request, not at start
-            self._tool_list = types.ListToolsResult(
-                tools=[mcp_tool(tool) for tool in self.registry.tools.values()]
-            )
-        return self._tool_list
-
-    async def call_tool(
+    def create_initialization_options(
         self,
-        name: str,
-        arguments: Mapping[str, Any] | None,
-        *,
-        transport: str,
-        client: str | None = None,
-        notifier: ClientNotifier | None = None,
-    ) -> types.CallToolResult:
-        record = functools.partial(self._record, name, arguments, transport, client, time.perf_counter())
-        try:
-            result = await self._run(name, arguments, notifier)
-        except UnknownToolError as unknown:
-            record(success=False, exit_code=None, error=str(unknown))
-            raise MCPError(code=types.INVALID_PARAMS, message=str(unknown)) from None
-        except anyio.get_cancelled_exc_class():  # the client went away, or the server is stopping
-            record(success=False, exit_code=None, error="cancelled")
-            raise
-        failure = result.text.splitlines()[0] if result.is_error and result.text else None
-        record(success=not result.is_error, exit_code=result.exit_code, error=failure)
-        return mcp_result(result)
-
-    async def _run(
-        self, name: str, arguments: Mapping[str, Any] | None, notifier: ClientNotifier | None
-    ) -> ToolResult:
-        try:
-            if notifier is None:
-                return await self.runner.call(name, arguments)
-            async with anyio.create_task_group() as forwarding:
-                forwarding.start_soon(notifier.forward)
-                result = await self.runner.call(name, arguments, notifier)
-                forwarding.cancel_scope.cancel()
-            await notifier.flush()  # what is left goes out before the result
-            return result
-        except (UnknownToolError, anyio.get_cancelled_exc_class()):
-            raise
-        except Exception:  # never let one escape into the SDK: it would become an anonymous -32603
-            logger.exception("tool %r failed inside toolkiln", name)
-            return ToolResult(
-                text=f"Tool {name!r} failed inside toolkiln; see the server log.", is_error=True
-            )
-
-    def _record(
-        self,
-        name: str,
-        arguments: Mapping[str, Any] | None,
-        transport: str,
-        client: str | None,
-        started: float,
-        **outcome: Any,
-    ) -> None:
-        if self.audit is None:
-            return
-        tool = self.registry.tools.get(name)
-        secrets = [p.name for p in tool.parameters if p.secret] if tool else []
-        self.audit.record(
-            event="tools/call",
-            transport=transport,
-            client=client,
-            tool=name,
-            arguments=redact(arguments or {}, secrets),
-            duration_ms=round((time.perf_counter() - started) * 1000, 3),
-            **outcome,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        changes = NotificationOptions(tools_changed=True, resources_changed=True, prompts_changed=True)
+        return super().create_initialization_options(
+            notification_options or changes, experimental_capabilities, extensions
         )
 
 
 def build_server(service: ToolService) -> Server[Any]:
-    """The MCP server: both protocol eras, over whichever transport runs it."""
     levels = LogLevels()
+    resources = ResourceService(service.runner)
+    broadcaster = service.broadcaster
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        broadcaster.seen(ctx)
         return service.list_tools()
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
+        broadcaster.seen(ctx)
         transport = "http" if ctx.request is not None else "stdio"
         # 2026-07-28 requests opt in to logs themselves, and the SDK applies it.
         threshold = "debug" if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS else levels.get(ctx)
@@ -140,15 +67,43 @@ def build_server(service: ToolService) -> Server[Any]:
         levels.set(ctx, params.level)
         return types.EmptyResult()
 
+    async def list_resources(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        broadcaster.seen(ctx)
+        return resources.list_resources()
+
+    async def read_resource(
+        ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        return await resources.read(str(params.uri))
+
+    async def subscribe(
+        ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams
+    ) -> types.EmptyResult:
+        broadcaster.subscribe(ctx, str(params.uri))
+        return types.EmptyResult()
+
+    async def unsubscribe(
+        ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
+    ) -> types.EmptyResult:
+        broadcaster.unsubscribe(ctx, str(params.uri))
+        return types.EmptyResult()
+
     tools = service.registry.tools
     with sdk_deprecations_silenced():
-        return Server(
+        return ToolkilnServer(
             SERVER_NAME,
             version=__version__,
             instructions=f"Tools from the scripts in {service.registry.tools_dir}.",
             on_list_tools=list_tools,
             on_call_tool=call_tool,
             on_set_logging_level=set_logging_level,
+            on_list_resources=list_resources,
+            on_read_resource=read_resource,
+            on_subscribe_resource=subscribe,
+            on_unsubscribe_resource=unsubscribe,
+            on_subscriptions_listen=broadcaster.listen_handler,
             get_tool_input_schema=lambda name: tools[name].input_schema if name in tools else None,
         )
 
@@ -156,40 +111,3 @@ def build_server(service: ToolService) -> Server[Any]:
 def client_name(ctx: ServerRequestContext[Any]) -> str | None:
     params = ctx.session.client_params
     return params.client_info.name if params is not None else None
-
-
-def mcp_tool(tool: CompiledTool) -> types.Tool:
-    hints = tool.hints
-    annotations = None
-    if tool.title or any(value is not None for value in hints.model_dump().values()):
-        annotations = types.ToolAnnotations(
-            title=tool.title,
-            read_only_hint=hints.read_only,
-            destructive_hint=hints.destructive,
-            idempotent_hint=hints.idempotent,
-            open_world_hint=hints.open_world,
-        )
-    return types.Tool(
-        name=tool.name,
-        title=tool.title,
-        description=tool.description,
-        input_schema=tool.input_schema,
-        annotations=annotations,
-        _meta={"toolkiln/script": tool.script_path, "toolkiln/dialect": tool.dialect},
-    )
-
-
-def mcp_result(result: ToolResult) -> types.CallToolResult:
-    meta: dict[str, Any] = {}
-    if result.exit_code is not None:
-        meta["toolkiln/exitCode"] = result.exit_code
-    if result.duration_ms is not None:
-        meta["toolkiln/durationMs"] = result.duration_ms
-    if result.truncated:
-        meta["toolkiln/truncated"] = True
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=result.text)],
-        structured_content=result.structured,
-        is_error=result.is_error,
-        _meta=meta or None,
-    )

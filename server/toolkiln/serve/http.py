@@ -31,8 +31,9 @@ from toolkiln import __version__
 from toolkiln.files import write_json_atomic
 from toolkiln.process import kill_all_groups
 from toolkiln.serve.guard import Admission, Guard
-from toolkiln.serve.handlers import ToolService, build_server
+from toolkiln.serve.handlers import build_server
 from toolkiln.serve.rpc import rpc_endpoint
+from toolkiln.serve.service import ToolService
 
 logger = logging.getLogger(__name__)
 

@@ -18,7 +18,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from toolkiln import __version__
-from toolkiln.serve.handlers import SERVER_NAME, ToolService
+from toolkiln.serve.handlers import SERVER_NAME
+from toolkiln.serve.service import ToolService
 
 logger = logging.getLogger(__name__)
 

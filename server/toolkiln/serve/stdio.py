@@ -19,7 +19,8 @@ from typing import Any, cast
 import anyio
 from mcp.server.stdio import stdio_server
 
-from toolkiln.serve.handlers import ToolService, build_server
+from toolkiln.serve.handlers import build_server
+from toolkiln.serve.service import ToolService
 
 logger = logging.getLogger(__name__)
 

@@ -1,0 +1,155 @@
+"""The tools of one registry, listed and called the same way on every transport.
+
+`ToolService` is the one place a call becomes an MCP result and an audit record; the
+MCP handlers (stdio and Streamable HTTP) and the plain `/rpc` endpoint all go through
+it. A tool that fails is an `isError` result the model can read; only an unknown tool
+is a protocol error (-32602), as the spec asks.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import anyio
+import mcp.types as types
+from mcp.shared.exceptions import MCPError
+
+from toolkiln.audit import AuditLog, redact
+from toolkiln.model import CompiledTool
+from toolkiln.runner import ToolResult, ToolRunner, UnknownToolError
+from toolkiln.serve.changes import Broadcaster
+from toolkiln.serve.notify import ClientNotifier
+from toolkiln.serve.resources import state_uris
+
+logger = logging.getLogger(__name__)
+
+
+class ToolService:
+    """The tools of one registry, listed and called the same way on every transport."""
+
+    def __init__(
+        self, runner: ToolRunner, audit: AuditLog | None = None, broadcaster: Broadcaster | None = None
+    ) -> None:
+        self.runner = runner
+        self.registry = runner.registry
+        self.audit = audit
+        self.broadcaster = broadcaster or Broadcaster()
+        self._tool_list: types.ListToolsResult | None = None
+
+    def list_tools(self) -> types.ListToolsResult:
+        if self._tool_list is None:  # built on the first request, not at start
+            self._tool_list = types.ListToolsResult(
+                tools=[mcp_tool(tool) for tool in self.registry.tools.values()]
+            )
+        return self._tool_list
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        *,
+        transport: str,
+        client: str | None = None,
+        notifier: ClientNotifier | None = None,
+    ) -> types.CallToolResult:
+        record = functools.partial(self._record, name, arguments, transport, client, time.perf_counter())
+        try:
+            tool = self.registry.get(name)
+        except UnknownToolError as unknown:
+            record(success=False, exit_code=None, error=str(unknown))
+            raise MCPError(code=types.INVALID_PARAMS, message=str(unknown)) from None
+        try:
+            result = await self._run(name, arguments, notifier)
+        except anyio.get_cancelled_exc_class():  # the client went away, or the server is stopping
+            record(success=False, exit_code=None, error="cancelled")
+            raise
+        failure = result.text.splitlines()[0] if result.is_error and result.text else None
+        record(success=not result.is_error, exit_code=result.exit_code, error=failure)
+        if tool.state:  # a call may have changed it: tell the subscribers
+            for uri in state_uris(tool):
+                await self.broadcaster.resource_updated(uri)
+        return mcp_result(result)
+
+    async def _run(
+        self, name: str, arguments: Mapping[str, Any] | None, notifier: ClientNotifier | None
+    ) -> ToolResult:
+        try:
+            if notifier is None:
+                return await self.runner.call(name, arguments)
+            async with anyio.create_task_group() as forwarding:
+                forwarding.start_soon(notifier.forward)
+                result = await self.runner.call(name, arguments, notifier)
+                forwarding.cancel_scope.cancel()
+            await notifier.flush()  # what is left goes out before the result
+            return result
+        except anyio.get_cancelled_exc_class():
+            raise
+        except Exception:  # never let one escape into the SDK: it would become an anonymous -32603
+            logger.exception("tool %r failed inside toolkiln", name)
+            return ToolResult(
+                text=f"Tool {name!r} failed inside toolkiln; see the server log.", is_error=True
+            )
+
+    def _record(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        transport: str,
+        client: str | None,
+        started: float,
+        **outcome: Any,
+    ) -> None:
+        if self.audit is None:
+            return
+        tool = self.registry.tools.get(name)
+        secrets = [p.name for p in tool.parameters if p.secret] if tool else []
+        self.audit.record(
+            event="tools/call",
+            transport=transport,
+            client=client,
+            tool=name,
+            arguments=redact(arguments or {}, secrets),
+            duration_ms=round((time.perf_counter() - started) * 1000, 3),
+            **outcome,
+        )
+
+
+def mcp_tool(tool: CompiledTool) -> types.Tool:
+    hints = tool.hints
+    annotations = None
+    if tool.title or any(value is not None for value in hints.model_dump().values()):
+        annotations = types.ToolAnnotations(
+            title=tool.title,
+            read_only_hint=hints.read_only,
+            destructive_hint=hints.destructive,
+            idempotent_hint=hints.idempotent,
+            open_world_hint=hints.open_world,
+        )
+    return types.Tool(
+        name=tool.name,
+        title=tool.title,
+        description=tool.description,
+        input_schema=tool.input_schema,
+        annotations=annotations,
+        _meta={"toolkiln/script": tool.script_path, "toolkiln/dialect": tool.dialect},
+    )
+
+
+def mcp_result(result: ToolResult) -> types.CallToolResult:
+    meta: dict[str, Any] = {}
+    if result.exit_code is not None:
+        meta["toolkiln/exitCode"] = result.exit_code
+    if result.duration_ms is not None:
+        meta["toolkiln/durationMs"] = result.duration_ms
+    if result.truncated:
+        meta["toolkiln/truncated"] = True
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=result.text)],
+        structured_content=result.structured,
+        is_error=result.is_error,
+        _meta=meta or None,
+    )
