@@ -37,6 +37,7 @@ TEMPLATE = REPO / "TEMPLATE" / "run.sh"
 SAMPLE_DIALECTS = {
     "add-numbers": "help-json",
     "calculator": "help-json",
+    "counter": "help-json",
     "echo": "help-json",
     "files__file-reader": "help-json",
     "greet": "help-json",
@@ -182,6 +183,15 @@ def test_committed_configs_are_up_to_date(tmp_path: Path) -> None:
 
 
 # help-json tools ------------------------------------------------------------------
+
+
+def test_counter_keeps_its_state_between_calls(samples: Registry, tmp_path: Path) -> None:
+    settings = RunSettings(env={"COUNTER_FILE": str(tmp_path / "count")})
+    runner = ToolRunner(samples, settings)
+    assert anyio.run(runner.read_state, "counter").structured == {"count": 0}
+    assert call(samples, "counter", {"by": 4}, settings=settings).structured == {"count": 4}
+    assert call(samples, "counter", {}, settings=settings).structured == {"count": 5}
+    assert anyio.run(runner.read_state, "counter").structured == {"count": 5}
 
 
 def test_hello_world(samples: Registry) -> None:

@@ -126,9 +126,9 @@ async def test_handshake_era_subscribers_hear_of_each_call(served: Path, tmp_pat
 
 
 async def test_modern_era_listeners_hear_of_each_call(served: Path, tmp_path: Path) -> None:
-    async with connect(served, "auto", COUNTER_FILE=str(tmp_path / "count")) as client:
-        async with client.listen(resource_subscriptions=[STATE_URI]) as subscription:
-            await client.call_tool("utils__counter", {})
-            with anyio.fail_after(10):
-                event = await subscription.__anext__()
+    server = connect(served, "auto", COUNTER_FILE=str(tmp_path / "count"))
+    async with server as client, client.listen(resource_subscriptions=[STATE_URI]) as subscription:
+        await client.call_tool("utils__counter", {})
+        with anyio.fail_after(10):
+            event = await subscription.__anext__()
     assert event == ResourceUpdated(uri=STATE_URI)
