@@ -47,18 +47,18 @@ def build_server(service: ToolService) -> Server[Any]:
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         broadcaster.seen(ctx)
-        return service.list_tools()
+        return service.list_tools(ctx)
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         broadcaster.seen(ctx)
         transport = "http" if ctx.request is not None else "stdio"
         # 2026-07-28 requests opt in to logs themselves, and the SDK applies it.
         threshold = "debug" if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS else levels.get(ctx)
         notifier = ClientNotifier(ctx, threshold)
         return await service.call_tool(
-            params.name, params.arguments, transport=transport, client=client_name(ctx), notifier=notifier
+            params.name, params.arguments, transport=transport, ctx=ctx, params=params, notifier=notifier
         )
 
     async def set_logging_level(
@@ -106,8 +106,3 @@ def build_server(service: ToolService) -> Server[Any]:
             on_subscriptions_listen=broadcaster.listen_handler,
             get_tool_input_schema=lambda name: tools[name].input_schema if name in tools else None,
         )
-
-
-def client_name(ctx: ServerRequestContext[Any]) -> str | None:
-    params = ctx.session.client_params
-    return params.client_info.name if params is not None else None

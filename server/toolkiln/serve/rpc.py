@@ -115,8 +115,7 @@ async def _dispatch(service: ToolService, method: str, params: Any) -> dict[str,
             raise _RpcError(INVALID_PARAMS, 'Invalid params: "name" must be the tool\'s name')
         if not isinstance(arguments, dict):
             raise _RpcError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
-        client = params.get("_meta", {}).get("client") if isinstance(params.get("_meta"), dict) else None
-        return _dump(await service.call_tool(name, arguments, transport="rpc", client=client))
+        return _dump(await service.call_tool(name, arguments, transport="rpc"))
     raise _RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
 
 

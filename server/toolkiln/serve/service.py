@@ -16,12 +16,14 @@ from typing import Any
 
 import anyio
 import mcp.types as types
+from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from toolkiln.audit import AuditLog, redact
 from toolkiln.model import CompiledTool
 from toolkiln.runner import ToolResult, ToolRunner, UnknownToolError
 from toolkiln.serve.changes import Broadcaster
+from toolkiln.serve.confirm import confirm, confirmation_mode, with_confirm_argument
 from toolkiln.serve.notify import ClientNotifier
 from toolkiln.serve.resources import state_uris
 
@@ -38,14 +40,20 @@ class ToolService:
         self.registry = runner.registry
         self.audit = audit
         self.broadcaster = broadcaster or Broadcaster()
-        self._tool_list: types.ListToolsResult | None = None
+        self._tool_lists: dict[bool, types.ListToolsResult] = {}
 
-    def list_tools(self) -> types.ListToolsResult:
-        if self._tool_list is None:  # built on the first request, not at start
-            self._tool_list = types.ListToolsResult(
-                tools=[mcp_tool(tool) for tool in self.registry.tools.values()]
-            )
-        return self._tool_list
+    def list_tools(self, ctx: ServerRequestContext[Any] | None = None) -> types.ListToolsResult:
+        """The tools as this client sees them: with a `confirm` argument where it cannot be asked."""
+        by_argument = confirmation_mode(ctx) == "argument"
+        if by_argument not in self._tool_lists:  # built on the first request, not at start
+            tools = [mcp_tool(tool) for tool in self.registry.tools.values()]
+            if by_argument:
+                tools = [
+                    with_confirm_argument(listed) if tool.requires_confirmation else listed
+                    for listed, tool in zip(tools, self.registry.tools.values(), strict=True)
+                ]
+            self._tool_lists[by_argument] = types.ListToolsResult(tools=tools)
+        return self._tool_lists[by_argument]
 
     async def call_tool(
         self,
@@ -53,15 +61,25 @@ class ToolService:
         arguments: Mapping[str, Any] | None,
         *,
         transport: str,
-        client: str | None = None,
+        ctx: ServerRequestContext[Any] | None = None,
+        params: types.CallToolRequestParams | None = None,
         notifier: ClientNotifier | None = None,
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        client = client_name(ctx)
         record = functools.partial(self._record, name, arguments, transport, client, time.perf_counter())
         try:
             tool = self.registry.get(name)
         except UnknownToolError as unknown:
             record(success=False, exit_code=None, error=str(unknown))
             raise MCPError(code=types.INVALID_PARAMS, message=str(unknown)) from None
+        if tool.requires_confirmation:
+            confirmation = await confirm(ctx, tool, params, arguments)
+            if confirmation.ask is not None:
+                return confirmation.ask
+            if confirmation.refusal is not None:
+                record(success=False, exit_code=None, error=confirmation.refusal)
+                return mcp_result(ToolResult(text=confirmation.refusal, is_error=True))
+            arguments = confirmation.arguments
         try:
             result = await self._run(name, arguments, notifier)
         except anyio.get_cancelled_exc_class():  # the client went away, or the server is stopping
@@ -153,3 +171,8 @@ def mcp_result(result: ToolResult) -> types.CallToolResult:
         is_error=result.is_error,
         _meta=meta or None,
     )
+
+
+def client_name(ctx: ServerRequestContext[Any] | None) -> str | None:
+    params = ctx.session.client_params if ctx is not None else None
+    return params.client_info.name if params is not None else None
