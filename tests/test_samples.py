@@ -42,6 +42,7 @@ SAMPLE_DIALECTS = {
     "files__file-reader": "help-json",
     "greet": "help-json",
     "hello-world": "help-json",
+    "notes": "annotations",
     "pwod": "annotations",
     "text-stats": "annotations",
     "utils__system-info": "help-json",
@@ -183,6 +184,15 @@ def test_committed_configs_are_up_to_date(tmp_path: Path) -> None:
 
 
 # help-json tools ------------------------------------------------------------------
+
+
+def test_notes_stays_in_its_workspace(samples: Registry) -> None:
+    assert call(samples, "notes", {"function": "read", "file": "welcome.md"}).text.startswith("# Welcome")
+    assert "welcome.md" in call(samples, "notes", {"function": "list"}).text.split()
+    for escape in ("../run.sh", "/etc/passwd", "../../notes/run.sh"):
+        refused = call(samples, "notes", {"function": "read", "file": escape})
+        assert refused.is_error
+        assert refused.text.startswith("Refused by the workspace of tool 'notes'")
 
 
 def test_counter_keeps_its_state_between_calls(samples: Registry, tmp_path: Path) -> None:

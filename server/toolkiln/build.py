@@ -89,6 +89,7 @@ def compile_tool(config: ToolConfig, config_file: str) -> CompiledTool:
         requires_confirmation=script.requires_confirmation,
         timeout_seconds=script.timeout_seconds,
         max_concurrency=script.max_concurrency,
+        workspace=script.workspace_config,
         tags=config.tags,
         state=script.state,
         version=script.version,

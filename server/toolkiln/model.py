@@ -86,6 +86,8 @@ class Parameter(BaseModel):
     items: ParamType | None = None
     # A secret's value is redacted in the audit log.
     secret: bool = False
+    # A `path` string is checked against the tool's workspace_config before the script runs.
+    kind: Literal["path"] | None = None
 
     @field_validator("name")
     @classmethod
@@ -136,6 +138,8 @@ def _parameter_problems(param: Parameter) -> list[str]:
         return problems
     if param.items is not None and param.type != "array":
         problems.append("'items' applies only to type array")
+    if param.kind == "path" and param.type != "string":
+        problems.append("a path is a string")
     if param.enum is not None:
         if not param.enum:
             problems.append("'enum' must list at least one value")
@@ -311,6 +315,7 @@ class CompiledTool(BaseModel):
     requires_confirmation: bool = False
     timeout_seconds: float | None = None
     max_concurrency: int | None = None
+    workspace: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
     tags: list[str] = Field(default_factory=list)
     state: bool = False
     version: str | None = None

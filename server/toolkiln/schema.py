@@ -53,6 +53,8 @@ def parameter_to_schema(param: Parameter) -> dict[str, Any]:
     json_type = _JSON_TYPES[param.type]
     if json_type is not None:
         schema["type"] = json_type
+    if param.kind == "path":
+        schema["format"] = "path"  # resolved inside the tool's workspace before the script runs
     if param.description:
         schema["description"] = param.description
     if param.enum is not None:

@@ -661,3 +661,8 @@ def test_secret_marks_a_parameter_for_redaction() -> None:
     assert param.secret is True
     assert param.model_dump()["secret"] is True
     assert "secret" not in parse_param_line("x: d (type: string)", PATH, 5).model_dump()
+
+
+def test_type_path_is_a_string_of_the_path_kind() -> None:
+    param = parse_param_line("file: Which file (type: path, required: true)", PATH, 3)
+    assert (param.type, param.kind, param.required) == ("string", "path", True)

@@ -581,3 +581,10 @@ def test_secret_marks_an_option_for_redaction() -> None:
         {"description": "d"}, '{"token": {"required": true, "value_type": "string", "secret": true}}', "t.sh"
     )
     assert declaration.parameters[0].secret is True
+
+
+def test_value_type_path_is_a_string_of_the_path_kind() -> None:
+    [param] = parse_help(
+        {"description": "d"}, '{"file": {"required": true, "value_type": "path"}}', "t.sh"
+    ).parameters
+    assert (param.type, param.kind) == ("string", "path")

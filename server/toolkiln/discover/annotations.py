@@ -116,11 +116,14 @@ def parse_param_line(text: str, path: str, line: int) -> Parameter:
         )
     options = _parse_options(options_text, path, line) if options_text is not None else {}
     param_type = _parse_type(options.pop("type", "string"), path, line)
-    if param_type == "enum":
-        param_type = "string"
-        if "enum" not in options:
+    kind = "path" if param_type == "path" else None
+    if param_type in ("enum", "path"):
+        if param_type == "enum" and "enum" not in options:
             raise DiscoveryError("type enum needs its values: `enum: a|b|c`", path=path, line=line)
+        param_type = "string"
     fields: dict[str, Any] = {"name": head.group("name"), "type": param_type, "description": description}
+    if kind:
+        fields["kind"] = kind
     for flag in ("required", "secret"):
         if flag in options:
             fields[flag] = _parse_bool(options.pop(flag), flag, path, line)
@@ -222,9 +225,9 @@ def _closes_quote(text: str, index: int) -> bool:
 def _parse_type(text: str, path: str, line: int) -> Any:
     name = text.strip().lower()
     name = TYPE_ALIASES.get(name, name)
-    if name not in (*PARAM_TYPES, "enum"):
+    if name not in (*PARAM_TYPES, "enum", "path"):
         raise DiscoveryError(
-            f"unknown type {text.strip()!r} (known types: {', '.join(PARAM_TYPES)}, enum)",
+            f"unknown type {text.strip()!r} (known types: {', '.join(PARAM_TYPES)}, enum, path)",
             path=path,
             line=line,
         )

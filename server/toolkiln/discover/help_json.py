@@ -179,6 +179,7 @@ def _parse_option(
         "type": param_type,
         "description": spec.get("description", ""),
         "enum": enum,
+        "kind": "path" if raw_type == "path" else None,
         **flags,
     }
     if not isinstance(fields["description"], str):
@@ -213,4 +214,6 @@ def _parse_value_type(raw: Any, fail: Any) -> tuple[ParamType, list[Any] | None]
         raise fail("enum values must all be strings or all numbers")
     if isinstance(raw, str) and raw.lower() in VALUE_TYPES:
         return VALUE_TYPES[raw.lower()], None
-    raise fail(f'unknown value_type {raw!r} (known: {", ".join(VALUE_TYPES)}, or {{"enum": [...]}})')
+    if raw == "path":
+        return "string", None
+    raise fail(f'unknown value_type {raw!r} (known: {", ".join(VALUE_TYPES)}, path, or {{"enum": [...]}})')

@@ -24,6 +24,7 @@ from toolkiln.runner.adapters import ARGV_BUILDERS, stdin_json
 from toolkiln.runner.environment import script_env
 from toolkiln.runner.registry import Registry
 from toolkiln.runner.stderr import LogLine, ProgressLine, classify_line
+from toolkiln.runner.workspace import WorkspaceError, resolve_path
 from toolkiln.schema import prepare_arguments
 
 logger = logging.getLogger(__name__)
@@ -111,6 +112,10 @@ class ToolRunner:
             listing = "\n".join(f"- {problem}" for problem in problems)
             return ToolResult(text=f"Invalid arguments for tool {name!r}:\n{listing}", is_error=True)
         arguments = prepare_arguments(tool.input_schema, arguments)
+        refusals = self._sandbox(tool, arguments)
+        if refusals:
+            listing = "\n".join(f"- {refusal}" for refusal in refusals)
+            return ToolResult(text=f"Refused by the workspace of tool {name!r}:\n{listing}", is_error=True)
         timeout = tool.timeout_seconds or self.settings.default_timeout
         deadline = anyio.current_time() + timeout
         held: list[anyio.CapacityLimiter] = []
@@ -130,6 +135,18 @@ class ToolRunner:
         finally:
             for limiter in reversed(held):
                 limiter.release()
+
+    def _sandbox(self, tool: CompiledTool, arguments: dict[str, Any]) -> list[str]:
+        """Resolve the `path` arguments in place; what the workspace refuses, as sentences."""
+        refusals = []
+        tool_dir = self.registry.script_path(tool).parent
+        for param in tool.parameters:
+            if param.kind == "path" and isinstance(arguments.get(param.name), str):
+                try:
+                    arguments[param.name] = resolve_path(arguments[param.name], tool.workspace, tool_dir)
+                except WorkspaceError as error:
+                    refusals.append(f"{param.name}: {error}")
+        return refusals
 
     def _limiters_for(self, tool: CompiledTool) -> list[anyio.CapacityLimiter]:
         if self._slots is None:  # made on first use: a limiter belongs to a running event loop
