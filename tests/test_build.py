@@ -49,7 +49,7 @@ def test_only_enabled_tools_sorted_by_name(tools_dir: Path, config_dir: Path) ->
     write_config(config_dir, "off", enabled=False)
     report = build_catalog(config_dir, tools_dir)
     assert [tool.name for tool in report.tools] == ["alpha", "mid", "zeta"]
-    assert report.disabled == ["off"]
+    assert report.disabled == ["tool off"]
     assert report.warnings == []
     assert report.path == catalog_path(config_dir)
     data = catalog_json(config_dir)
@@ -273,7 +273,7 @@ def test_a_missing_script_is_a_warning(tools_dir: Path, config_dir: Path) -> Non
     path = write_config(config_dir, "gone")
     report = build_catalog(config_dir, tools_dir)
     assert [tool.name for tool in report.tools] == ["gone"]
-    assert report.warnings == [f"{path}: its script {tools_dir / 'gone.sh'} does not exist"]
+    assert report.warnings == [f"{path}: its file {tools_dir / 'gone.sh'} does not exist"]
 
 
 def test_files_other_than_json_are_ignored(tools_dir: Path, config_dir: Path) -> None:

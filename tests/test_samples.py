@@ -654,3 +654,37 @@ def test_template_reads_env_vars_when_run_by_hand(tmp_path: Path) -> None:
         [script, "hello", "--colour=red"], env=env, capture_output=True, text=True, check=False
     )
     assert unknown.returncode == 2 and "ERROR unknown option --colour" in unknown.stderr
+
+
+# prompts and resources --------------------------------------------------------------
+
+
+def test_committed_prompt_and_resource_configs_are_up_to_date(tmp_path: Path) -> None:
+    for kind in ("prompts", "resources"):
+        shutil.copytree(REPO / "config" / kind, tmp_path / kind)
+    shutil.copytree(COMMITTED_CONFIGS, tmp_path / "tools")
+    report = discover_tools(
+        SAMPLE_TOOLS, tmp_path, prompts_dir=REPO / "prompts", resources_dir=REPO / "resources"
+    )
+    assert not report.errors
+    assert {s.name: s.change for s in report.prompts} == {
+        "code-review": "unchanged",
+        "commit-message": "unchanged",
+    }
+    assert {s.name: s.change for s in report.resources} == dict.fromkeys(
+        ("glossary_md", "kiln_png", "weather__city_json"), "unchanged"
+    )
+
+
+def test_sample_prompts_render(tmp_path: Path) -> None:
+    from toolkiln.serve.prompts import PromptService
+
+    for kind in ("tools", "prompts", "resources"):
+        shutil.copytree(REPO / "config" / kind, tmp_path / kind)
+    build_catalog(tmp_path, SAMPLE_TOOLS, REPO / "prompts", REPO / "resources")
+    prompts = PromptService(Registry.load(tmp_path / "tools.json"))
+    review = prompts.get_prompt("code-review", {"code": "echo hi", "language": "bash", "focus": "quoting"})
+    text = review.messages[0].content.text  # type: ignore[union-attr]
+    assert text.startswith("Please review this bash code.")
+    assert "Pay most attention to: quoting." in text
+    assert "```bash\necho hi\n```" in text

@@ -1,72 +1,116 @@
-"""Stage 2: merge the enabled per-tool configs into one compiled `config/tools.json`.
+"""Stage 2: merge the enabled per-item configs into one compiled `config/tools.json`.
 
-All or nothing: every config is checked first, and any error leaves the previous
-compiled file exactly as it was. The output is sorted, so building twice from the
-same configs gives the same bytes (the timestamp aside).
+Tools from `config/tools/`, prompts from `config/prompts/`, resources from
+`config/resources/`. All or nothing: every config is checked first, and any error
+leaves the previous compiled file exactly as it was. The output is sorted, so building
+twice from the same configs gives the same bytes (the timestamp aside).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 from toolkiln.errors import BuildError, ConfigError
-from toolkiln.files import catalog_path, load_tool_config, tool_configs_dir, write_catalog
-from toolkiln.model import Catalog, CompiledTool, ToolConfig, ToolHints
+from toolkiln.files import catalog_path, load_model, tool_configs_dir, write_catalog
+from toolkiln.model import (
+    Catalog,
+    CompiledPrompt,
+    CompiledResource,
+    CompiledTool,
+    PromptConfig,
+    ResourceConfig,
+    ToolConfig,
+    ToolHints,
+)
 from toolkiln.schema import parameters_to_schema
 
 logger = logging.getLogger(__name__)
+
+ConfigT = TypeVar("ConfigT", ToolConfig, PromptConfig, ResourceConfig)
+CompiledT = TypeVar("CompiledT", CompiledTool, CompiledPrompt, CompiledResource)
 
 
 @dataclass
 class BuildReport:
     path: Path
-    tools: list[CompiledTool]
+    tools: list[CompiledTool] = field(default_factory=list)
+    prompts: list[CompiledPrompt] = field(default_factory=list)
+    resources: list[CompiledResource] = field(default_factory=list)
     disabled: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
 
-def build_catalog(config_dir: Path, tools_dir: Path) -> BuildReport:
-    """Compile `config_dir/tools/*.json` into `config_dir/tools.json`."""
-    folder = tool_configs_dir(config_dir)
-    if not folder.is_dir():
-        raise BuildError(f"no per-tool configs in {folder}; run `toolkiln discover` first")
+def build_catalog(
+    config_dir: Path, tools_dir: Path, prompts_dir: Path | None = None, resources_dir: Path | None = None
+) -> BuildReport:
+    """Compile the per-item configs under `config_dir` into `config_dir/tools.json`."""
+    if not tool_configs_dir(config_dir).is_dir():
+        raise BuildError(
+            f"no per-tool configs in {tool_configs_dir(config_dir)}; run `toolkiln discover` first"
+        )
+    report = BuildReport(path=catalog_path(config_dir))
     errors: list[str] = []
-    compiled: dict[str, tuple[CompiledTool, Path]] = {}
-    report = BuildReport(path=catalog_path(config_dir), tools=[])
-    for path in sorted(folder.glob("*.json")):
-        try:
-            config = load_tool_config(path)
-        except ConfigError as error:
-            errors.append(str(error))
-            continue
-        if not config.enabled:
-            report.disabled.append(config.script_config.name)
-            continue
-        tool = compile_tool(config, f"{folder.name}/{path.name}")
-        if tool.name in compiled:
-            errors.append(
-                f"{path}: the tool name {tool.name!r} is also used by {compiled[tool.name][1]}; "
-                "set a different `name` in one of them"
-            )
-            continue
-        compiled[tool.name] = (tool, path)
-        if not (tools_dir / tool.script_path).is_file():
-            report.warnings.append(f"{path}: its script {tools_dir / tool.script_path} does not exist")
+    report.tools = _compile_all(config_dir / "tools", ToolConfig, compile_tool, "tool", errors, report)
+    report.prompts = _compile_all(
+        config_dir / "prompts", PromptConfig, compile_prompt, "prompt", errors, report
+    )
+    report.resources = _compile_all(
+        config_dir / "resources", ResourceConfig, compile_resource, "resource", errors, report
+    )
+    _check_unique_uris(report.resources, errors)
     if errors:
         raise BuildError("\n".join([*errors, f"{report.path} was left as it was."]))
-    report.tools = [compiled[name][0] for name in sorted(compiled)]
+    _warn_missing_files(report, tools_dir, prompts_dir, resources_dir)
     catalog = Catalog(
         generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
         tools_dir=_relative_to(tools_dir, config_dir),
         tools=report.tools,
+        prompts_dir=_relative_to(prompts_dir, config_dir) if prompts_dir and report.prompts else None,
+        prompts=report.prompts,
+        resources_dir=_relative_to(resources_dir, config_dir) if resources_dir and report.resources else None,
+        resources=report.resources,
     )
     write_catalog(report.path, catalog)
-    logger.info("built %s with %d tools", report.path, len(report.tools))
+    logger.info(
+        "built %s: %d tools, %d prompts, %d resources",
+        report.path, len(report.tools), len(report.prompts), len(report.resources),
+    )  # fmt: skip
     return report
+
+
+def _compile_all(
+    folder: Path,
+    model: type[ConfigT],
+    compile_one: Callable[[ConfigT, str], CompiledT],
+    kind: str,
+    errors: list[str],
+    report: BuildReport,
+) -> list[CompiledT]:
+    compiled: dict[str, tuple[CompiledT, Path]] = {}
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            config = load_model(path, model)
+        except ConfigError as error:
+            errors.append(str(error))
+            continue
+        item = compile_one(config, f"{folder.name}/{path.name}")
+        if not config.enabled:
+            report.disabled.append(f"{kind} {item.name}")
+            continue
+        if item.name in compiled:
+            errors.append(
+                f"{path}: the {kind} name {item.name!r} is also used by {compiled[item.name][1]}; "
+                "set a different `name` in one of them"
+            )
+            continue
+        compiled[item.name] = (item, path)
+    return [compiled[name][0] for name in sorted(compiled)]
 
 
 def compile_tool(config: ToolConfig, config_file: str) -> CompiledTool:
@@ -95,6 +139,60 @@ def compile_tool(config: ToolConfig, config_file: str) -> CompiledTool:
         version=script.version,
         config_file=config_file,
     )
+
+
+def compile_prompt(config: PromptConfig, config_file: str) -> CompiledPrompt:
+    prompt = config.prompt_config
+    return CompiledPrompt(
+        name=prompt.name,
+        title=prompt.title or prompt.declared_title,
+        description=prompt.description,
+        arguments=prompt.arguments,
+        template_path=prompt.template_path,
+        config_file=config_file,
+    )
+
+
+def compile_resource(config: ResourceConfig, config_file: str) -> CompiledResource:
+    resource = config.resource_config
+    uri = resource.uri or f"toolkiln://resources/{resource.file_path}"
+    return CompiledResource(
+        name=resource.name,
+        title=resource.title,
+        description=resource.description,
+        uri=uri,
+        template="{" in resource.file_path,
+        mime_type=resource.mime_type or resource.detected_mime_type,
+        binary=resource.binary,
+        file_path=resource.file_path,
+        config_file=config_file,
+    )
+
+
+def _check_unique_uris(resources: list[CompiledResource], errors: list[str]) -> None:
+    owners: dict[str, str] = {}
+    for resource in resources:
+        if resource.uri in owners:
+            errors.append(
+                f"{resource.config_file} and {owners[resource.uri]} both claim the URI {resource.uri!r}"
+            )
+        owners[resource.uri] = resource.config_file
+
+
+def _warn_missing_files(
+    report: BuildReport, tools_dir: Path, prompts_dir: Path | None, resources_dir: Path | None
+) -> None:
+    groups: list[tuple[Path | None, list[tuple[str, str]]]] = [
+        (tools_dir, [(t.config_file, t.script_path) for t in report.tools]),
+        (prompts_dir, [(p.config_file, p.template_path) for p in report.prompts]),
+        (resources_dir, [(r.config_file, r.file_path) for r in report.resources]),
+    ]
+    for folder, items in groups:
+        for config_file, relative in items:
+            if folder is not None and not (folder / relative).is_file():
+                report.warnings.append(
+                    f"{report.path.parent / config_file}: its file {folder / relative} does not exist"
+                )
 
 
 def _relative_to(path: Path, start: Path) -> str:

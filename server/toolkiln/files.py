@@ -37,7 +37,7 @@ def tool_config_path(config_dir: Path, name: str) -> Path:
 
 
 def load_tool_config(path: Path) -> ToolConfig:
-    return _load_model(path, ToolConfig)
+    return load_model(path, ToolConfig)
 
 
 def load_catalog(path: Path) -> Catalog:
@@ -45,11 +45,15 @@ def load_catalog(path: Path) -> Catalog:
         raise ConfigError(
             f"{path}: no compiled config here; run `toolkiln discover` and `toolkiln build` first"
         )
-    return _load_model(path, Catalog)
+    return load_model(path, Catalog)
+
+
+def write_model(path: Path, model: BaseModel) -> None:
+    write_json_atomic(path, model.model_dump(mode="json"))
 
 
 def write_tool_config(path: Path, config: ToolConfig) -> None:
-    write_json_atomic(path, config.model_dump(mode="json"))
+    write_model(path, config)
 
 
 def write_catalog(path: Path, catalog: Catalog) -> None:
@@ -103,7 +107,8 @@ def _current_umask() -> int:
     return umask
 
 
-def _load_model(path: Path, model: type[ModelT]) -> ModelT:
+def load_model(path: Path, model: type[ModelT]) -> ModelT:
+    """`path` read as `model`, or a `ConfigError` naming the file, line and field."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as error:

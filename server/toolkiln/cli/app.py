@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -24,7 +24,6 @@ from toolkiln.errors import ConfigError, ToolkilnError
 if TYPE_CHECKING:
     from toolkiln.runner import Registry, RunSettings
 
-F = TypeVar("F", bound=Callable[..., Any])
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
@@ -64,24 +63,47 @@ def cli(ctx: click.Context, verbose: bool, log_level: str | None) -> None:
     )
 
 
-def folder_options(function: F) -> F:
-    """--tools-dir and --config-dir, on every command."""
-    function = click.option(
-        "--config-dir",
-        type=click.Path(file_okay=False, path_type=Path),
-        default="config",
-        show_default=True,
-        envvar="TOOLKILN_CONFIG_DIR",
-        help="Folder of the per-tool configs (tools/) and the compiled tools.json. Env: TOOLKILN_CONFIG_DIR.",
-    )(function)
-    return click.option(
-        "--tools-dir",
-        type=click.Path(file_okay=False, path_type=Path),
-        default="tools",
-        show_default=True,
-        envvar="TOOLKILN_TOOLS_DIR",
-        help="Folder of the scripts. Env: TOOLKILN_TOOLS_DIR.",
-    )(function)
+@dataclass(frozen=True)
+class Folders:
+    """Where a project's pieces are: given to every command as `folders`."""
+
+    tools: Path
+    config: Path
+    prompts: Path
+    resources: Path
+
+    def existing(self, folder: Path) -> Path | None:
+        """The prompts or resources folder when there is one (they are optional)."""
+        return folder if folder.is_dir() else None
+
+
+_FOLDERS = (
+    ("tools", "tools", "the scripts"),
+    ("config", "config", "the per-item configs (tools/, prompts/, resources/) and the compiled tools.json"),
+    ("prompts", "prompts", "prompt templates (optional)"),
+    ("resources", "resources", "files served as resources (optional)"),
+)
+
+
+def folder_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    """--tools-dir, --config-dir, --prompts-dir and --resources-dir, on every command."""
+
+    @functools.wraps(function)
+    def command(*args: Any, **kwargs: Any) -> Any:
+        folders = Folders(**{key: kwargs.pop(f"{key}_dir") for key, _, _ in _FOLDERS})
+        return function(*args, folders=folders, **kwargs)
+
+    for key, default, what in reversed(_FOLDERS):
+        variable = f"TOOLKILN_{key.upper()}_DIR"
+        command = click.option(
+            f"--{key}-dir",
+            type=click.Path(file_okay=False, path_type=Path),
+            default=default,
+            show_default=True,
+            envvar=variable,
+            help=f"Folder of {what}. Env: {variable}.",
+        )(command)
+    return command
 
 
 @dataclass(frozen=True)

@@ -7,16 +7,16 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from toolkiln.cli.app import cli, first_line, folder_options, render_table
+from toolkiln.cli.app import Folders, cli, first_line, folder_options, render_table
 from toolkiln.files import catalog_path
 
 if TYPE_CHECKING:
     from toolkiln.discover import ToolStatus
+    from toolkiln.model import Parameter
 
 
 @cli.command()
@@ -29,18 +29,17 @@ if TYPE_CHECKING:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def discover(
-    tools_dir: Path,
-    config_dir: Path,
+    folders: Folders,
     force: bool,
     list_only: bool,
     strict: bool,
     probe_timeout: float,
     as_json: bool,
 ) -> None:
-    """Read the scripts under the tools folder; write config/tools/<name>.json for each.
+    """Read the tools folder (and prompts/, resources/); write a config for each item.
 
-    Incremental: a script that has not changed since its config was written is not
-    read again. Settings you edit in a per-tool config (enabled, tags, title, name,
+    Incremental: a file that has not changed since its config was written is not read
+    again. Settings you edit in a per-tool config (enabled, tags, title, name,
     requires_confirmation, read_only, destructive, timeout_seconds, workspace_config)
     are kept on every rediscovery.
     """
@@ -48,28 +47,41 @@ def discover(
 
     with _progress_bar("probing scripts") as on_progress:
         report = discover_tools(
-            tools_dir,
-            config_dir,
+            folders.tools,
+            folders.config,
             force=force,
             write=not list_only,
             probe_timeout=probe_timeout,
             on_progress=on_progress,
+            prompts_dir=folders.existing(folders.prompts),
+            resources_dir=folders.existing(folders.resources),
         )
     for problem in report.errors:
         click.echo(f"error: {problem}", err=True)
     for warning in report.warnings:
         click.echo(f"warning: {warning}", err=True)
     if as_json:
-        click.echo(json.dumps([dataclasses.asdict(tool) for tool in report.tools], indent=2))
+        everything = {
+            "tools": [dataclasses.asdict(status) for status in report.tools],
+            "prompts": [dataclasses.asdict(status) for status in report.prompts],
+            "resources": [dataclasses.asdict(status) for status in report.resources],
+        }
+        click.echo(json.dumps(everything, indent=2))
     elif list_only:
         click.echo(_status_table(report.tools))
+        for kind, statuses in (("PROMPT", report.prompts), ("RESOURCE", report.resources)):
+            if statuses:
+                rows = [(kind, "FILE", "STATUS"), *((s.name, s.path, s.change) for s in statuses)]
+                click.echo("\n" + render_table(rows))
     else:
         counts = ", ".join(
             f"{report.count(change)} {change}"
             for change in ("created", "updated", "unchanged", "missing", "failed")
         )
+        extras = _also(prompts=len(report.prompts), resources=len(report.resources))
+        errors = len(report.errors)
         click.echo(
-            f"discovered {len(report.tools)} tools in {tools_dir}: {counts}; {len(report.errors)} errors"
+            f"discovered {len(report.tools)} tools in {folders.tools}: {counts}{extras}; {errors} errors"
         )
     if strict and report.errors:
         sys.exit(1)
@@ -116,35 +128,56 @@ def _progress_bar(label: str) -> Iterator[Callable[[int, int], None] | None]:
 
 @cli.command()
 @folder_options
-def build(tools_dir: Path, config_dir: Path) -> None:
-    """Merge the enabled per-tool configs into config/tools.json.
+def build(folders: Folders) -> None:
+    """Merge the enabled tools, prompts and resources into config/tools.json.
 
     A config that is malformed fails the build with its file, line and field, and
     the previous tools.json stays as it was.
     """
     from toolkiln.build import build_catalog
 
-    report = build_catalog(config_dir, tools_dir)
+    report = build_catalog(
+        folders.config,
+        folders.tools,
+        folders.existing(folders.prompts),
+        folders.existing(folders.resources),
+    )
     for warning in report.warnings:
         click.echo(f"warning: {warning}", err=True)
     disabled = f" ({len(report.disabled)} disabled)" if report.disabled else ""
-    click.echo(f"built {report.path} with {len(report.tools)} tools{disabled}")
+    extras = _also(prompts=len(report.prompts), resources=len(report.resources))
+    click.echo(f"built {report.path} with {len(report.tools)} tools{extras}{disabled}")
+
+
+def _also(**counts: int) -> str:
+    """`, 2 prompts, 3 resources` for the kinds there are any of."""
+    return "".join(f", {count} {kind}" for kind, count in counts.items() if count)
 
 
 @cli.command("list")
 @folder_options
 @click.option("--json", "as_json", is_flag=True, help="Print the compiled tools as JSON.")
-def list_tools(tools_dir: Path, config_dir: Path, as_json: bool) -> None:
-    """List the tools in the compiled config/tools.json: what the server serves."""
+def list_tools(folders: Folders, as_json: bool) -> None:
+    """List what the compiled config/tools.json serves: tools, prompts, resources."""
     from toolkiln.files import load_catalog
 
-    catalog = load_catalog(catalog_path(config_dir))
+    catalog = load_catalog(catalog_path(folders.config))
     if as_json:
         click.echo(json.dumps([tool.model_dump(mode="json") for tool in catalog.tools], indent=2))
         return
     rows: list[tuple[str, ...]] = [("TOOL", "ARGUMENTS", "DESCRIPTION")]
     for tool in catalog.tools:
-        arguments = " ".join(f"{p.name}{'' if p.required else '?'}:{p.type}" for p in tool.parameters)
-        rows.append((tool.name, arguments or "-", first_line(tool.description)))
+        rows.append((tool.name, _signature(tool.parameters), first_line(tool.description)))
     click.echo(render_table(rows))
-    click.echo(f"\n{len(catalog.tools)} tools in {catalog_path(config_dir)}")
+    if catalog.prompts:
+        prompts = [(p.name, _signature(p.arguments), first_line(p.description)) for p in catalog.prompts]
+        click.echo("\n" + render_table([("PROMPT", "ARGUMENTS", "DESCRIPTION"), *prompts]))
+    if catalog.resources:
+        resources = [(r.name, r.uri, r.mime_type) for r in catalog.resources]
+        click.echo("\n" + render_table([("RESOURCE", "URI", "TYPE"), *resources]))
+    counts = f"{len(catalog.tools)} tools, {len(catalog.prompts)} prompts, {len(catalog.resources)} resources"
+    click.echo(f"\n{counts} in {catalog_path(folders.config)}")
+
+
+def _signature(parameters: list[Parameter]) -> str:
+    return " ".join(f"{p.name}{'' if p.required else '?'}:{p.type}" for p in parameters) or "-"

@@ -5,12 +5,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 import click
 
-from toolkiln.cli.app import RunOptions, cli, folder_options, run_options
+from toolkiln.cli.app import Folders, RunOptions, cli, folder_options, run_options
 from toolkiln.files import catalog_path
 
 
@@ -22,8 +21,7 @@ from toolkiln.files import catalog_path
 @click.option("--args", "json_args", metavar="JSON", help="All arguments as one JSON object: '{\"a\": 1}'.")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole result as JSON.")
 def call(
-    tools_dir: Path,
-    config_dir: Path,
+    folders: Folders,
     run: RunOptions,
     name: str,
     arguments: tuple[str, ...],
@@ -40,7 +38,7 @@ def call(
     from toolkiln.runner import Registry, ToolRunner
     from toolkiln.schema import parse_cli_value
 
-    registry = Registry.load(catalog_path(config_dir))
+    registry = Registry.load(catalog_path(folders.config))
     tool = registry.get(name)
     values: dict[str, Any] = _json_object_option(json_args) if json_args else {}
     parameters = {param.name: param for param in tool.parameters}

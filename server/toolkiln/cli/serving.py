@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from toolkiln.cli.app import RunOptions, cli, first_line, folder_options, render_table, run_options
+from toolkiln.cli.app import Folders, RunOptions, cli, first_line, folder_options, render_table, run_options
 from toolkiln.cli.banner import http_banner, stdio_banner
 from toolkiln.errors import ConfigError, ToolkilnError
 from toolkiln.files import catalog_path
@@ -121,8 +121,7 @@ def http_options(function: Callable[..., Any]) -> Callable[..., Any]:
     "--force-discover", is_flag=True, help="Run a full discover (every script re-read) and build first."
 )
 def serve(
-    tools_dir: Path,
-    config_dir: Path,
+    folders: Folders,
     run: RunOptions,
     transport: str,
     http: HttpOptions,
@@ -140,7 +139,7 @@ def serve(
     written to the audit log.
     """
     if discover_first or force_discover:
-        _discover_and_build(tools_dir, config_dir, force=force_discover)
+        _discover_and_build(folders, force=force_discover)
 
     import anyio
 
@@ -148,11 +147,13 @@ def serve(
     from toolkiln.runner import Registry, ToolRunner
     from toolkiln.serve import ToolService, serve_stdio
 
-    registry = Registry.load(catalog_path(config_dir))
-    audit = None if no_audit else AuditLog(audit_log or config_dir / AUDIT_FILE)
+    registry = Registry.load(catalog_path(folders.config))
+    audit = None if no_audit else AuditLog(audit_log or folders.config / AUDIT_FILE)
     if transport == "stdio":
         service = ToolService(ToolRunner(registry, run.settings(registry, "stdio", max_concurrency)), audit)
-        click.echo(stdio_banner(len(registry.tools), registry.tools_dir, tools_dir, config_dir), err=True)
+        click.echo(
+            stdio_banner(len(registry.tools), registry.tools_dir, folders.tools, folders.config), err=True
+        )
         anyio.run(serve_stdio, service)
     else:
         anyio.run(_serve_http, registry, run, http, max_concurrency, audit)
@@ -214,20 +215,23 @@ async def _serve_http(
     await serve_http(ToolService(runner, audit), admission, settings, listener, on_ready)
 
 
-def _discover_and_build(tools_dir: Path, config_dir: Path, *, force: bool) -> None:
+def _discover_and_build(folders: Folders, *, force: bool) -> None:
     """The pipeline before serving; failures are logged, and the last good build is served."""
     from toolkiln.build import build_catalog
     from toolkiln.discover import discover_tools
 
     try:
-        report = discover_tools(tools_dir, config_dir, force=force)
+        prompts, resources = folders.existing(folders.prompts), folders.existing(folders.resources)
+        report = discover_tools(
+            folders.tools, folders.config, force=force, prompts_dir=prompts, resources_dir=resources
+        )
         for problem in report.errors:
             logger.error("discover: %s", problem)
-        build_catalog(config_dir, tools_dir)
+        build_catalog(folders.config, folders.tools, prompts, resources)
     except ToolkilnError as error:
-        if not catalog_path(config_dir).exists():
+        if not catalog_path(folders.config).exists():
             raise
-        logger.error("%s\nserving the last good %s", error, catalog_path(config_dir))
+        logger.error("%s\nserving the last good %s", error, catalog_path(folders.config))
 
 
 @cli.command()
@@ -241,8 +245,7 @@ def _discover_and_build(tools_dir: Path, config_dir: Path, *, force: bool) -> No
 @click.option("--tool", help="Only the calls of this tool.")
 @click.option("--json", "as_json", is_flag=True, help="Print the records as JSON lines.")
 def audit(
-    tools_dir: Path,
-    config_dir: Path,
+    folders: Folders,
     audit_log: Path | None,
     tail: int | None,
     tool: str | None,
@@ -251,7 +254,7 @@ def audit(
     """Show the audit log: every tool call and every denied request, oldest first."""
     from toolkiln.audit import read_audit
 
-    path = audit_log or config_dir / AUDIT_FILE
+    path = audit_log or folders.config / AUDIT_FILE
     if not path.exists():
         raise ConfigError(f"{path}: no audit log yet (it is written by `toolkiln serve`)")
     records = read_audit(path, tool=tool, tail=tail)

@@ -14,13 +14,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import anyio
 
 from toolkiln.discover.base import Candidate, Declaration, Dialect
 from toolkiln.discover.dialects import ALL_DIALECTS
-from toolkiln.discover.fingerprint import fingerprint_file, is_unchanged
+from toolkiln.discover.fingerprint import fingerprint_file, is_unchanged, same_content
+from toolkiln.discover.items import PROMPTS, RESOURCES, ItemStatus, discover_items
 from toolkiln.discover.naming import ENTRY_POINT, tool_name_for
 from toolkiln.discover.scan import scan_tools
 from toolkiln.errors import ConfigError, DiscoveryError
@@ -52,6 +53,9 @@ class DiscoveryReport:
     errors: list[DiscoveryError] = field(default_factory=list)
     warnings: list[DiscoveryError] = field(default_factory=list)
 
+    prompts: list[ItemStatus] = field(default_factory=list)
+    resources: list[ItemStatus] = field(default_factory=list)
+
     def count(self, change: Change) -> int:
         return sum(1 for tool in self.tools if tool.change == change)
 
@@ -74,8 +78,11 @@ def discover_tools(
     probe_timeout: float = DEFAULT_PROBE_TIMEOUT,
     jobs: int | None = None,
     on_progress: ProgressCallback | None = None,
+    prompts_dir: Path | None = None,
+    resources_dir: Path | None = None,
 ) -> DiscoveryReport:
-    """Discover the tools under `tools_dir`; with `write=False`, only report."""
+    """Discover the tools under `tools_dir` (and the prompts and resources under their
+    folders, when given and present); with `write=False`, only report."""
     if not tools_dir.is_dir():
         raise DiscoveryError(f"no tools folder at {tools_dir}; create it or pass --tools-dir")
     tools_dir = tools_dir.resolve()
@@ -113,6 +120,14 @@ def discover_tools(
         _settle(item, tools_dir, config_dir, write, report)
     report.tools.extend(_missing_tools(tools_dir, config_dir, set(seen)))
     report.tools.sort(key=lambda tool: tool.name)
+    for kind, folder, statuses in (
+        (PROMPTS, prompts_dir, report.prompts),
+        (RESOURCES, resources_dir, report.resources),
+    ):
+        if folder is not None:
+            found, errors = discover_items(kind, folder, config_dir, force=force, write=write)
+            statuses.extend(found)
+            report.errors.extend(errors)
     return report
 
 
@@ -169,7 +184,7 @@ def _settle(item: _Pending, tools_dir: Path, config_dir: Path, write: bool, repo
         return
     report.warnings.extend(outcome.warnings)
     config = _merge_user_keys(_config_from(item, outcome, tools_dir), existing)
-    if existing and _same_content(config, existing):
+    if existing and same_content(config, existing):
         report.tools.append(_status(existing, "unchanged"))
         return
     if write:
@@ -209,12 +224,6 @@ def _merge_user_keys(discovered: ToolConfig, existing: ToolConfig | None) -> Too
     )
     kept = {key: getattr(existing, key) for key in (*USER_KEYS, "auto_detected", "created_by")}
     return discovered.model_copy(update={**kept, "script_config": script})
-
-
-def _same_content(new: ToolConfig, old: ToolConfig) -> bool:
-    # A new mtime with the same bytes (a checkout, a touch) is not a change worth a write.
-    ignore: Any = {"last_modified": True, "source": {"mtime_ns"}}
-    return new.model_dump(exclude=ignore) == old.model_dump(exclude=ignore)
 
 
 def _requirements_file(candidate: Candidate, tools_dir: Path) -> str | None:

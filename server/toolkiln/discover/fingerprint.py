@@ -6,6 +6,9 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
 
 from toolkiln.model import SourceFingerprint
 
@@ -26,3 +29,10 @@ def is_unchanged(path: Path, stat: os.stat_result, known: SourceFingerprint | No
     if stat.st_mtime_ns == known.mtime_ns:
         return True
     return hash_file(path) == known.sha256
+
+
+def same_content(new: BaseModel, old: BaseModel) -> bool:
+    """Whether two configs say the same thing. A new mtime with the same bytes (a checkout,
+    a `touch`) is not a change worth a write, and neither is a new timestamp."""
+    ignore: Any = {"last_modified": True, "source": {"mtime_ns"}}
+    return new.model_dump(exclude=ignore) == old.model_dump(exclude=ignore)

@@ -15,16 +15,26 @@ from pathlib import PurePosixPath
 ENTRY_POINT = "run.sh"
 MAX_NAME_LENGTH = 64
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
 def tool_name_for(relative_path: str) -> str:
     """`utils/calc.sh` -> `utils__calc`; `pwod/run.sh` -> `pwod`."""
     path = PurePosixPath(relative_path)
-    parts = (
-        list(path.parent.parts)
-        if path.name == ENTRY_POINT and path.parent.parts
-        else [*path.parent.parts, path.stem]
+    entry_point = path.name == ENTRY_POINT and path.parent.parts
+    return _client_safe(
+        [*path.parent.parts] if entry_point else [*path.parent.parts, path.stem], relative_path
     )
+
+
+def item_name_for(relative_path: str, *, keep_suffix: bool) -> str:
+    """A prompt's or resource's name: `review/code.md` -> `review__code` (or `review__code_md`)."""
+    path = PurePosixPath(relative_path)
+    parts = [*path.parent.parts, path.name if keep_suffix else path.stem]
+    return _client_safe([_PLACEHOLDER.sub(r"\1", part) for part in parts], relative_path)
+
+
+def _client_safe(parts: list[str], relative_path: str) -> str:
     name = "__".join(_UNSAFE.sub("_", part) for part in parts)
     if len(name) > MAX_NAME_LENGTH:
         digest = hashlib.sha256(relative_path.encode()).hexdigest()[:8]

@@ -1,4 +1,4 @@
-"""The compiled tools the runner can call, loaded from `config/tools.json` only."""
+"""The compiled tools (and prompts and resources) the server offers, from `config/tools.json` only."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 from toolkiln.errors import ToolRunError
 from toolkiln.files import load_catalog
-from toolkiln.model import Catalog, CompiledTool
+from toolkiln.model import Catalog, CompiledPrompt, CompiledResource, CompiledTool
 from toolkiln.schema import ArgumentChecker
 
 
@@ -24,6 +24,10 @@ class Registry:
         self.catalog_file = catalog_file
         self.tools_dir = (catalog_file.parent / catalog.tools_dir).resolve()
         self.tools = {tool.name: tool for tool in catalog.tools}
+        self.prompts: dict[str, CompiledPrompt] = {prompt.name: prompt for prompt in catalog.prompts}
+        self.resources: list[CompiledResource] = list(catalog.resources)
+        self.prompts_dir = _folder(catalog_file, catalog.prompts_dir)
+        self.resources_dir = _folder(catalog_file, catalog.resources_dir)
         self._checkers: dict[str, ArgumentChecker] = {}
 
     @classmethod
@@ -45,3 +49,7 @@ class Registry:
 
     def script_path(self, tool: CompiledTool) -> Path:
         return self.tools_dir / tool.script_path
+
+
+def _folder(catalog_file: Path, relative: str | None) -> Path | None:
+    return (catalog_file.parent / relative).resolve() if relative is not None else None

@@ -14,6 +14,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolkiln import __version__
 from toolkiln.serve.notify import ClientNotifier, LogLevels, sdk_deprecations_silenced
+from toolkiln.serve.prompts import PromptService
 from toolkiln.serve.resources import ResourceService
 from toolkiln.serve.service import ToolService
 
@@ -41,6 +42,7 @@ class ToolkilnServer(Server[Any]):
 def build_server(service: ToolService) -> Server[Any]:
     levels = LogLevels()
     resources = ResourceService(service.runner)
+    prompts = PromptService(service.registry)
     broadcaster = service.broadcaster
 
     async def list_tools(
@@ -78,6 +80,22 @@ def build_server(service: ToolService) -> Server[Any]:
     ) -> types.ReadResourceResult:
         return await resources.read(str(params.uri))
 
+    async def list_templates(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return resources.list_templates()
+
+    async def list_prompts(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        broadcaster.seen(ctx)
+        return prompts.list_prompts()
+
+    async def get_prompt(
+        ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        return prompts.get_prompt(params.name, params.arguments)
+
     async def subscribe(
         ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams
     ) -> types.EmptyResult:
@@ -101,6 +119,9 @@ def build_server(service: ToolService) -> Server[Any]:
             on_set_logging_level=set_logging_level,
             on_list_resources=list_resources,
             on_read_resource=read_resource,
+            on_list_resource_templates=list_templates,
+            on_list_prompts=list_prompts,
+            on_get_prompt=get_prompt,
             on_subscribe_resource=subscribe,
             on_unsubscribe_resource=unsubscribe,
             on_subscriptions_listen=broadcaster.listen_handler,

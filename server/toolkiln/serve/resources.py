@@ -1,5 +1,8 @@
-"""MCP resources: each stateful tool's state, and the catalog of all tools.
+"""MCP resources: the files under `resources/`, each stateful tool's state, and the
+catalog of all tools.
 
+Files are read when a client asks (text, or base64 for binary); a file whose path
+holds `{placeholders}` is a resource template, rendered with the values the URI gives.
 A help-json tool that declares `"state": true` (seeds/000) is readable as
 `toolkiln://tools/<name>/state` and as mcpd's `mcpd://<script path>/state`; reading
 runs `script --state`. The catalog (`toolkiln://catalog`, also `scripts://` as in
@@ -8,13 +11,16 @@ seeds/002) lists every tool with its source and schema.
 
 from __future__ import annotations
 
+import base64
 import json
+import re
 from typing import Any
 
 import mcp.types as types
 from mcp.shared.exceptions import MCPError
 
-from toolkiln.model import CompiledTool
+from toolkiln.model import PLACEHOLDER, CompiledResource, CompiledTool
+from toolkiln.render import RenderError, render_text
 from toolkiln.runner import ToolRunner
 
 CATALOG_URIS = ("toolkiln://catalog", "scripts://")
@@ -32,6 +38,13 @@ class ResourceService:
 
     def list_resources(self) -> types.ListResourcesResult:
         resources = [
+            types.Resource(
+                uri=r.uri, name=r.name, title=r.title, description=r.description, mime_type=r.mime_type
+            )
+            for r in self.runner.registry.resources
+            if not r.template
+        ]
+        resources += [
             types.Resource(
                 uri=uri,
                 name="catalog" if uri == CATALOG_URIS[0] else "scripts",
@@ -55,7 +68,26 @@ class ResourceService:
                 ]
         return types.ListResourcesResult(resources=resources)
 
+    def list_templates(self) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(
+            resource_templates=[
+                types.ResourceTemplate(
+                    uri_template=r.uri,
+                    name=r.name,
+                    title=r.title,
+                    description=r.description,
+                    mime_type=r.mime_type,
+                )
+                for r in self.runner.registry.resources
+                if r.template
+            ]
+        )
+
     async def read(self, uri: str) -> types.ReadResourceResult:
+        for resource in self.runner.registry.resources:
+            values = _match(resource, uri)
+            if values is not None:
+                return self._read_file(resource, uri, values)
         if uri in CATALOG_URIS:
             return _contents(uri, json.dumps(self.catalog(), indent=2), JSON)
         tool = self.stateful_tool(uri)
@@ -65,6 +97,27 @@ class ResourceService:
         if result.is_error:
             raise MCPError(code=types.INTERNAL_ERROR, message=result.text)
         return _contents(uri, result.text, JSON if _is_json(result.text) else "text/plain")
+
+    def _read_file(
+        self, resource: CompiledResource, uri: str, values: dict[str, str]
+    ) -> types.ReadResourceResult:
+        folder = self.runner.registry.resources_dir
+        assert folder is not None
+        path = folder / resource.file_path
+        try:
+            data = path.read_bytes()
+            if resource.binary:
+                blob = base64.b64encode(data).decode("ascii")
+                contents: Any = types.BlobResourceContents(uri=uri, blob=blob, mime_type=resource.mime_type)
+                return types.ReadResourceResult(contents=[contents])
+            text = data.decode("utf-8")
+            if resource.template:
+                text = render_text(text, values, source=str(path))
+        except (OSError, UnicodeDecodeError, RenderError) as error:
+            raise MCPError(
+                code=types.INTERNAL_ERROR, message=f"Resource {uri} cannot be read: {error}"
+            ) from None
+        return _contents(uri, text, resource.mime_type)
 
     def stateful_tool(self, uri: str) -> CompiledTool | None:
         return next(
@@ -99,3 +152,15 @@ def _is_json(text: str) -> bool:
     except json.JSONDecodeError:
         return False
     return True
+
+
+def _match(resource: CompiledResource, uri: str) -> dict[str, str] | None:
+    """The placeholder values when `uri` is this resource (or an instance of this template)."""
+    if not resource.template:
+        return {} if uri == resource.uri else None
+    pattern = "".join(
+        f"(?P<{piece[1:-1]}>[^/]+)" if PLACEHOLDER.fullmatch(piece) else re.escape(piece)
+        for piece in re.split(r"(\{[A-Za-z_][A-Za-z0-9_]*\})", resource.uri)
+    )
+    match = re.fullmatch(pattern, uri)
+    return match.groupdict() if match else None

@@ -1,9 +1,4 @@
-"""The two file formats toolkiln writes, and the parameter model both share.
-
-`config/tools/<name>.json` is a `ToolConfig`: one per tool, written by discovery,
-edited by users. `config/tools.json` is a `Catalog`: the compiled, enabled tools,
-the only file the server reads. Every read of either goes through these models.
-"""
+"""A tool's parameter, in the vocabulary every dialect is read into."""
 
 from __future__ import annotations
 
@@ -15,20 +10,14 @@ from typing import Any, Literal
 from pydantic import (
     BaseModel,
     ConfigDict,
-    Field,
     SerializerFunctionWrapHandler,
     field_validator,
     model_serializer,
     model_validator,
 )
 
-FORMAT_VERSION = 1
-
 ParamType = Literal["string", "integer", "number", "boolean", "array", "object", "any"]
 PARAM_TYPES: tuple[ParamType, ...] = ("string", "integer", "number", "boolean", "array", "object", "any")
-DialectName = Literal["annotations", "help-json"]
-
-TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 PARAM_NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 
 # Arguments reach scripts as environment variables named after the parameter, so a
@@ -185,149 +174,3 @@ def value_problems(param: Parameter, value: Any) -> list[str]:
     if param.max is not None and measure > param.max:
         return [f"is above the maximum of {param.max:g}{unit}"]
     return []
-
-
-class WorkspaceConfig(BaseModel):
-    """Where `path` parameters of a tool may point (seeds/003)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    allowed_paths: list[str] = Field(default_factory=lambda: ["{TOOL_DIR}/workspace"])
-    allow_absolute_paths: bool = False
-    follow_symlinks: bool = True
-
-
-class SourceFingerprint(BaseModel):
-    """What the script looked like when discovery last read it."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    mtime_ns: int
-    size: int
-    sha256: str
-
-
-class ScriptConfig(BaseModel):
-    """The `script_config` block of a per-tool config.
-
-    Keys in `USER_KEYS` belong to the user: discovery writes them once, when it
-    creates the file, and never again. All others are refreshed by rediscovery.
-    """
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    # Owned by the user.
-    name: str
-    title: str | None = None
-    requires_confirmation: bool = False
-    read_only: bool | None = None
-    destructive: bool | None = None
-    idempotent: bool | None = None
-    open_world: bool | None = None
-    timeout_seconds: float | None = Field(default=None, gt=0)
-    max_concurrency: int | None = Field(default=None, ge=1)
-    interactive: bool = False
-    workspace_config: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
-
-    # Owned by discovery.
-    description: str = ""
-    script_path: str
-    script_type: str
-    dialect: DialectName
-    parameters: list[Parameter] = Field(default_factory=list)
-    declared_title: str | None = None
-    version: str | None = None
-    state: bool = False
-    requirements_file: str | None = None
-
-    @field_validator("name")
-    @classmethod
-    def _check_tool_name(cls, name: str) -> str:
-        return check_tool_name(name)
-
-    @field_validator("parameters")
-    @classmethod
-    def _check_unique_parameters(cls, parameters: list[Parameter]) -> list[Parameter]:
-        seen: set[str] = set()
-        for param in parameters:
-            if param.name in seen:
-                raise ValueError(f"parameter {param.name!r} is declared twice")
-            seen.add(param.name)
-        return parameters
-
-
-def check_tool_name(name: str) -> str:
-    if not TOOL_NAME_PATTERN.match(name):
-        raise ValueError(
-            f"tool name {name!r} must be 1 to 64 characters of letters, digits, _ and - "
-            "(what MCP clients accept)"
-        )
-    return name
-
-
-USER_KEYS = ("enabled", "tags")
-USER_SCRIPT_KEYS = (
-    "name", "title", "requires_confirmation", "read_only", "destructive", "idempotent",
-    "open_world", "timeout_seconds", "max_concurrency", "interactive", "workspace_config",
-)  # fmt: skip
-
-
-class ToolConfig(BaseModel):
-    """`config/tools/<name>.json`: one tool, in the shape of seeds/003."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    format_version: Literal[1] = 1
-    enabled: bool = True
-    tags: list[str] = Field(default_factory=list)
-    auto_detected: bool = True
-    created_by: str = "toolkiln discover"
-    last_modified: str = ""
-    script_config: ScriptConfig
-    source: SourceFingerprint | None = None
-
-
-class ToolHints(BaseModel):
-    """Behaviour hints a client may show or act on (MCP tool annotations)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-    read_only: bool | None = None
-    destructive: bool | None = None
-    idempotent: bool | None = None
-    open_world: bool | None = None
-
-
-class CompiledTool(BaseModel):
-    """One enabled tool in the compiled catalog: everything the server needs."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-    name: str
-    title: str | None = None
-    description: str = ""
-    dialect: DialectName
-    script_path: str
-    script_type: str
-    parameters: list[Parameter] = Field(default_factory=list)
-    input_schema: dict[str, Any]
-    hints: ToolHints = Field(default_factory=ToolHints)
-    requires_confirmation: bool = False
-    timeout_seconds: float | None = None
-    max_concurrency: int | None = None
-    workspace: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
-    tags: list[str] = Field(default_factory=list)
-    state: bool = False
-    version: str | None = None
-    config_file: str
-
-
-class Catalog(BaseModel):
-    """`config/tools.json`: the compiled tool set, sorted by name."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    format_version: Literal[1] = 1
-    generated_at: str = ""
-    tools_dir: str
-    tools: list[CompiledTool] = Field(default_factory=list)

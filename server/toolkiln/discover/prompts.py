@@ -1,0 +1,82 @@
+"""Prompts: jinja2 templates under `prompts/` with a small front matter.
+
+    ---
+    title: Code review
+    description: Review a piece of code for bugs and style
+    @param code: The code to review (required: true)
+    @param language: Its language (enum: python|rust|go, default: python)
+    ---
+    Please review this {{ language }} code:
+    {{ code }}
+
+The front matter uses the `@param` grammar of the annotations dialect; prompt
+arguments are strings (MCP's rule), optionally limited to an enum. The body is
+rendered by the server, in jinja2's sandbox, when a client asks for the prompt.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from toolkiln.discover.annotations import parse_param_line
+from toolkiln.errors import DiscoveryError
+from toolkiln.model import Parameter
+
+SUFFIXES = {".md", ".j2", ".jinja", ".jinja2", ".txt", ".prompt"}
+FENCE = "---"
+_FIELD = re.compile(r"^(title|description)\s*:\s*(.*?)\s*$", re.IGNORECASE)
+_PARAM = re.compile(r"^@param\b\s*(.*)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class PromptDeclaration:
+    description: str = ""
+    title: str | None = None
+    arguments: list[Parameter] = field(default_factory=list)
+
+
+def split_front_matter(text: str) -> tuple[list[str], str, int]:
+    """(front matter lines, body, the body's first line number); no front matter: ([], text, 1)."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].strip() != FENCE:
+        return [], text, 1
+    for index, line in enumerate(lines[1:], start=1):
+        if line.strip() == FENCE:
+            return [raw.rstrip("\n") for raw in lines[1:index]], "".join(lines[index + 1 :]), index + 2
+    raise DiscoveryError("the front matter opened with --- is never closed by ---", line=1)
+
+
+def parse_prompt(text: str, path: str) -> PromptDeclaration:
+    try:
+        front, _, _ = split_front_matter(text)
+    except DiscoveryError as error:
+        raise DiscoveryError(error.reason, path=path, line=error.line) from None
+    fields: dict[str, str] = {}
+    arguments: list[Parameter] = []
+    for number, raw in enumerate(front, start=2):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if match := _FIELD.match(line):
+            fields[match.group(1).lower()] = match.group(2)
+        elif match := _PARAM.match(line):
+            argument = parse_param_line(match.group(1), path, number)
+            if argument.type != "string":
+                raise DiscoveryError(
+                    f"prompt argument {argument.name!r} is a {argument.type}; prompt arguments are strings",
+                    path=path,
+                    line=number,
+                )
+            if any(existing.name == argument.name for existing in arguments):
+                raise DiscoveryError(
+                    f"prompt argument {argument.name!r} is declared twice", path=path, line=number
+                )
+            arguments.append(argument)
+        else:
+            raise DiscoveryError(
+                f"expected `title:`, `description:` or `@param name: ...` in the front matter, got {line!r}",
+                path=path,
+                line=number,
+            )
+    return PromptDeclaration(fields.get("description", ""), fields.get("title") or None, arguments)

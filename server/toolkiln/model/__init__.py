@@ -1,0 +1,75 @@
+"""The file formats toolkiln writes, and the parameter model they share.
+
+`config/tools/<name>.json` (`ToolConfig`), `config/prompts/<name>.json`
+(`PromptConfig`) and `config/resources/<name>.json` (`ResourceConfig`) are written by
+discovery and edited by users; `config/tools.json` (`Catalog`) is compiled from them
+and is the only file the server reads. Every read goes through these models.
+"""
+
+from toolkiln.model.catalog import Catalog, CompiledPrompt, CompiledResource, CompiledTool, ToolHints
+from toolkiln.model.items import (
+    PLACEHOLDER,
+    USER_PROMPT_KEYS,
+    USER_RESOURCE_KEYS,
+    PromptConfig,
+    PromptSettings,
+    ResourceConfig,
+    ResourceSettings,
+    placeholders,
+)
+from toolkiln.model.parameter import (
+    PARAM_NAME_PATTERN,
+    PARAM_TYPES,
+    SENSITIVE_ENV_NAMES,
+    SENSITIVE_ENV_PREFIXES,
+    Parameter,
+    ParamType,
+    is_sensitive_env_name,
+    value_matches_type,
+    value_problems,
+)
+from toolkiln.model.tools import (
+    TOOL_NAME_PATTERN,
+    USER_KEYS,
+    USER_SCRIPT_KEYS,
+    DialectName,
+    ScriptConfig,
+    SourceFingerprint,
+    ToolConfig,
+    WorkspaceConfig,
+    check_tool_name,
+)
+
+__all__ = [
+    "PARAM_NAME_PATTERN",
+    "PARAM_TYPES",
+    "PLACEHOLDER",
+    "SENSITIVE_ENV_NAMES",
+    "SENSITIVE_ENV_PREFIXES",
+    "TOOL_NAME_PATTERN",
+    "USER_KEYS",
+    "USER_PROMPT_KEYS",
+    "USER_RESOURCE_KEYS",
+    "USER_SCRIPT_KEYS",
+    "Catalog",
+    "CompiledPrompt",
+    "CompiledResource",
+    "CompiledTool",
+    "DialectName",
+    "ParamType",
+    "Parameter",
+    "PromptConfig",
+    "PromptSettings",
+    "ResourceConfig",
+    "ResourceSettings",
+    "ScriptConfig",
+    "SourceFingerprint",
+    "ToolConfig",
+    "ToolHints",
+    "WorkspaceConfig",
+    "check_tool_name",
+    "is_sensitive_env_name",
+    "placeholders",
+    "value_matches_type",
+    "value_problems",
+]

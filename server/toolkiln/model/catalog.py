@@ -1,0 +1,92 @@
+"""`config/tools.json`: the compiled catalog, the only file the server reads."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from toolkiln.model.parameter import Parameter
+from toolkiln.model.tools import DialectName, WorkspaceConfig
+
+
+class ToolHints(BaseModel):
+    """Behaviour hints a client may show or act on (MCP tool annotations)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    read_only: bool | None = None
+    destructive: bool | None = None
+    idempotent: bool | None = None
+    open_world: bool | None = None
+
+
+class CompiledTool(BaseModel):
+    """One enabled tool in the compiled catalog: everything the server needs."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    name: str
+    title: str | None = None
+    description: str = ""
+    dialect: DialectName
+    script_path: str
+    script_type: str
+    parameters: list[Parameter] = Field(default_factory=list)
+    input_schema: dict[str, Any]
+    hints: ToolHints = Field(default_factory=ToolHints)
+    requires_confirmation: bool = False
+    timeout_seconds: float | None = None
+    max_concurrency: int | None = None
+    workspace: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
+    tags: list[str] = Field(default_factory=list)
+    state: bool = False
+    version: str | None = None
+    config_file: str
+
+
+class CompiledPrompt(BaseModel):
+    """One enabled prompt: its template is read from `prompts_dir` when it is asked for."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    name: str
+    title: str | None = None
+    description: str = ""
+    arguments: list[Parameter] = Field(default_factory=list)
+    template_path: str
+    config_file: str
+
+
+class CompiledResource(BaseModel):
+    """One enabled resource, or resource template (a `uri` with `{placeholders}`)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    name: str
+    title: str | None = None
+    description: str | None = None
+    uri: str
+    template: bool = False
+    mime_type: str
+    binary: bool = False
+    file_path: str
+    config_file: str
+
+
+class Catalog(BaseModel):
+    """`config/tools.json`: the compiled tools, prompts and resources, each sorted by name.
+
+    The folders are relative to the one that holds this file, so a project can move.
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    format_version: Literal[1] = 1
+    generated_at: str = ""
+    tools_dir: str
+    tools: list[CompiledTool] = Field(default_factory=list)
+    prompts_dir: str | None = None
+    prompts: list[CompiledPrompt] = Field(default_factory=list)
+    resources_dir: str | None = None
+    resources: list[CompiledResource] = Field(default_factory=list)

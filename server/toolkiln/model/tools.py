@@ -1,0 +1,113 @@
+"""`config/tools/<name>.json`: one tool, written by discovery and edited by users."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from toolkiln.model.parameter import Parameter
+
+DialectName = Literal["annotations", "help-json"]
+TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class WorkspaceConfig(BaseModel):
+    """Where `path` parameters of a tool may point (seeds/003)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    allowed_paths: list[str] = Field(default_factory=lambda: ["{TOOL_DIR}/workspace"])
+    allow_absolute_paths: bool = False
+    follow_symlinks: bool = True
+
+
+class SourceFingerprint(BaseModel):
+    """What the script looked like when discovery last read it."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    mtime_ns: int
+    size: int
+    sha256: str
+
+
+class ScriptConfig(BaseModel):
+    """The `script_config` block of a per-tool config.
+
+    Keys in `USER_KEYS` belong to the user: discovery writes them once, when it
+    creates the file, and never again. All others are refreshed by rediscovery.
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    # Owned by the user.
+    name: str
+    title: str | None = None
+    requires_confirmation: bool = False
+    read_only: bool | None = None
+    destructive: bool | None = None
+    idempotent: bool | None = None
+    open_world: bool | None = None
+    timeout_seconds: float | None = Field(default=None, gt=0)
+    max_concurrency: int | None = Field(default=None, ge=1)
+    interactive: bool = False
+    workspace_config: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
+
+    # Owned by discovery.
+    description: str = ""
+    script_path: str
+    script_type: str
+    dialect: DialectName
+    parameters: list[Parameter] = Field(default_factory=list)
+    declared_title: str | None = None
+    version: str | None = None
+    state: bool = False
+    requirements_file: str | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _check_tool_name(cls, name: str) -> str:
+        return check_tool_name(name)
+
+    @field_validator("parameters")
+    @classmethod
+    def _check_unique_parameters(cls, parameters: list[Parameter]) -> list[Parameter]:
+        seen: set[str] = set()
+        for param in parameters:
+            if param.name in seen:
+                raise ValueError(f"parameter {param.name!r} is declared twice")
+            seen.add(param.name)
+        return parameters
+
+
+def check_tool_name(name: str) -> str:
+    if not TOOL_NAME_PATTERN.match(name):
+        raise ValueError(
+            f"tool name {name!r} must be 1 to 64 characters of letters, digits, _ and - "
+            "(what MCP clients accept)"
+        )
+    return name
+
+
+USER_KEYS = ("enabled", "tags")
+USER_SCRIPT_KEYS = (
+    "name", "title", "requires_confirmation", "read_only", "destructive", "idempotent",
+    "open_world", "timeout_seconds", "max_concurrency", "interactive", "workspace_config",
+)  # fmt: skip
+
+
+class ToolConfig(BaseModel):
+    """`config/tools/<name>.json`: one tool, in the shape of seeds/003."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    format_version: Literal[1] = 1
+    enabled: bool = True
+    tags: list[str] = Field(default_factory=list)
+    auto_detected: bool = True
+    created_by: str = "toolkiln discover"
+    last_modified: str = ""
+    script_config: ScriptConfig
+    source: SourceFingerprint | None = None

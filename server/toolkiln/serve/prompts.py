@@ -1,0 +1,74 @@
+"""MCP prompts: the templates under `prompts/`, listed, checked and rendered on request.
+
+The template is read when a client asks for it, so an edit of its body shows at once;
+its arguments come from the compiled catalog. Arguments are checked first (required,
+unknown, enum, length), and a bad one is an invalid-params error that says which.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import mcp.types as types
+from mcp.shared.exceptions import MCPError
+
+from toolkiln.discover.prompts import split_front_matter
+from toolkiln.errors import DiscoveryError
+from toolkiln.model import CompiledPrompt
+from toolkiln.render import RenderError, render_text
+from toolkiln.runner import Registry
+from toolkiln.schema import ArgumentChecker, parameters_to_schema, prepare_arguments
+
+
+class PromptService:
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+        self._checkers: dict[str, ArgumentChecker] = {}
+
+    def list_prompts(self) -> types.ListPromptsResult:
+        return types.ListPromptsResult(
+            prompts=[
+                types.Prompt(
+                    name=prompt.name,
+                    title=prompt.title,
+                    description=prompt.description or None,
+                    arguments=[
+                        types.PromptArgument(
+                            name=a.name, description=a.description or None, required=a.required
+                        )
+                        for a in prompt.arguments
+                    ],
+                )
+                for prompt in self.registry.prompts.values()
+            ]
+        )
+
+    def get_prompt(self, name: str, arguments: Mapping[str, str] | None) -> types.GetPromptResult:
+        prompt = self.registry.prompts.get(name)
+        if prompt is None:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown prompt: {name!r}")
+        schema = parameters_to_schema(prompt.arguments)
+        checker = self._checkers.setdefault(name, ArgumentChecker(schema))
+        problems = checker.problems(arguments or {})
+        if problems:
+            listing = "; ".join(problems)
+            raise MCPError(
+                code=types.INVALID_PARAMS, message=f"Invalid arguments for prompt {name!r}: {listing}"
+            )
+        values = {argument.name: "" for argument in prompt.arguments} | prepare_arguments(
+            schema, arguments or {}
+        )
+        text = self._render(prompt, values)
+        message = types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))
+        return types.GetPromptResult(description=prompt.description or None, messages=[message])
+
+    def _render(self, prompt: CompiledPrompt, values: Mapping[str, str]) -> str:
+        assert self.registry.prompts_dir is not None
+        path = self.registry.prompts_dir / prompt.template_path
+        try:
+            _, body, first_line = split_front_matter(path.read_text(encoding="utf-8"))
+            # Blank lines in front keep jinja2's line numbers those of the file.
+            return render_text("\n" * (first_line - 1) + body, values, source=str(path)).lstrip("\n")
+        except (OSError, DiscoveryError, RenderError) as error:
+            message = f"Prompt {prompt.name!r} cannot be rendered: {error}"
+            raise MCPError(code=types.INTERNAL_ERROR, message=message) from None
