@@ -269,11 +269,12 @@ def test_building_twice_gives_the_same_bytes(tools_dir: Path, config_dir: Path) 
     assert strip == [line for line in second_text.splitlines() if '"generated_at"' not in line]
 
 
-def test_a_missing_script_is_a_warning(tools_dir: Path, config_dir: Path) -> None:
+def test_a_tool_whose_script_is_gone_is_left_out_with_a_warning(tools_dir: Path, config_dir: Path) -> None:
     path = write_config(config_dir, "gone")
     report = build_catalog(config_dir, tools_dir)
-    assert [tool.name for tool in report.tools] == ["gone"]
-    assert report.warnings == [f"{path}: its file {tools_dir / 'gone.sh'} does not exist"]
+    assert report.tools == []
+    assert report.warnings == [f"{path}: left out, its file {tools_dir / 'gone.sh'} is gone"]
+    assert path.exists()
 
 
 def test_files_other_than_json_are_ignored(tools_dir: Path, config_dir: Path) -> None:

@@ -682,7 +682,7 @@ def test_sample_prompts_render(tmp_path: Path) -> None:
     for kind in ("tools", "prompts", "resources"):
         shutil.copytree(REPO / "config" / kind, tmp_path / kind)
     build_catalog(tmp_path, SAMPLE_TOOLS, REPO / "prompts", REPO / "resources")
-    prompts = PromptService(Registry.load(tmp_path / "tools.json"))
+    prompts = PromptService(ToolRunner(Registry.load(tmp_path / "tools.json"), RunSettings()))
     review = prompts.get_prompt("code-review", {"code": "echo hi", "language": "bash", "focus": "quoting"})
     text = review.messages[0].content.text  # type: ignore[union-attr]
     assert text.startswith("Please review this bash code.")

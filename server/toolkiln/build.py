@@ -66,7 +66,7 @@ def build_catalog(
     _check_unique_uris(report.resources, errors)
     if errors:
         raise BuildError("\n".join([*errors, f"{report.path} was left as it was."]))
-    _warn_missing_files(report, tools_dir, prompts_dir, resources_dir)
+    _leave_out_missing_files(report, tools_dir, prompts_dir, resources_dir)
     catalog = Catalog(
         generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
         tools_dir=_relative_to(tools_dir, config_dir),
@@ -179,20 +179,22 @@ def _check_unique_uris(resources: list[CompiledResource], errors: list[str]) -> 
         owners[resource.uri] = resource.config_file
 
 
-def _warn_missing_files(
+def _leave_out_missing_files(
     report: BuildReport, tools_dir: Path, prompts_dir: Path | None, resources_dir: Path | None
 ) -> None:
-    groups: list[tuple[Path | None, list[tuple[str, str]]]] = [
-        (tools_dir, [(t.config_file, t.script_path) for t in report.tools]),
-        (prompts_dir, [(p.config_file, p.template_path) for p in report.prompts]),
-        (resources_dir, [(r.config_file, r.file_path) for r in report.resources]),
-    ]
-    for folder, items in groups:
-        for config_file, relative in items:
-            if folder is not None and not (folder / relative).is_file():
-                report.warnings.append(
-                    f"{report.path.parent / config_file}: its file {folder / relative} does not exist"
-                )
+    """A config whose file is gone is kept (discovery reports it) but not served."""
+
+    def present(folder: Path | None, config_file: str, relative: str) -> bool:
+        if folder is None or (folder / relative).is_file():
+            return True
+        report.warnings.append(
+            f"{report.path.parent / config_file}: left out, its file {folder / relative} is gone"
+        )
+        return False
+
+    report.tools = [t for t in report.tools if present(tools_dir, t.config_file, t.script_path)]
+    report.prompts = [p for p in report.prompts if present(prompts_dir, p.config_file, p.template_path)]
+    report.resources = [r for r in report.resources if present(resources_dir, r.config_file, r.file_path)]
 
 
 def _relative_to(path: Path, start: Path) -> str:

@@ -1,18 +1,22 @@
-"""`toolkiln serve` (stdio or HTTP) and `toolkiln audit` (what the server did)."""
+"""`toolkiln serve`: the compiled tools over stdio or HTTP, optionally rebuilt on every change.
+
+This is where stages are composed: `--discover` runs discover and build before
+serving, and `--watch` hands the server a rebuild callback that runs them again.
+"""
 
 from __future__ import annotations
 
 import functools
-import json
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from toolkiln.cli.app import Folders, RunOptions, cli, first_line, folder_options, render_table, run_options
+from toolkiln.cli.app import Folders, RunOptions, cli, folder_options, run_options
+from toolkiln.cli.auditing import AUDIT_FILE
 from toolkiln.cli.banner import http_banner, stdio_banner
 from toolkiln.errors import ConfigError, ToolkilnError
 from toolkiln.files import catalog_path
@@ -20,10 +24,9 @@ from toolkiln.files import catalog_path
 if TYPE_CHECKING:
     from toolkiln.audit import AuditLog
     from toolkiln.runner import Registry
+    from toolkiln.serve import ToolService
 
 logger = logging.getLogger("toolkiln")
-
-AUDIT_FILE = Path("logs") / "audit.jsonl"
 
 
 @dataclass(frozen=True)
@@ -42,14 +45,13 @@ class HttpOptions:
 
 def http_options(function: Callable[..., Any]) -> Callable[..., Any]:
     """The options of `serve --http`, handed to the command as `http`."""
-    names = [field for field in HttpOptions.__dataclass_fields__]
 
     @functools.wraps(function)
     def command(*args: Any, **kwargs: Any) -> Any:
-        http = HttpOptions(**{name: kwargs.pop(name) for name in names})
+        http = HttpOptions(**{field.name: kwargs.pop(field.name) for field in fields(HttpOptions)})
         return function(*args, http=http, **kwargs)
 
-    file = click.Path(dir_okay=False, path_type=Path)
+    existing_file = click.Path(exists=True, dir_okay=False, path_type=Path)
     options = [
         click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (HTTP)."),
         click.option(
@@ -63,7 +65,9 @@ def http_options(function: Callable[..., Any]) -> Callable[..., Any]:
             "--stateless", is_flag=True, help="No server-side sessions (replicas behind a load balancer)."
         ),
         click.option(
-            "--token-file", type=file, help="Bearer token file [default: ~/.config/toolkiln/token]."
+            "--token-file",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="Bearer token file [default: ~/.config/toolkiln/token].",
         ),
         click.option(
             "--no-auth", is_flag=True, help="Accept requests without a token (loopback hosts only)."
@@ -74,12 +78,8 @@ def http_options(function: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--allow-host", multiple=True, metavar="HOST[:PORT]", help="Also accept this Host header."
         ),
-        click.option(
-            "--tls-cert", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Serve HTTPS."
-        ),
-        click.option(
-            "--tls-key", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Its key."
-        ),
+        click.option("--tls-cert", type=existing_file, help="Serve HTTPS with this certificate (PEM)."),
+        click.option("--tls-key", type=existing_file, help="The certificate's private key (PEM)."),
         click.option(
             "--max-body",
             type=click.IntRange(min=1024),
@@ -120,6 +120,7 @@ def http_options(function: Callable[..., Any]) -> Callable[..., Any]:
 @click.option(
     "--force-discover", is_flag=True, help="Run a full discover (every script re-read) and build first."
 )
+@click.option("--watch", is_flag=True, help="Rediscover and rebuild on every change; clients are told.")
 def serve(
     folders: Folders,
     run: RunOptions,
@@ -130,41 +131,62 @@ def serve(
     no_audit: bool,
     discover_first: bool,
     force_discover: bool,
+    watch: bool,
 ) -> None:
     """Serve the compiled tools to MCP clients, over stdio (what clients spawn) or HTTP.
 
     Loads only config/tools.json; no script is read or run until a client calls it.
-    With --discover, a broken tool or a failed build is logged and the last good
-    tools.json is served. Every tool call, and over HTTP every denied request, is
-    written to the audit log.
+    With --discover (or --watch), the pipeline runs first; a broken tool or a failed
+    build is logged and the last good tools.json is served. With --watch, every change
+    under the tools, prompts, resources and config folders is rediscovered, rebuilt and
+    swapped in. Every tool call, and over HTTP every denied request, is audited.
     """
-    if discover_first or force_discover:
+    built = (
         _discover_and_build(folders, force=force_discover)
+        if discover_first or force_discover or watch
+        else True
+    )
+    if not built and not catalog_path(folders.config).exists():
+        raise ConfigError(f"{catalog_path(folders.config)}: the first build failed; see the errors above")
 
     import anyio
 
     from toolkiln.audit import AuditLog
-    from toolkiln.runner import Registry, ToolRunner
-    from toolkiln.serve import ToolService, serve_stdio
+    from toolkiln.runner import Registry
 
     registry = Registry.load(catalog_path(folders.config))
     audit = None if no_audit else AuditLog(audit_log or folders.config / AUDIT_FILE)
+    rebuild = functools.partial(_rebuild, folders) if watch else None
     if transport == "stdio":
-        service = ToolService(ToolRunner(registry, run.settings(registry, "stdio", max_concurrency)), audit)
-        click.echo(
-            stdio_banner(len(registry.tools), registry.tools_dir, folders.tools, folders.config), err=True
-        )
-        anyio.run(serve_stdio, service)
+        anyio.run(_serve_stdio, folders, registry, run, max_concurrency, audit, rebuild)
     else:
-        anyio.run(_serve_http, registry, run, http, max_concurrency, audit)
+        anyio.run(_serve_http, folders, registry, run, http, max_concurrency, audit, rebuild)
+
+
+async def _serve_stdio(
+    folders: Folders,
+    registry: Registry,
+    run: RunOptions,
+    max_concurrency: int | None,
+    audit: AuditLog | None,
+    rebuild: Callable[[], Registry | None] | None,
+) -> None:
+    from toolkiln.runner import ToolRunner
+    from toolkiln.serve import ToolService, serve_stdio
+
+    service = ToolService(ToolRunner(registry, run.settings(registry, "stdio", max_concurrency)), audit)
+    click.echo(stdio_banner(len(registry.tools), registry.tools_dir, folders.tools, folders.config), err=True)
+    await _with_watcher(service, folders, rebuild, serve_stdio(service))
 
 
 async def _serve_http(
+    folders: Folders,
     registry: Registry,
     run: RunOptions,
     http: HttpOptions,
     max_concurrency: int | None,
     audit: AuditLog | None,
+    rebuild: Callable[[], Registry | None] | None,
 ) -> None:
     from toolkiln.runner import ToolRunner
     from toolkiln.serve import (
@@ -178,9 +200,7 @@ async def _serve_http(
         serve_http,
     )
 
-    if (http.tls_cert is None and http.tls_key is not None) or (
-        http.tls_cert is not None and http.tls_key is None
-    ):
+    if (http.tls_cert is None) != (http.tls_key is None):
         raise ConfigError("--tls-cert and --tls-key go together")
     if not is_loopback(http.host):
         if http.no_auth:
@@ -204,7 +224,9 @@ async def _serve_http(
         token_file=token_file,
     )
     server_vars = {"host": http.host, "port": port, "https": http.tls_cert is not None}
-    runner = ToolRunner(registry, run.settings(registry, "http", max_concurrency, **server_vars))
+    service = ToolService(
+        ToolRunner(registry, run.settings(registry, "http", max_concurrency, **server_vars)), audit
+    )
     admission = Admission.for_bind(
         http.host, token, extra_hosts=http.allow_host, extra_origins=http.allow_origin
     )
@@ -212,16 +234,39 @@ async def _serve_http(
     def on_ready(base_url: str) -> None:
         click.echo(http_banner(len(registry.tools), base_url, token_file, http.stateless), err=True)
 
-    await serve_http(ToolService(runner, audit), admission, settings, listener, on_ready)
+    await _with_watcher(
+        service, folders, rebuild, serve_http(service, admission, settings, listener, on_ready)
+    )
 
 
-def _discover_and_build(folders: Folders, *, force: bool) -> None:
-    """The pipeline before serving; failures are logged, and the last good build is served."""
+async def _with_watcher(
+    service: ToolService,
+    folders: Folders,
+    rebuild: Callable[[], Registry | None] | None,
+    serving: Awaitable[None],
+) -> None:
+    """Serve; with a rebuild callback, watch the project's folders meanwhile."""
+    import anyio
+
+    from toolkiln.serve import watch_and_reload
+
+    async with anyio.create_task_group() as group:
+        if rebuild is not None:
+            watched = [folders.tools, folders.prompts, folders.resources]
+            watched += [folders.config / kind for kind in ("tools", "prompts", "resources")]
+            group.start_soon(watch_and_reload, service, watched, rebuild)
+        await serving
+        group.cancel_scope.cancel()
+
+
+def _discover_and_build(folders: Folders, *, force: bool) -> bool:
+    """The pipeline; whether it built. What failed is logged, and the last good
+    tools.json stays in place."""
     from toolkiln.build import build_catalog
     from toolkiln.discover import discover_tools
 
+    prompts, resources = folders.existing(folders.prompts), folders.existing(folders.resources)
     try:
-        prompts, resources = folders.existing(folders.prompts), folders.existing(folders.resources)
         report = discover_tools(
             folders.tools, folders.config, force=force, prompts_dir=prompts, resources_dir=resources
         )
@@ -229,51 +274,19 @@ def _discover_and_build(folders: Folders, *, force: bool) -> None:
             logger.error("discover: %s", problem)
         build_catalog(folders.config, folders.tools, prompts, resources)
     except ToolkilnError as error:
-        if not catalog_path(folders.config).exists():
-            raise
-        logger.error("%s\nserving the last good %s", error, catalog_path(folders.config))
+        logger.error("%s\nstill serving the last good %s", error, catalog_path(folders.config))
+        return False
+    return True
 
 
-@cli.command()
-@folder_options
-@click.option(
-    "--audit-log",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="[default: CONFIG_DIR/logs/audit.jsonl]",
-)
-@click.option("--tail", type=click.IntRange(min=1), help="Only the last N records.")
-@click.option("--tool", help="Only the calls of this tool.")
-@click.option("--json", "as_json", is_flag=True, help="Print the records as JSON lines.")
-def audit(
-    folders: Folders,
-    audit_log: Path | None,
-    tail: int | None,
-    tool: str | None,
-    as_json: bool,
-) -> None:
-    """Show the audit log: every tool call and every denied request, oldest first."""
-    from toolkiln.audit import read_audit
+def _rebuild(folders: Folders) -> Registry | None:
+    """What `--watch` runs on a change: the registry to serve now, or None to keep the current one."""
+    from toolkiln.runner import Registry
 
-    path = audit_log or folders.config / AUDIT_FILE
-    if not path.exists():
-        raise ConfigError(f"{path}: no audit log yet (it is written by `toolkiln serve`)")
-    records = read_audit(path, tool=tool, tail=tail)
-    if as_json:
-        for record in records:
-            click.echo(json.dumps(record, ensure_ascii=False))
-        return
-    rows: list[tuple[str, ...]] = [("TIME", "TRANSPORT", "CLIENT", "TOOL", "MS", "OK", "DETAIL")]
-    for record in records:
-        detail = record.get("error") or json.dumps(record.get("arguments", {}), ensure_ascii=False)
-        rows.append(
-            (
-                str(record.get("timestamp", "")),
-                str(record.get("transport", "")),
-                str(record.get("client") or "-"),
-                str(record.get("tool") or record.get("path") or "-"),
-                str(record.get("duration_ms", "-")),
-                "yes" if record.get("success") else "no",
-                first_line(str(detail))[:80],
-            )
-        )
-    click.echo(render_table(rows))
+    if not _discover_and_build(folders, force=False):
+        return None
+    try:
+        return Registry.load(catalog_path(folders.config))
+    except ToolkilnError as error:
+        logger.error("%s", error)
+        return None

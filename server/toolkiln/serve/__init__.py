@@ -5,6 +5,7 @@ from toolkiln.serve.handlers import build_server
 from toolkiln.serve.http import DEFAULT_MAX_BODY, DEFAULT_PORT, HttpSettings, bind, serve_http
 from toolkiln.serve.service import ToolService
 from toolkiln.serve.stdio import serve_stdio
+from toolkiln.serve.watch import watch_and_reload
 
 __all__ = [
     "DEFAULT_MAX_BODY",
@@ -19,4 +20,5 @@ __all__ = [
     "load_or_create_token",
     "serve_http",
     "serve_stdio",
+    "watch_and_reload",
 ]

@@ -42,7 +42,7 @@ class ToolkilnServer(Server[Any]):
 def build_server(service: ToolService) -> Server[Any]:
     levels = LogLevels()
     resources = ResourceService(service.runner)
-    prompts = PromptService(service.registry)
+    prompts = PromptService(service.runner)
     broadcaster = service.broadcaster
 
     async def list_tools(
@@ -108,7 +108,10 @@ def build_server(service: ToolService) -> Server[Any]:
         broadcaster.unsubscribe(ctx, str(params.uri))
         return types.EmptyResult()
 
-    tools = service.registry.tools
+    def input_schema(name: str) -> dict[str, Any] | None:
+        tool = service.registry.tools.get(name)  # the registry a reload may have swapped
+        return tool.input_schema if tool is not None else None
+
     with sdk_deprecations_silenced():
         return ToolkilnServer(
             SERVER_NAME,
@@ -125,5 +128,5 @@ def build_server(service: ToolService) -> Server[Any]:
             on_subscribe_resource=subscribe,
             on_unsubscribe_resource=unsubscribe,
             on_subscriptions_listen=broadcaster.listen_handler,
-            get_tool_input_schema=lambda name: tools[name].input_schema if name in tools else None,
+            get_tool_input_schema=input_schema,
         )

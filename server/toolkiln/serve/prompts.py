@@ -16,14 +16,18 @@ from toolkiln.discover.prompts import split_front_matter
 from toolkiln.errors import DiscoveryError
 from toolkiln.model import CompiledPrompt
 from toolkiln.render import RenderError, render_text
-from toolkiln.runner import Registry
+from toolkiln.runner import Registry, ToolRunner
 from toolkiln.schema import ArgumentChecker, parameters_to_schema, prepare_arguments
 
 
 class PromptService:
-    def __init__(self, registry: Registry) -> None:
-        self.registry = registry
-        self._checkers: dict[str, ArgumentChecker] = {}
+    def __init__(self, runner: ToolRunner) -> None:
+        self.runner = runner
+        self._checkers: dict[str, tuple[CompiledPrompt, ArgumentChecker]] = {}
+
+    @property
+    def registry(self) -> Registry:
+        return self.runner.registry  # swapped by a reload
 
     def list_prompts(self) -> types.ListPromptsResult:
         return types.ListPromptsResult(
@@ -48,7 +52,10 @@ class PromptService:
         if prompt is None:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown prompt: {name!r}")
         schema = parameters_to_schema(prompt.arguments)
-        checker = self._checkers.setdefault(name, ArgumentChecker(schema))
+        known = self._checkers.get(name)
+        if known is None or known[0] is not prompt:  # new, or reloaded since
+            known = self._checkers[name] = (prompt, ArgumentChecker(schema))
+        checker = known[1]
         problems = checker.problems(arguments or {})
         if problems:
             listing = "; ".join(problems)

@@ -21,7 +21,7 @@ from mcp.shared.exceptions import MCPError
 
 from toolkiln.audit import AuditLog, redact
 from toolkiln.model import CompiledTool
-from toolkiln.runner import ToolResult, ToolRunner, UnknownToolError
+from toolkiln.runner import Registry, ToolResult, ToolRunner, UnknownToolError
 from toolkiln.serve.changes import Broadcaster
 from toolkiln.serve.confirm import confirm, confirmation_mode, with_confirm_argument
 from toolkiln.serve.notify import ClientNotifier
@@ -41,6 +41,18 @@ class ToolService:
         self.audit = audit
         self.broadcaster = broadcaster or Broadcaster()
         self._tool_lists: dict[bool, types.ListToolsResult] = {}
+
+    def swap(self, registry: Registry) -> dict[str, bool]:
+        """Serve `registry` from now on; which of tools, prompts and resources changed."""
+        old, new = self.registry.catalog, registry.catalog
+        changed = {
+            kind: [item.model_dump() for item in getattr(old, kind)]
+            != [item.model_dump() for item in getattr(new, kind)]
+            for kind in ("tools", "prompts", "resources")
+        }
+        self.registry = self.runner.registry = registry
+        self._tool_lists.clear()
+        return changed
 
     def list_tools(self, ctx: ServerRequestContext[Any] | None = None) -> types.ListToolsResult:
         """The tools as this client sees them: with a `confirm` argument where it cannot be asked."""
