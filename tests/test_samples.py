@@ -44,6 +44,7 @@ SAMPLE_DIALECTS = {
     "hello-world": "help-json",
     "notes": "annotations",
     "pwod": "annotations",
+    "reset-counter": "help-json",
     "text-stats": "annotations",
     "utils__system-info": "help-json",
     "validate-input": "help-json",
@@ -202,6 +203,11 @@ def test_counter_keeps_its_state_between_calls(samples: Registry, tmp_path: Path
     assert call(samples, "counter", {"by": 4}, settings=settings).structured == {"count": 4}
     assert call(samples, "counter", {}, settings=settings).structured == {"count": 5}
     assert anyio.run(runner.read_state, "counter").structured == {"count": 5}
+    assert call(samples, "reset-counter", settings=settings).structured == {"count": 0}
+    # Its committed config asks for confirmation and marks it destructive and idempotent.
+    reset = load_tool_config(COMMITTED_CONFIGS / "reset-counter.json").script_config
+    assert reset.requires_confirmation
+    assert (reset.destructive, reset.idempotent, reset.read_only) == (True, True, False)
 
 
 def test_hello_world(samples: Registry) -> None:
