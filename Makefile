@@ -6,14 +6,15 @@ VENV := .venv
 BIN := $(VENV)/bin
 TOOLKILN := $(BIN)/toolkiln
 STAMP := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.installed-bench
 TOOLS_DIR ?= tools
 CONFIG_DIR ?= config
 DIRS := --tools-dir $(TOOLS_DIR) --config-dir $(CONFIG_DIR)
 
-.PHONY: help setup discover build list serve serve-stdio test lint format docs clean
+.PHONY: help setup discover build list serve serve-stdio test lint format docs bench bench-quick clean
 
 help:  ## Show the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "toolkiln needs Python 3.11 or newer; run make PYTHON=python3.11")'
@@ -50,6 +51,16 @@ lint: $(STAMP)  ## ruff (format and check) and mypy
 format: $(STAMP)  ## Format and fix what ruff can
 	$(BIN)/ruff format server tests benchmarks docs
 	$(BIN)/ruff check --fix server tests benchmarks docs
+
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)  ## Benchmarks (< 10 min): docs/benchmarks.md, benchmarks/results/latest.json
+	$(BIN)/python -m benchmarks
+
+bench-quick: $(BENCH_STAMP)  ## A smaller benchmark run (< 2 min), printed only
+	$(BIN)/python -m benchmarks --quick
 
 docs: $(STAMP)  ## Regenerate docs/cli.md from the commands' --help
 	$(BIN)/python docs/cli_reference.py

@@ -401,6 +401,11 @@ def test_a_client_that_disconnects_has_its_tool_stopped(served: Path, state: Pat
         recorded = [int(pid) for pid in pids.read_text().split()]
         assert len(recorded) == 2
         assert pids_alive(recorded) == []
+        # The record is written as the cancellation unwinds, just after the kill.
+        deadline = time.monotonic() + 10
+        while not running.audit_log.exists() or '"cancelled"' not in running.audit_log.read_text():
+            assert time.monotonic() < deadline, "no audit record of the cancelled call"
+            time.sleep(0.05)
         record = json.loads(running.audit_log.read_text().splitlines()[-1])
         assert (record["tool"], record["error"]) == ("hang", "cancelled")
 
