@@ -82,6 +82,10 @@ def served(tmp_path: Path, make_tool: MakeTool, tools_dir: Path, config_dir: Pat
     config = json.loads(hang_config.read_text())
     config["script_config"]["timeout_seconds"] = 1
     hang_config.write_text(json.dumps(config))
+    add_config = config_dir / "tools" / "add.json"
+    config = json.loads(add_config.read_text())
+    config["script_config"].update(title="Adder", read_only=True, idempotent=True, open_world=False)
+    add_config.write_text(json.dumps(config))
     build_catalog(config_dir, tools_dir)
     return config_dir
 
@@ -97,6 +101,18 @@ async def test_lists_every_tool_with_its_schema(served: Path, mode: str) -> None
     assert add["properties"]["a"] == {"type": "integer", "description": "First", "minimum": 0, "maximum": 100}
     assert add["properties"]["mode"]["enum"] == ["json", "text"]
     assert tools["echo"].title == "Echo"
+    # What the user set in a per-tool config becomes the tool's title and annotation hints.
+    assert tools["add"].title == "Adder"
+    hints = tools["add"].annotations
+    assert hints is not None
+    assert (hints.title, hints.read_only_hint, hints.idempotent_hint, hints.open_world_hint) == (
+        "Adder",
+        True,
+        True,
+        False,
+    )
+    assert hints.destructive_hint is None
+    assert tools["echo"].annotations is not None and tools["echo"].annotations.read_only_hint is None
     assert tools["echo"].description == "Print a message back"
 
 
