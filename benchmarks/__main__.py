@@ -1,0 +1,133 @@
+"""Run the benchmarks: `make bench` (under 10 minutes on 2 cores) or `make bench-quick`.
+
+    .venv/bin/python -m benchmarks [--quick] [--only NAME ...] [--report-only]
+
+The full run writes benchmarks/results/latest.json, docs/benchmarks.md and
+docs/benchmarks-latency.png; --quick (and --only) write benchmarks/results/quick.json
+and print the report. Figures only: nothing here is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import toolkiln
+from benchmarks import pipeline, serving
+from benchmarks.report import draw_chart, render_markdown
+from benchmarks.rounds import FULL, QUICK, Figures, Pending, Preset
+
+# In the order they run; a measurement of a feature still to come raises `Pending`.
+MEASUREMENTS: dict[str, Callable[[Path, Preset], Figures]] = {
+    "calls": serving.measure_calls,
+    "cold_start": serving.measure_cold_start,
+    "discovery": pipeline.measure_discovery,
+    "flood": serving.measure_flood,
+    "python_worker": serving.measure_python_worker,
+    "watch": serving.measure_watch,
+}
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+DOCS = ROOT / "docs"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="the smaller run of make bench-quick")
+    parser.add_argument("--only", action="append", choices=list(MEASUREMENTS), help="run only these")
+    parser.add_argument("--report-only", action="store_true", help="rewrite the docs from latest.json")
+    options = parser.parse_args()
+    if options.report_only:
+        write_docs(json.loads((RESULTS / "latest.json").read_text()))
+        return
+    preset = QUICK if options.quick else FULL
+    results = run(preset, options.only or list(MEASUREMENTS))
+    if options.quick or options.only:
+        write_json(RESULTS / "quick.json", results)
+        print(render_markdown(results, chart=None))
+    else:
+        write_json(RESULTS / "latest.json", results)
+        write_docs(results)
+        print(f"wrote {RESULTS / 'latest.json'}, {DOCS / 'benchmarks.md'}", file=sys.stderr)
+
+
+def run(preset: Preset, names: list[str]) -> dict[str, Any]:
+    started = time.perf_counter()
+    results: dict[str, Any] = {"meta": describe_run(preset), "pending": {}}
+    seconds = results["meta"]["seconds"] = {}
+    with tempfile.TemporaryDirectory(prefix="toolkiln-bench-") as scratch:
+        for name in names:
+            print(f"measuring {name}...", file=sys.stderr, flush=True)
+            step_started = time.perf_counter()
+            try:
+                results[name] = MEASUREMENTS[name](Path(scratch), preset)
+            except Pending as pending:
+                results["pending"][name] = str(pending)
+            seconds[name] = round(time.perf_counter() - step_started, 1)
+    results["meta"]["duration_s"] = round(time.perf_counter() - started, 1)
+    results["meta"]["load_average"]["end"] = round(os.getloadavg()[0], 2)
+    return results
+
+
+def describe_run(preset: Preset) -> dict[str, Any]:
+    python = os.path.relpath(sys.executable, ROOT)
+    return {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "preset": preset.name,
+        "command": f"{preset.make} ({' '.join([python, '-m', 'benchmarks', *sys.argv[1:]])})",
+        "settings": {key: value for key, value in vars(preset).items() if key not in ("name", "make")},
+        "load_average": {"start": round(os.getloadavg()[0], 2)},
+        "machine": {
+            "cpu": _cpu_model(),
+            "cores": os.cpu_count(),
+            "ram_gb": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
+            "kernel": platform.release(),
+        },
+        "versions": {
+            "python": platform.python_version(),
+            "mcp": importlib.metadata.version("mcp"),
+            "toolkiln": toolkiln.__version__,
+            "commit": _git_commit(),
+        },
+    }
+
+
+def write_docs(results: dict[str, Any]) -> None:
+    chart = DOCS / "benchmarks-latency.png"
+    draw_chart(results, chart)
+    (DOCS / "benchmarks.md").write_text(render_markdown(results, chart=chart.name))
+
+
+def write_json(path: Path, results: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results, indent=2) + "\n")
+
+
+def _cpu_model() -> str:
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor() or "unknown"
+
+
+def _git_commit() -> str:
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+
+    commit = git("rev-parse", "--short=12", "HEAD") or "unknown"
+    return f"{commit} (with uncommitted changes)" if git("status", "--porcelain") else commit
+
+
+if __name__ == "__main__":
+    main()

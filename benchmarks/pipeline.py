@@ -1,0 +1,57 @@
+"""What needs no server: `toolkiln discover` and `toolkiln build` of 1,000 generated
+tools, each timed as a whole process, as a user runs them."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from benchmarks.projects import TOOLKILN, measured_env, write_generated, write_script
+from benchmarks.rounds import Figures, Preset, median
+
+DISCOVERED = 1000  # tools in the discovery and build benchmarks
+
+
+def measure_discovery(root: Path, preset: Preset) -> Figures:
+    """`toolkiln discover` and `toolkiln build` of 1,000 generated tools, each a whole process."""
+    mixed, help_json = root / "discover-mixed", root / "discover-help-json"
+    write_generated(mixed / "tools", annotated=DISCOVERED // 2, help_json=DISCOVERED // 2)
+    write_generated(help_json / "tools", annotated=0, help_json=DISCOVERED)
+    edited = mixed / "tools" / "help-json" / "tool-0000.sh"
+    steps: dict[str, tuple[str, Callable[[], float]]] = {
+        "cold_mixed": ("cold, 500 annotations + 500 help-json", lambda: _discover(mixed, fresh=True)),
+        "unchanged_mixed": ("again, nothing changed", lambda: _discover(mixed)),
+        "one_changed_mixed": ("again, one help-json script edited", lambda: _discover(mixed, edit=edited)),
+        "build_mixed": ("`toolkiln build` of the 1,000", lambda: _toolkiln_seconds("build", mixed)),
+        "cold_help_json": ("cold, 1,000 help-json", lambda: _discover(help_json, fresh=True)),
+    }
+    runs: dict[str, list[float]] = {key: [] for key in steps}
+    for _ in range(preset.discovery_rounds):
+        for key, (_, step) in steps.items():
+            runs[key].append(round(step(), 3))
+    return {
+        key: {"label": label, "median_s": median(runs[key]), "rounds_s": runs[key]}
+        for key, (label, _) in steps.items()
+    }
+
+
+def _discover(project: Path, *, fresh: bool = False, edit: Path | None = None) -> float:
+    if fresh:
+        shutil.rmtree(project / "config", ignore_errors=True)
+    if edit is not None:
+        write_script(edit, edit.read_text() + "# edited\n")
+    seconds = _toolkiln_seconds("discover", project)
+    configs = len(list((project / "config" / "tools").glob("*.json")))
+    if configs != DISCOVERED:
+        raise RuntimeError(f"discover wrote {configs} configs in {project}, expected {DISCOVERED}")
+    return seconds
+
+
+def _toolkiln_seconds(command: str, project: Path) -> float:
+    argv = [TOOLKILN, command, "--tools-dir", str(project / "tools"), "--config-dir", str(project / "config")]
+    started = time.perf_counter()
+    subprocess.run(argv, check=True, capture_output=True, env=measured_env())
+    return time.perf_counter() - started

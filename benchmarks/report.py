@@ -1,0 +1,253 @@
+"""The results as docs/benchmarks.md (targets first, then every figure) and a PNG chart."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+Results = dict[str, Any]
+PENDING = "not yet measured (feature pending)"
+
+METHOD = """\
+- **floor**: the echo script spawned from Python per call (`subprocess.Popen`, exit awaited
+  on a pidfd), no MCP. **reference**: `benchmarks/reference_server.py`, a minimal server on
+  the SDK's low-level `Server` with the one echo tool (it runs the script per call with
+  `anyio.run_process`), over stdio and over the SDK's `streamable_http_app` on uvicorn; it
+  always serves 1 tool. **toolkiln**: `toolkiln serve` with its defaults (audit log on; over
+  HTTP the bearer token and Host/Origin checks; at most 2 tool processes per core) on a
+  compiled config of 10 tools (calls) or 10 and 1,000 tools (cold start).
+- The client is the SDK's own `mcp.Client` (handshake era, `mode="legacy"`) in the
+  benchmark's process; over HTTP it keeps one session. Every call's answer is checked.
+  The client's limit on one SSE event is raised from 1 MiB to 4 MiB: a result holding
+  toolkiln's default 1 MiB of output is a little larger than 1 MiB (see the flood).
+- What a ratio compares is measured in the same run, interleaved, because the machine is
+  noisy: for `tools/call` every round starts all the servers and takes them in turn call
+  by call (throughput: burst of 50 calls by burst), the order rotating; cold starts take
+  the servers in turn, start by start. A figure is the median over rounds, and a ratio
+  divides the medians shown. "Server CPU ms per call" is the server process's own user +
+  system time over the round's calls (its tools' time aside): the work each server does
+  per call, which a busy machine disturbs far less than latency.
+- Cold start is process spawn to the first `tools/list` answer, handshake included, after
+  one unmeasured start of each server. The reference lists 1 tool; toolkiln 10 or 1,000.
+- Discovery and build are timed as whole `toolkiln` processes. Hot reload: `serve --watch`
+  over stdio; the time from writing an edited `run.sh` to the client's `tools/list`
+  showing the new description, the client listing again on each `tools/list_changed`
+  notification. The flood reads the
+  server's peak RSS (`VmHWM` in `/proc/<pid>/status`) after a warm-up call and again
+  after a tool wrote 1 GB (10^9 bytes) to stdout; toolkiln keeps the first 1 MiB.
+- PYTHONDONTWRITEBYTECODE is removed from the environment of every measured process:
+  users' machines write `.pyc` files, and without them every start of an editable
+  install compiles toolkiln from source.
+"""
+
+
+@dataclass(frozen=True)
+class Target:
+    """One target of issue 6: a figure drawn from the results, held against a limit."""
+
+    text: str
+    section: str
+    figure: Callable[[Results, Results], float]  # (section's figures, settings) -> value
+    limit: float
+    compare: Callable[[float, float], bool]
+    unit: str = "x"
+
+
+def _ratio(ours: str, theirs: str, field: str) -> Callable[[Results, Results], float]:
+    def figure(figures: Results, settings: Results) -> float:
+        key = ours.format(**settings)
+        return float(figures[key][field] / figures[theirs][field])
+
+    return figure
+
+
+def _value(key: str, field: str) -> Callable[[Results, Results], float]:
+    return lambda figures, settings: float(figures[key][field])
+
+
+TARGETS = [
+    Target("stdio `tools/call` p50, toolkiln / reference", "calls",
+           _ratio("toolkiln_stdio_10", "reference_stdio", "p50_ms"), 1.0, operator.le),
+    Target("HTTP `tools/call` p50, toolkiln / reference", "calls",
+           _ratio("toolkiln_http_10", "reference_http", "p50_ms"), 1.0, operator.le),
+    Target("stdio throughput (8 outstanding), toolkiln / reference", "calls",
+           _ratio("toolkiln_stdio_10", "reference_stdio", "throughput_per_s"), 1.0, operator.ge),
+    Target("HTTP throughput (8 outstanding), toolkiln / reference", "calls",
+           _ratio("toolkiln_http_10", "reference_http", "throughput_per_s"), 1.0, operator.ge),
+    Target("stdio cold start, toolkiln with 1,000 tools / reference (1 tool)", "cold_start",
+           _ratio("toolkiln_stdio_{served_tools}", "reference_stdio", "median_ms"), 1.1, operator.le),
+    Target("HTTP cold start, toolkiln with 1,000 tools / reference (1 tool)", "cold_start",
+           _ratio("toolkiln_http_{served_tools}", "reference_http", "median_ms"), 1.1, operator.le),
+    Target("warm Python `execute()` tool p50 / shell echo p50", "python_worker",
+           _value("warm", "ratio"), 1.2, operator.le),
+    Target("`toolkiln discover`, 1,000 unchanged tools (whole process)", "discovery",
+           _value("unchanged_mixed", "median_s"), 0.3, operator.lt, " s"),
+    Target("cold `toolkiln discover` of 1,000 help-json tools", "discovery",
+           _value("cold_help_json", "median_s"), 5.0, operator.lt, " s"),
+    Target("server peak RSS growth during a 1 GB flood, stdio", "flood",
+           _value("toolkiln_stdio_10", "growth_mb"), 50, operator.lt, " MB"),
+    Target("server peak RSS growth during a 1 GB flood, HTTP", "flood",
+           _value("toolkiln_http_10", "growth_mb"), 50, operator.lt, " MB"),
+    Target("a watched edit visible in a client's tool list (median)", "watch",
+           _value("edit_to_list", "median_s"), 0.5, operator.lt, " s"),
+]  # fmt: skip
+
+
+def check_targets(results: Results) -> list[tuple[str, str, str, str]]:
+    """(target, limit, measured, status) for each target."""
+    rows = []
+    for target in TARGETS:
+        sign = "at most" if target.compare is operator.le else "under"
+        sign = "at least" if target.compare is operator.ge else sign
+        limit = f"{sign} {target.limit:g}{target.unit}"
+        if target.section in results["pending"]:
+            rows.append((target.text, limit, "-", PENDING))
+        elif target.section not in results:
+            rows.append((target.text, limit, "-", "not measured in this run"))
+        else:
+            value = target.figure(results[target.section], results["meta"]["settings"])
+            status = "PASS" if target.compare(value, target.limit) else "**MISS**"
+            rows.append((target.text, limit, f"{value:.3g}{target.unit}", status))
+    return rows
+
+
+def render_markdown(results: Results, chart: str | None) -> str:
+    meta = results["meta"]
+    parts = [
+        "# Benchmarks\n",
+        f"Generated by `{meta['command']}` on {meta['date']} in {meta['duration_s']:g} s; "
+        "the figures are this one run's (issue 6). Absolute times depend on the machine; "
+        "the ratios compare variants measured in the same run.\n",
+        "## Targets\n",
+        _table(["target", "limit", "measured", "status"], check_targets(results)),
+    ]
+    if "calls" in results:
+        parts += ["## `tools/call` of a trivial echo tool\n", _calls_table(results["calls"], meta)]
+    if "cold_start" in results:
+        parts += [
+            "## Cold start: spawn to the first `tools/list` answer\n",
+            _cold_table(results["cold_start"]),
+        ]
+    if "discovery" in results:
+        parts += ["## Discovery and build of 1,000 generated tools\n", _seconds_table(results["discovery"])]
+    if "flood" in results:
+        parts += ["## Memory while a tool writes 1 GB to stdout\n", _flood_table(results["flood"])]
+    if "watch" in results:
+        parts += ["## Hot reload: `serve --watch`\n", _seconds_table(results["watch"])]
+    if results["pending"]:
+        rows = [(name, f"{PENDING}: {what}") for name, what in results["pending"].items()]
+        parts += ["## Not yet measured\n", _table(["measurement", "why"], rows)]
+    if chart:
+        parts += ["## Chart\n", f"![tools/call latency and cold start per variant]({chart})\n"]
+    parts += ["## Machine and versions\n", _machine(meta), "## How it is measured\n", METHOD]
+    return "\n".join(parts)
+
+
+def _calls_table(calls: Results, meta: Results) -> str:
+    floor = calls.get("floor", {}).get("p50_ms")
+    rows = []
+    for figures in calls.values():
+        reference = calls.get(f"reference_{figures['transport']}")
+        rows.append(
+            (
+                figures["label"],
+                *(f"{figures[name]:.2f}" for name in ("p50_ms", "p90_ms", "p99_ms")),
+                f"{figures['p50_ms'] - floor:+.2f}" if floor else "-",
+                f"{figures['p50_ms'] / reference['p50_ms']:.2f}x" if reference else "-",
+                f"{figures['throughput_per_s']:.0f}",
+                f"{figures['throughput_per_s'] / reference['throughput_per_s']:.2f}x" if reference else "-",
+                f"{figures['server_cpu_ms_per_call']:.2f}" if "server_cpu_ms_per_call" in figures else "-",
+            )
+        )
+    settings = meta["settings"]
+    return (
+        f"{settings['rounds']} rounds, each: 10 warm-up calls, {settings['calls']} sequential calls "
+        "(p50/p90/p99 per round; the figures are medians of rounds), then calls with 8 outstanding "
+        "(throughput); the variants take turns call by call.\n\n"
+        + _table(
+            ["variant", "p50 ms", "p90 ms", "p99 ms", "p50 - floor ms", "p50 / reference",
+             "calls/s, 8 outstanding", "/ reference", "server CPU ms per call"],
+            rows,
+        )
+    )  # fmt: skip
+
+
+def _cold_table(cold: Results) -> str:
+    rows = []
+    for key, figures in cold.items():
+        reference = cold[f"reference_{key.split('_')[1]}"]["median_ms"]
+        ratio = f"{figures['median_ms'] / reference:.2f}x"
+        rows.append((figures["label"], f"{figures['median_ms']:.0f}", ratio, _join(figures["rounds_ms"])))
+    return _table(["server", "median ms", "/ reference", "rounds ms"], rows)
+
+
+def _seconds_table(figures: Results) -> str:
+    rows = [(f["label"], f"{f['median_s']:.3f}", _join(f["rounds_s"])) for f in figures.values()]
+    return _table(["run", "median s", "rounds s"], rows)
+
+
+def _flood_table(flood: Results) -> str:
+    rows = [
+        (
+            f["label"],
+            f"{f['peak_before_mb']:g}",
+            f"{f['peak_after_mb']:g}",
+            f"{f['growth_mb']:g}",
+            f"{f['seconds']:g}",
+        )
+        for f in flood.values()
+    ]
+    headers = ["server", "peak RSS before MB", "peak RSS after MB", "growth MB", "flood call s"]
+    return _table(headers, rows)
+
+
+def _machine(meta: Results) -> str:
+    machine, versions, load = meta["machine"], meta["versions"], meta.get("load_average", {})
+    return (
+        f"- CPU: {machine['cpu']}, {machine['cores']} cores; RAM {machine['ram_gb']:g} GiB; "
+        f"Linux {machine['kernel']}\n"
+        f"- Python {versions['python']}, mcp {versions['mcp']}, toolkiln {versions['toolkiln']} "
+        f"at commit {versions['commit']}\n"
+        f"- Date {meta['date']}; command `{meta['command']}`; settings {meta['settings']}\n"
+        f"- Seconds per measurement: {meta.get('seconds', {})}\n"
+        f"- Load average (1 min) at the start {load.get('start', '?')}, at the end {load.get('end', '?')}: "
+        "anything else running on the machine adds noise to the absolute figures\n"
+    )
+
+
+def _table(headers: list[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _join(values: list[float]) -> str:
+    return ", ".join(f"{value:g}" for value in values)
+
+
+def draw_chart(results: Results, path: Path) -> None:
+    """Left: each call variant's latency distribution; right: cold start per server."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    figure, (calls_axis, start_axis) = pyplot.subplots(1, 2, figsize=(13, 4.8), layout="constrained")
+    calls = list(results.get("calls", {}).values())[::-1]
+    calls_axis.bxp([f["box_ms"] for f in calls], vert=False, showfliers=False, widths=0.6)
+    calls_axis.set_yticks(range(1, len(calls) + 1), [f["label"] for f in calls])
+    calls_axis.set_xlabel("tools/call latency, ms (box: p25-p75, whiskers: p1-p99)")
+    calls_axis.set_xlim(left=0)
+    starts = list(results.get("cold_start", {}).values())[::-1]
+    bars = start_axis.barh([f["label"] for f in starts], [f["median_ms"] for f in starts], color="tab:orange")
+    start_axis.bar_label(bars, fmt="%.0f ms", padding=3)
+    start_axis.set_xlabel("cold start: spawn to first tools/list answer, ms (median)")
+    start_axis.margins(x=0.15)
+    figure.suptitle(
+        f"toolkiln benchmarks, {results['meta']['date'][:10]} ({results['meta']['machine']['cpu']})"
+    )
+    figure.savefig(path, dpi=110)
+    pyplot.close(figure)
