@@ -217,3 +217,11 @@ def test_stages_import_neither_mcp_nor_click(module: str) -> None:
 def test_start_server_script_is_valid_bash() -> None:
     assert os.access(REPO / "start_server.sh", os.X_OK)
     subprocess.run(["bash", "-n", str(REPO / "start_server.sh")], check=True)
+
+
+def test_the_server_imports_neither_the_discovery_stage_nor_jinja2() -> None:
+    unwanted = "('toolkiln.discover', 'jinja2')"
+    code = f"import sys, toolkiln.serve; print(sorted(m for m in {unwanted} if m in sys.modules))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env())
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

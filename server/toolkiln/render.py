@@ -1,30 +1,59 @@
-"""The one place templates are rendered: jinja2's sandbox, with undefined names an error.
+"""The one place templates are read and rendered: jinja2's sandbox, undefined names an error.
 
 Prompt templates and resource templates are written by users, so they run in the
-sandboxed environment: no access to Python internals from a template.
+sandboxed environment: no access to Python internals from a template. jinja2 is
+imported on the first render, not when a server starts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import lru_cache
-
-from jinja2 import StrictUndefined, TemplateError
-from jinja2.sandbox import SandboxedEnvironment
+from typing import TYPE_CHECKING
 
 from toolkiln.errors import ToolkilnError
+
+if TYPE_CHECKING:
+    from jinja2.sandbox import SandboxedEnvironment
+
+FENCE = "---"
 
 
 class RenderError(ToolkilnError):
     """A template that cannot be rendered; the message says where and why."""
 
 
+class FrontMatterError(ToolkilnError):
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def split_front_matter(text: str) -> tuple[list[str], str, int]:
+    """(front matter lines, body, the body's first line number); none: ([], text, 1).
+
+    Front matter is the block between a first line `---` and the next `---`.
+    """
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].strip() != FENCE:
+        return [], text, 1
+    for index, line in enumerate(lines[1:], start=1):
+        if line.strip() == FENCE:
+            return [raw.rstrip("\n") for raw in lines[1:index]], "".join(lines[index + 1 :]), index + 2
+    raise FrontMatterError("the front matter opened with --- is never closed by ---", line=1)
+
+
 @lru_cache(maxsize=1)
 def _environment() -> SandboxedEnvironment:
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import SandboxedEnvironment
+
     return SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False)
 
 
 def render_text(template: str, values: Mapping[str, object], *, source: str = "<template>") -> str:
+    from jinja2 import TemplateError
+
     try:
         return _environment().from_string(template).render(**values)
     except TemplateError as error:

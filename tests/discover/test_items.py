@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from toolkiln.discover.items import PROMPTS, RESOURCES, discover_items
-from toolkiln.discover.prompts import parse_prompt, split_front_matter
+from toolkiln.discover.prompts import parse_prompt
 from toolkiln.discover.resources import detect_content
 from toolkiln.errors import DiscoveryError
+from toolkiln.render import split_front_matter
 
 
 def test_front_matter_gives_title_description_and_arguments() -> None:

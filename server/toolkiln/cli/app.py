@@ -111,7 +111,7 @@ class RunOptions:
     """How tools run, from the options `serve` and `call` share."""
 
     timeout: float
-    max_output: int
+    max_output: int | None  # None: the runner's default
     script_config: tuple[str, ...]
 
     def settings(
@@ -134,8 +134,10 @@ class RunOptions:
             script_config=script_config,
             **server,
         )
-        limits = {"max_concurrency": max_concurrency} if max_concurrency else {}
-        return RunSettings(default_timeout=self.timeout, max_output_bytes=self.max_output, env=env, **limits)
+        limits: dict[str, int] = {"max_concurrency": max_concurrency} if max_concurrency else {}
+        if self.max_output is not None:
+            limits["max_output_bytes"] = self.max_output
+        return RunSettings(default_timeout=self.timeout, env=env, **limits)
 
 
 def run_options(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -143,7 +145,7 @@ def run_options(function: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(function)
     def command(
-        *args: Any, timeout: float, max_output: int, script_config: tuple[str, ...], **kwargs: Any
+        *args: Any, timeout: float, max_output: int | None, script_config: tuple[str, ...], **kwargs: Any
     ) -> Any:
         return function(*args, run=RunOptions(timeout, max_output, script_config), **kwargs)
 
@@ -159,8 +161,7 @@ def run_options(function: Callable[..., Any]) -> Callable[..., Any]:
             click.option(
                 "--max-output",
                 type=click.IntRange(min=1024),
-                default=1024 * 1024,
-                show_default=True,
+                show_default="256 KiB",
                 help="Bytes of a tool's stdout kept; the rest is cut and the result says so.",
             ),
             click.option(

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from toolkiln.discover.annotations import parse_param_line
 from toolkiln.errors import DiscoveryError
 from toolkiln.model import Parameter
+from toolkiln.render import FrontMatterError, split_front_matter
 
 SUFFIXES = {".md", ".j2", ".jinja", ".jinja2", ".txt", ".prompt"}
-FENCE = "---"
 _FIELD = re.compile(r"^(title|description)\s*:\s*(.*?)\s*$", re.IGNORECASE)
 _PARAM = re.compile(r"^@param\b\s*(.*)$", re.IGNORECASE)
 
@@ -36,22 +36,11 @@ class PromptDeclaration:
     arguments: list[Parameter] = field(default_factory=list)
 
 
-def split_front_matter(text: str) -> tuple[list[str], str, int]:
-    """(front matter lines, body, the body's first line number); no front matter: ([], text, 1)."""
-    lines = text.splitlines(keepends=True)
-    if not lines or lines[0].strip() != FENCE:
-        return [], text, 1
-    for index, line in enumerate(lines[1:], start=1):
-        if line.strip() == FENCE:
-            return [raw.rstrip("\n") for raw in lines[1:index]], "".join(lines[index + 1 :]), index + 2
-    raise DiscoveryError("the front matter opened with --- is never closed by ---", line=1)
-
-
 def parse_prompt(text: str, path: str) -> PromptDeclaration:
     try:
         front, _, _ = split_front_matter(text)
-    except DiscoveryError as error:
-        raise DiscoveryError(error.reason, path=path, line=error.line) from None
+    except FrontMatterError as error:
+        raise DiscoveryError(str(error), path=path, line=error.line) from None
     fields: dict[str, str] = {}
     arguments: list[Parameter] = []
     for number, raw in enumerate(front, start=2):

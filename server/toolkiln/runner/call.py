@@ -30,7 +30,9 @@ from toolkiln.schema import prepare_arguments
 logger = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT = 60.0
-DEFAULT_MAX_OUTPUT = 1024 * 1024
+# A result must fit one message of every client: the SDK refuses an SSE event over 1 MiB,
+# and a JSON stdout is sent twice (text and structuredContent), escaped.
+DEFAULT_MAX_OUTPUT = 256 * 1024
 DEFAULT_MAX_CONCURRENCY = 2 * (os.cpu_count() or 1)
 STDERR_LINES_KEPT = 40
 STDERR_LINE_CHARS = 1000

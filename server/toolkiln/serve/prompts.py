@@ -12,10 +12,8 @@ from collections.abc import Mapping
 import mcp.types as types
 from mcp.shared.exceptions import MCPError
 
-from toolkiln.discover.prompts import split_front_matter
-from toolkiln.errors import DiscoveryError
 from toolkiln.model import CompiledPrompt
-from toolkiln.render import RenderError, render_text
+from toolkiln.render import FrontMatterError, RenderError, render_text, split_front_matter
 from toolkiln.runner import Registry, ToolRunner
 from toolkiln.schema import ArgumentChecker, parameters_to_schema, prepare_arguments
 
@@ -76,6 +74,6 @@ class PromptService:
             _, body, first_line = split_front_matter(path.read_text(encoding="utf-8"))
             # Blank lines in front keep jinja2's line numbers those of the file.
             return render_text("\n" * (first_line - 1) + body, values, source=str(path)).lstrip("\n")
-        except (OSError, DiscoveryError, RenderError) as error:
+        except (OSError, FrontMatterError, RenderError) as error:
             message = f"Prompt {prompt.name!r} cannot be rendered: {error}"
             raise MCPError(code=types.INTERNAL_ERROR, message=message) from None
