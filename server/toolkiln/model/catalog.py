@@ -13,7 +13,7 @@ from toolkiln.model.tools import DialectName, WorkspaceConfig
 class ToolHints(BaseModel):
     """Behaviour hints a client may show or act on (MCP tool annotations)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True, frozen=True)
 
     read_only: bool | None = None
     destructive: bool | None = None
@@ -24,7 +24,7 @@ class ToolHints(BaseModel):
 class CompiledTool(BaseModel):
     """One enabled tool in the compiled catalog: everything the server needs."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True, frozen=True)
 
     name: str
     title: str | None = None
@@ -48,7 +48,7 @@ class CompiledTool(BaseModel):
 class CompiledPrompt(BaseModel):
     """One enabled prompt: its template is read from `prompts_dir` when it is asked for."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True, frozen=True)
 
     name: str
     title: str | None = None
@@ -61,7 +61,7 @@ class CompiledPrompt(BaseModel):
 class CompiledResource(BaseModel):
     """One enabled resource, or resource template (a `uri` with `{placeholders}`)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True, frozen=True)
 
     name: str
     title: str | None = None
@@ -80,7 +80,7 @@ class Catalog(BaseModel):
     The folders are relative to the one that holds this file, so a project can move.
     """
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True)
 
     format_version: Literal[1] = 1
     generated_at: str = ""

@@ -18,7 +18,7 @@ PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 class PromptSettings(BaseModel):
     """The `prompt_config` block."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True)
 
     # Owned by the user.
     name: str
@@ -46,7 +46,7 @@ class PromptSettings(BaseModel):
 class ResourceSettings(BaseModel):
     """The `resource_config` block. A file whose path holds `{placeholders}` is a template."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True)
 
     # Owned by the user.
     name: str
@@ -79,7 +79,7 @@ def placeholders(text: str) -> set[str]:
 
 
 class _ItemConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True)
 
     format_version: Literal[1] = 1
     enabled: bool = True

@@ -11,6 +11,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     SerializerFunctionWrapHandler,
+    ValidationInfo,
     field_validator,
     model_serializer,
     model_validator,
@@ -19,6 +20,8 @@ from pydantic import (
 ParamType = Literal["string", "integer", "number", "boolean", "array", "object", "any"]
 PARAM_TYPES: tuple[ParamType, ...] = ("string", "integer", "number", "boolean", "array", "object", "any")
 PARAM_NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
+# Validation context key: the data was written by build, which checked it.
+COMPILED = "compiled"
 
 # Arguments reach scripts as environment variables named after the parameter, so a
 # parameter must never be able to replace one of these (exact, case-sensitive names:
@@ -62,7 +65,7 @@ class Parameter(BaseModel):
     count for arrays (the `size` of seeds/000). `default: null` means no default.
     """
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True, frozen=True)
 
     name: str
     type: ParamType = "string"
@@ -94,7 +97,9 @@ class Parameter(BaseModel):
         return name
 
     @model_validator(mode="after")
-    def _check_consistency(self) -> Parameter:
+    def _check_consistency(self, info: ValidationInfo) -> Parameter:
+        if info.context and info.context.get(COMPILED):
+            return self  # build checked it when it compiled the catalog
         for problem in _parameter_problems(self):
             raise ValueError(f"parameter {self.name!r}: {problem}")
         return self

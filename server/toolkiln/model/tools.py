@@ -16,7 +16,7 @@ TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 class WorkspaceConfig(BaseModel):
     """Where `path` parameters of a tool may point (seeds/003)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True)
 
     allowed_paths: list[str] = Field(default_factory=lambda: ["{TOOL_DIR}/workspace"])
     allow_absolute_paths: bool = False
@@ -26,7 +26,7 @@ class WorkspaceConfig(BaseModel):
 class SourceFingerprint(BaseModel):
     """What the script looked like when discovery last read it."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True)
 
     mtime_ns: int
     size: int
@@ -40,7 +40,7 @@ class ScriptConfig(BaseModel):
     creates the file, and never again. All others are refreshed by rediscovery.
     """
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True)
 
     # Owned by the user.
     name: str
@@ -101,7 +101,7 @@ USER_SCRIPT_KEYS = (
 class ToolConfig(BaseModel):
     """`config/tools/<name>.json`: one tool, in the shape of seeds/003."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True)
 
     format_version: Literal[1] = 1
     enabled: bool = True

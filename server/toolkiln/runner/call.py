@@ -21,7 +21,7 @@ from toolkiln.errors import ProcessStartError, ToolRunError
 from toolkiln.model import CompiledTool
 from toolkiln.process import ProcessResult, run_process
 from toolkiln.runner.adapters import ARGV_BUILDERS, stdin_json
-from toolkiln.runner.environment import script_env
+from toolkiln.runner.environment import base_env, script_env
 from toolkiln.runner.registry import Registry
 from toolkiln.runner.stderr import LogLine, ProgressLine, classify_line
 from toolkiln.runner.workspace import WorkspaceError, resolve_path
@@ -100,6 +100,7 @@ class ToolRunner:
     def __init__(self, registry: Registry, settings: RunSettings) -> None:
         self.registry = registry
         self.settings = settings
+        self._env = base_env(settings.env)
         self._slots: anyio.CapacityLimiter | None = None
         self._tool_slots: dict[str, anyio.CapacityLimiter] = {}
 
@@ -181,7 +182,7 @@ class ToolRunner:
                 observer.on_log(name, kind)
             stderr_lines.append(line[:STDERR_LINE_CHARS])
 
-        env = script_env(self.settings.env, tool, script, arguments)
+        env = script_env(self._env, tool, script, arguments)
         try:
             result = await run_process(
                 ARGV_BUILDERS[tool.dialect](script, tool, arguments),
@@ -210,7 +211,7 @@ class ToolRunner:
                 [str(script), "--state"],
                 timeout=timeout,
                 cwd=script.parent,
-                env=script_env(self.settings.env, tool, script, None),
+                env=script_env(self._env, tool, script, None),
                 stdout_limit=self.settings.max_output_bytes,
             )
         except ProcessStartError as error:

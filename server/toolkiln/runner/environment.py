@@ -57,13 +57,19 @@ def check_script_config_key(key: str) -> None:
         )
 
 
+def base_env(server: Mapping[str, str]) -> dict[str, str]:
+    """The server's own environment with the server variables: made once per runner, as
+    reading `os.environ` decodes every variable again (~25 us a call with 35 of them)."""
+    return {**os.environ, **server}
+
+
 def script_env(
-    server: Mapping[str, str], tool: CompiledTool, script: Path, arguments: Mapping[str, Any] | None
+    base: Mapping[str, str], tool: CompiledTool, script: Path, arguments: Mapping[str, Any] | None
 ) -> dict[str, str]:
-    """The whole environment of one run: the server's own, the server variables, the
-    tool's name and folder, and each argument (None: no arguments at all, as for
-    `--state`; a parameter without a value is always unset)."""
-    env = {**os.environ, **server, "TOOLKILN_TOOL_NAME": tool.name, "TOOLKILN_TOOL_DIR": str(script.parent)}
+    """The whole environment of one run: `base` (see `base_env`), the tool's name and
+    folder, and each argument (None: no arguments at all, as for `--state`; a parameter
+    without a value is always unset)."""
+    env = {**base, "TOOLKILN_TOOL_NAME": tool.name, "TOOLKILN_TOOL_DIR": str(script.parent)}
     for key, value in argument_env(tool, arguments or {}).items():
         if value is None:
             env.pop(key, None)
