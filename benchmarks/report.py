@@ -21,8 +21,6 @@ METHOD = """\
   compiled config of 10 tools (calls) or 10 and 1,000 tools (cold start).
 - The client is the SDK's own `mcp.Client` (handshake era, `mode="legacy"`) in the
   benchmark's process; over HTTP it keeps one session. Every call's answer is checked.
-  The client's limit on one SSE event is raised from 1 MiB to 4 MiB: a result holding
-  toolkiln's default 1 MiB of output is a little larger than 1 MiB (see the flood).
 - What a ratio compares is measured in the same run, interleaved, because the machine is
   noisy: for `tools/call` every round starts all the servers and takes them in turn call
   by call (throughput: burst of 50 calls by burst), the order rotating; cold starts take
@@ -37,7 +35,7 @@ METHOD = """\
   showing the new description, the client listing again on each `tools/list_changed`
   notification. The flood reads the
   server's peak RSS (`VmHWM` in `/proc/<pid>/status`) after a warm-up call and again
-  after a tool wrote 1 GB (10^9 bytes) to stdout; toolkiln keeps the first 1 MiB.
+  after a tool wrote 1 GB (10^9 bytes) to stdout; toolkiln keeps the first 256 KiB.
 - PYTHONDONTWRITEBYTECODE is removed from the environment of every measured process:
   users' machines write `.pyc` files, and without them every start of an editable
   install compiles toolkiln from source.

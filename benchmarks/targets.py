@@ -25,9 +25,6 @@ from benchmarks.projects import TOOLKILN, measured_env
 
 REFERENCE = Path(__file__).with_name("reference_server.py")
 MODE = "legacy"  # the 2025-11-25 handshake: what clients speak today
-# The SDK client refuses SSE events over 1 MiB, and a result of toolkiln's default 1 MiB
-# output cap is a little more than that; the flood benchmark needs to read it.
-SSE_LIMIT = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -173,7 +170,7 @@ async def _http_client(
         headers = {"Authorization": f"Bearer {_token(workspace).read_text().strip()}"}
         url = f"http://127.0.0.1:{port}/mcp"
         async with httpx2.AsyncClient(headers=headers, timeout=120) as http:
-            transport = streamable_http_client(url, http_client=http, max_sse_event_size=SSE_LIMIT)
+            transport = streamable_http_client(url, http_client=http)
             async with Client(transport, mode=MODE, **client) as session:
                 yield _McpCaller(session, server.pid)
     finally:
