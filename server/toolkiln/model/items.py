@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from toolkiln.model.parameter import Parameter
-from toolkiln.model.tools import SourceFingerprint, check_tool_name
+from toolkiln.model.tools import SourceFingerprint, ToolName
 
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -21,18 +21,13 @@ class PromptSettings(BaseModel):
     model_config = ConfigDict(defer_build=True, extra="forbid", strict=True)
 
     # Owned by the user.
-    name: str
+    name: ToolName
     title: str | None = None
     # Owned by discovery.
     description: str = ""
     declared_title: str | None = None
     arguments: list[Parameter] = Field(default_factory=list)
     template_path: str
-
-    @field_validator("name")
-    @classmethod
-    def _check_name(cls, name: str) -> str:
-        return check_tool_name(name)
 
     @field_validator("arguments")
     @classmethod
@@ -49,7 +44,7 @@ class ResourceSettings(BaseModel):
     model_config = ConfigDict(defer_build=True, extra="forbid", strict=True)
 
     # Owned by the user.
-    name: str
+    name: ToolName
     title: str | None = None
     description: str | None = None
     uri: str | None = None  # None: toolkiln://resources/<file path>
@@ -58,11 +53,6 @@ class ResourceSettings(BaseModel):
     file_path: str
     detected_mime_type: str
     binary: bool = False
-
-    @field_validator("name")
-    @classmethod
-    def _check_name(cls, name: str) -> str:
-        return check_tool_name(name)
 
     @model_validator(mode="after")
     def _check_uri_placeholders(self) -> ResourceSettings:

@@ -3,14 +3,27 @@
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 from toolkiln.model.parameter import Parameter
 
 DialectName = Literal["annotations", "help-json"]
 TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def check_tool_name(name: str) -> str:
+    if not TOOL_NAME_PATTERN.match(name):
+        raise ValueError(
+            f"tool name {name!r} must be 1 to 64 characters of letters, digits, _ and - "
+            "(what MCP clients accept)"
+        )
+    return name
+
+
+# A name clients accept: the name of a tool, a prompt or a resource.
+ToolName = Annotated[str, AfterValidator(check_tool_name)]
 
 
 class WorkspaceConfig(BaseModel):
@@ -43,7 +56,7 @@ class ScriptConfig(BaseModel):
     model_config = ConfigDict(defer_build=True, extra="forbid", strict=True)
 
     # Owned by the user.
-    name: str
+    name: ToolName
     title: str | None = None
     requires_confirmation: bool = False
     read_only: bool | None = None
@@ -66,11 +79,6 @@ class ScriptConfig(BaseModel):
     state: bool = False
     requirements_file: str | None = None
 
-    @field_validator("name")
-    @classmethod
-    def _check_tool_name(cls, name: str) -> str:
-        return check_tool_name(name)
-
     @field_validator("parameters")
     @classmethod
     def _check_unique_parameters(cls, parameters: list[Parameter]) -> list[Parameter]:
@@ -80,15 +88,6 @@ class ScriptConfig(BaseModel):
                 raise ValueError(f"parameter {param.name!r} is declared twice")
             seen.add(param.name)
         return parameters
-
-
-def check_tool_name(name: str) -> str:
-    if not TOOL_NAME_PATTERN.match(name):
-        raise ValueError(
-            f"tool name {name!r} must be 1 to 64 characters of letters, digits, _ and - "
-            "(what MCP clients accept)"
-        )
-    return name
 
 
 USER_KEYS = ("enabled", "tags")
