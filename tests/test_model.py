@@ -234,7 +234,7 @@ def test_timeout_must_be_positive(timeout: float) -> None:
     [
         {"format_version": 2, "script_config": script()},
         {"script_config": script(), "colour": "red"},
-        {"script_config": script(dialect="kit")},
+        {"script_config": script(dialect="yaml")},
         {"script_config": script(workspace_config={"allowed": []})},
         {"script_config": script(), "source": {"mtime_ns": 1, "size": 2}},
     ],

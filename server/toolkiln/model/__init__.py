@@ -28,6 +28,8 @@ from toolkiln.model.parameter import (
     value_matches_type,
     value_problems,
 )
+from toolkiln.model.limits import Limits
+from toolkiln.model.server import DEFAULT_DENIED_COMMANDS, RunCommandSettings, ServerConfig
 from toolkiln.model.tools import (
     TOOL_NAME_PATTERN,
     USER_KEYS,
@@ -55,6 +57,10 @@ __all__ = [
     "CompiledPrompt",
     "CompiledResource",
     "CompiledTool",
+    "DEFAULT_DENIED_COMMANDS",
+    "Limits",
+    "RunCommandSettings",
+    "ServerConfig",
     "DialectName",
     "ParamType",
     "Parameter",

@@ -6,7 +6,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from toolkiln.model.limits import Limits
 from toolkiln.model.parameter import Parameter
+from toolkiln.model.server import RunCommandSettings
 from toolkiln.model.tools import DialectName, WorkspaceConfig
 
 
@@ -39,6 +41,8 @@ class CompiledTool(BaseModel):
     timeout_seconds: float | None = None
     max_concurrency: int | None = None
     workspace: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
+    # The tool's own limits over the server's defaults.
+    limits: Limits = Field(default_factory=Limits)
     tags: list[str] = Field(default_factory=list)
     state: bool = False
     version: str | None = None
@@ -90,3 +94,5 @@ class Catalog(BaseModel):
     prompts: list[CompiledPrompt] = Field(default_factory=list)
     resources_dir: str | None = None
     resources: list[CompiledResource] = Field(default_factory=list)
+    # The built-in `run_command` tool's settings when it is turned on (its entry in `tools` runs with these).
+    run_command: RunCommandSettings | None = None

@@ -7,9 +7,10 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
+from toolkiln.model.limits import Limits
 from toolkiln.model.parameter import Parameter
 
-DialectName = Literal["annotations", "help-json"]
+DialectName = Literal["annotations", "help-json", "python", "kit", "command"]
 TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
@@ -67,6 +68,7 @@ class ScriptConfig(BaseModel):
     max_concurrency: int | None = Field(default=None, ge=1)
     interactive: bool = False
     workspace_config: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
+    limits: Limits = Field(default_factory=Limits)
 
     # Owned by discovery.
     description: str = ""
@@ -93,7 +95,7 @@ class ScriptConfig(BaseModel):
 USER_KEYS = ("enabled", "tags")
 USER_SCRIPT_KEYS = (
     "name", "title", "requires_confirmation", "read_only", "destructive", "idempotent",
-    "open_world", "timeout_seconds", "max_concurrency", "interactive", "workspace_config",
+    "open_world", "timeout_seconds", "max_concurrency", "interactive", "workspace_config", "limits",
 )  # fmt: skip
 
 
