@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from toolkiln.errors import BuildError, ConfigError
-from toolkiln.files import catalog_path, load_model, tool_configs_dir, write_catalog
+from toolkiln.files import catalog_path, load_model, load_server_config, tool_configs_dir, write_catalog
 from toolkiln.model import (
     Catalog,
     CompiledPrompt,
@@ -56,7 +56,14 @@ def build_catalog(
         )
     report = BuildReport(path=catalog_path(config_dir))
     errors: list[str] = []
+    try:
+        server = load_server_config(config_dir)
+    except ConfigError as error:
+        raise BuildError(f"{error}\n{report.path} was left as it was.") from None
     report.tools = _compile_all(config_dir / "tools", ToolConfig, compile_tool, "tool", errors, report)
+    report.tools = [
+        tool.model_copy(update={"limits": tool.limits.over(server.limits)}) for tool in report.tools
+    ]
     report.prompts = _compile_all(
         config_dir / "prompts", PromptConfig, compile_prompt, "prompt", errors, report
     )
@@ -134,6 +141,7 @@ def compile_tool(config: ToolConfig, config_file: str) -> CompiledTool:
         timeout_seconds=script.timeout_seconds,
         max_concurrency=script.max_concurrency,
         workspace=script.workspace_config,
+        limits=script.limits,
         tags=config.tags,
         state=script.state,
         version=script.version,

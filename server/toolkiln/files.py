@@ -16,13 +16,14 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from toolkiln.errors import ConfigError
-from toolkiln.model import Catalog, ToolConfig
+from toolkiln.model import Catalog, ServerConfig, ToolConfig
 from toolkiln.model.parameter import COMPILED
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 CATALOG_FILE = "tools.json"
 TOOL_CONFIG_DIR = "tools"
+SERVER_CONFIG_FILE = "server.json"
 
 
 def catalog_path(config_dir: Path) -> Path:
@@ -39,6 +40,12 @@ def tool_config_path(config_dir: Path, name: str) -> Path:
 
 def load_tool_config(path: Path) -> ToolConfig:
     return load_model(path, ToolConfig)
+
+
+def load_server_config(config_dir: Path) -> ServerConfig:
+    """`config/server.json`, or the defaults when there is none."""
+    path = config_dir / SERVER_CONFIG_FILE
+    return load_model(path, ServerConfig) if path.exists() else ServerConfig()
 
 
 def load_catalog(path: Path) -> Catalog:
