@@ -39,6 +39,33 @@ yes xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx | head -c 1000000000
 """
 
 
+# The echo of the python dialect, and the same code as a help-json script run per call.
+PY_WARM = '''"""Print a message back.
+
+@param message: What to print (type: string, required: true)
+"""
+
+
+def execute(params):
+    return params["message"]
+'''
+PY_FRESH = f"""#!{sys.executable}
+import json, os, sys
+
+
+def execute(params):
+    return params["message"]
+
+
+if sys.argv[1:] == ["--help"]:
+    print(json.dumps({{"description": "Print a message back"}}))
+    option = {{"description": "What to print", "required": True, "value_type": "string"}}
+    print(json.dumps({{"message": option}}), file=sys.stderr)
+else:
+    print(execute({{"message": os.environ["message"]}}))
+"""
+
+
 def measured_env(**extra: str) -> dict[str, str]:
     """The environment of every measured process: users' machines write .pyc files, so
     PYTHONDONTWRITEBYTECODE (set on the benchmark machine) is left out."""
@@ -76,6 +103,17 @@ def served_project(root: Path, tool_count: int) -> Path:
     write_script(tools / "server-pid.sh", SERVER_PID)
     write_script(tools / "flood.sh", FLOOD)
     write_generated(tools, annotated=tool_count - 3, help_json=0)
+    toolkiln("discover", "--tools-dir", tools, "--config-dir", config)
+    toolkiln("build", "--tools-dir", tools, "--config-dir", config)
+    return config
+
+
+def python_project(root: Path) -> Path:
+    """echo.sh, the python-dialect echo (py-warm) and the same code as a fresh process (py-fresh)."""
+    tools, config = root / "tools", root / "config"
+    write_script(tools / "echo.sh", ECHO)
+    write_script(tools / "py-warm.py", PY_WARM)
+    write_script(tools / "py-fresh.py", PY_FRESH)
     toolkiln("discover", "--tools-dir", tools, "--config-dir", config)
     toolkiln("build", "--tools-dir", tools, "--config-dir", config)
     return config

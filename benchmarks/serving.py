@@ -13,8 +13,8 @@ from typing import Any
 import anyio
 import mcp.types as types
 
-from benchmarks.projects import ANNOTATED, served_project, write_script
-from benchmarks.rounds import Figures, Pending, Preset, box, median, percentiles, rotated
+from benchmarks.projects import ANNOTATED, python_project, served_project, write_script
+from benchmarks.rounds import Figures, Preset, box, median, percentiles, rotated
 from benchmarks.targets import Caller, Target, Workspace, cold_start, cpu_seconds, open_target
 
 WARM_UP_CALLS = 10
@@ -123,9 +123,7 @@ async def _burst(caller: Caller, calls: int) -> float:
 
 
 async def _echo(caller: Caller, message: str) -> None:
-    text = await caller.call_tool("echo", {"message": message})
-    if text != message:
-        raise RuntimeError(f"echo answered {text!r} to {message!r}")
+    await _call_echo(caller, "echo", message)
 
 
 def measure_cold_start(root: Path, preset: Preset) -> Figures:
@@ -189,9 +187,59 @@ def _peak_rss(pid: int) -> int:
     raise RuntimeError(f"no VmHWM for pid {pid}")
 
 
+PYTHON_TOOLS = ("echo", "py-warm", "py-fresh")
+
+
 def measure_python_worker(root: Path, preset: Preset) -> Figures:
-    """A Python `execute()` tool on a warm worker, against a fresh `python` per call."""
-    raise Pending("the python dialect's warm workers")
+    """A Python `execute()` tool on a warm worker, against the same code run as a fresh
+    `python` process per call and against the shell echo; one toolkiln server (stdio)
+    serves all three, called in turn."""
+    config = python_project(root / "python-worker")
+    workspace = Workspace({3: config})
+    samples: dict[str, list[float]] = {name: [] for name in PYTHON_TOOLS}
+    rounds: dict[str, list[Figures]] = {name: [] for name in PYTHON_TOOLS}
+    for _ in range(preset.rounds):
+        latencies = anyio.run(_python_round, workspace, preset.calls)
+        for name in PYTHON_TOOLS:
+            samples[name].extend(latencies[name])
+            rounds[name].append(percentiles(latencies[name]))
+    labels = {
+        "echo": "shell echo (echo.sh, a process per call)",
+        "py-warm": "Python execute() on a warm worker",
+        "py-fresh": "the same Python code, a fresh python process per call",
+    }
+    figures: Figures = {
+        name.replace("py-", ""): {
+            "label": labels[name],
+            **{field: median(r[field] for r in rounds[name]) for field in rounds[name][0]},
+            "box_ms": box(samples[name]),
+        }
+        for name in PYTHON_TOOLS
+    }
+    shell = figures["echo"]["p50_ms"]
+    for name in ("warm", "fresh"):
+        figures[name]["ratio"] = round(figures[name]["p50_ms"] / shell, 3)
+    return figures
+
+
+async def _python_round(workspace: Workspace, calls: int) -> dict[str, list[float]]:
+    latencies: dict[str, list[float]] = {name: [] for name in PYTHON_TOOLS}
+    async with open_target(Target("toolkiln", "stdio", 3), workspace) as caller:
+        for index in range(WARM_UP_CALLS):
+            for name in PYTHON_TOOLS:
+                await _call_echo(caller, name, f"warm-up {index}")
+        for index in range(calls):
+            for name in rotated(list(PYTHON_TOOLS), index):
+                started = time.perf_counter()
+                await _call_echo(caller, name, f"hello {index}")
+                latencies[name].append(time.perf_counter() - started)
+    return latencies
+
+
+async def _call_echo(caller: Caller, tool: str, message: str) -> None:
+    text = await caller.call_tool(tool, {"message": message})
+    if text != message:
+        raise RuntimeError(f"{tool} answered {text!r} to {message!r}")
 
 
 def measure_watch(root: Path, preset: Preset) -> Figures:

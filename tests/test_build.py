@@ -322,3 +322,121 @@ def test_discover_then_build(make_tool: MakeTool, tools_dir: Path, config_dir: P
         "additionalProperties": False,
     }
     assert report.warnings == []
+
+
+# --- the built-in run_command tool (config/server.json) ------------------------------------------
+
+
+def write_server_config(config_dir: Path, **run_command: Any) -> Path:
+    path = config_dir / "server.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"run_command": run_command}, indent=2))
+    return path
+
+
+def test_run_command_is_compiled_when_enabled(tools_dir: Path, config_dir: Path) -> None:
+    make_scripts(tools_dir, "alpha", "zeta")
+    write_config(config_dir, "alpha")
+    write_config(config_dir, "zeta")
+    write_server_config(
+        config_dir,
+        enabled=True,
+        allow=["ls", "git"],
+        allow_args={"git": ["status( --short)?"]},
+        roots=[".", "work"],
+        timeout_seconds=5,
+        limits={"cpu_seconds": 3},
+    )
+    (config_dir / "server.json").write_text(
+        json.dumps({"limits": {"memory_mb": 100}, **json.loads((config_dir / "server.json").read_text())})
+    )
+    report = build_catalog(config_dir, tools_dir)
+    catalog = load_catalog(catalog_path(config_dir))
+    assert [tool.name for tool in catalog.tools] == ["alpha", "run_command", "zeta"]
+    tool = catalog.tools[1]
+    assert (tool.dialect, tool.script_path, tool.config_file) == ("command", "", "server.json")
+    assert tool.input_schema == {
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "description": tool.parameters[0].description, "minLength": 1,
+                        "maxLength": 32768},
+            "workdir": {"type": "string", "description": tool.parameters[1].description},
+            "stdin": {"type": "string", "description": tool.parameters[2].description},
+        },
+        "required": ["command"],
+        "additionalProperties": False,
+    }  # fmt: skip
+    assert tool.hints.destructive is True and tool.hints.open_world is True
+    assert tool.timeout_seconds == 5
+    assert (tool.limits.cpu_seconds, tool.limits.memory_mb) == (3, 100)  # its own over the server's
+    assert "Allowed programs: ls, git." in tool.description
+    assert "git: its arguments" in tool.description and '["status( --short)?"]' in tool.description
+    # The roots are kept relative to the catalog's folder, so the project can move.
+    assert catalog.run_command is not None
+    assert catalog.run_command.roots == ["..", "../work"]
+    assert catalog.run_command.allow == ["ls", "git"]
+    assert report.warnings == [
+        f"{config_dir / 'server.json'}: run_command.roots: {tools_dir.parent / 'work'} is not a folder"
+    ]
+
+
+def test_run_command_stays_out_while_disabled(tools_dir: Path, config_dir: Path) -> None:
+    make_scripts(tools_dir, "alpha")
+    write_config(config_dir, "alpha")
+    write_server_config(config_dir, enabled=False, allow=["ls"])
+    build_catalog(config_dir, tools_dir)
+    data = catalog_json(config_dir)
+    assert [tool["name"] for tool in data["tools"]] == ["alpha"]
+    assert data["run_command"] is None
+
+
+def test_an_empty_allowlist_is_a_warning(tools_dir: Path, config_dir: Path) -> None:
+    (config_dir / "tools").mkdir(parents=True)
+    write_server_config(config_dir, enabled=True, name="shell_out")
+    report = build_catalog(config_dir, tools_dir)
+    assert [tool.name for tool in report.tools] == ["shell_out"]
+    assert "run_command.allow is empty: every command will be refused" in report.warnings[0]
+
+
+def test_run_command_named_like_a_script_tool_is_an_error_naming_both(
+    tools_dir: Path, config_dir: Path
+) -> None:
+    make_scripts(tools_dir, "runner")
+    write_config(config_dir, "runner", script={"name": "run_command"})
+    build_catalog(config_dir, tools_dir)
+    before = catalog_path(config_dir).read_bytes()
+    write_server_config(config_dir, enabled=True, allow=["ls"])
+    with pytest.raises(BuildError) as caught:
+        build_catalog(config_dir, tools_dir)
+    message = str(caught.value)
+    assert (
+        f"{config_dir / 'server.json'}: run_command.name 'run_command' is also the name of the tool in"
+        in message
+    )
+    assert str(config_dir / "tools" / "runner.json") in message
+    assert catalog_path(config_dir).read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("settings", "error"),
+    [
+        ({"allow": ["echo"], "allow_args": {"echo": ["ok", "(unclosed"]}},
+         ":10: run_command.allow_args.echo.1: '(unclosed' is not a valid regular expression: missing )"),
+        ({"allow": ["ls", "bin/tool"]}, ":6: run_command.allow.1: 'bin/tool' is a relative path"),
+        ({"deny": ["rm -rf"]}, ":5: run_command.deny.0: 'rm -rf' must be a program's name"),
+        ({"allow": ["ls"], "allow_args": {"git": ["status"]}},
+         "run_command: allow_args has entries for 'git', which `allow` does not list"),
+        ({"roots": []}, "run_command.roots: List should have at least 1 item"),
+        ({"name": "run command"}, "run_command.name: tool name 'run command' must be 1 to 64 characters"),
+    ],
+)  # fmt: skip
+def test_bad_run_command_settings_fail_the_build(
+    tools_dir: Path, config_dir: Path, settings: dict[str, Any], error: str
+) -> None:
+    (config_dir / "tools").mkdir(parents=True)
+    write_server_config(config_dir, enabled=True, **settings)
+    with pytest.raises(BuildError) as caught:
+        build_catalog(config_dir, tools_dir)
+    assert f"{config_dir / 'server.json'}" in str(caught.value)
+    assert error in str(caught.value)
+    assert not catalog_path(config_dir).exists()

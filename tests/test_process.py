@@ -1,7 +1,10 @@
-"""process.run_process on real processes: output, caps, stdin, timeouts, process groups."""
+"""process.run_process on real processes: output, caps, stdin, timeouts, process groups, rlimits."""
 
 from __future__ import annotations
 
+import json
+import resource
+import signal
 import sys
 from pathlib import Path
 
@@ -10,7 +13,8 @@ import pytest
 
 from tests.conftest import pids_alive
 from toolkiln.errors import ProcessStartError
-from toolkiln.process import run_process
+from toolkiln.model import Limits
+from toolkiln.process import rlimit_preexec, run_process
 
 pytestmark = pytest.mark.anyio
 
@@ -119,3 +123,61 @@ async def test_a_nul_character_is_a_start_error_not_a_crash() -> None:
         await run_process(["echo", "a\0b"], timeout=5)
     with pytest.raises(ProcessStartError, match="NUL character"):
         await run_process(["true"], timeout=5, env={"X": "a\0b"})
+
+
+# The child reports its own rlimits, as [soft, hard] per resource.
+SHOW_RLIMITS = """
+import json, resource
+names = ["RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_CORE"]
+print(json.dumps({name: resource.getrlimit(getattr(resource, name)) for name in names}))
+"""
+
+
+async def _child_rlimits(limits: Limits | None) -> dict[str, list[int]]:
+    result = await run_process([sys.executable, "-c", SHOW_RLIMITS], timeout=10, limits=limits)
+    assert result.returncode == 0, result.stderr_text
+    shown: dict[str, list[int]] = json.loads(result.stdout)
+    return shown
+
+
+async def test_limits_become_the_childs_rlimits() -> None:
+    limits = Limits(cpu_seconds=7, memory_mb=300, open_files=32, processes=500)
+    shown = await _child_rlimits(limits)
+    assert shown["RLIMIT_CPU"] == [7, 8]  # SIGXCPU at 7 s, SIGKILL at 8 s
+    assert shown["RLIMIT_AS"] == [300 * 1024 * 1024] * 2
+    assert shown["RLIMIT_NOFILE"] == [32, 32]
+    assert shown["RLIMIT_NPROC"] == [500, 500]
+    assert shown["RLIMIT_CORE"][0] == 0  # no core file from SIGXCPU
+
+
+async def test_limits_left_unset_are_the_servers_own() -> None:
+    own = await _child_rlimits(None)
+    shown = await _child_rlimits(Limits(open_files=32))
+    assert shown["RLIMIT_NOFILE"] == [32, 32]
+    assert {name: value for name, value in shown.items() if name != "RLIMIT_NOFILE"} == {
+        name: value for name, value in own.items() if name != "RLIMIT_NOFILE"
+    }
+
+
+async def test_a_limit_above_the_servers_hard_limit_is_clamped_to_it() -> None:
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY:
+        pytest.skip("no hard limit on open files to clamp to")
+    shown = await _child_rlimits(Limits(open_files=hard + 1000))
+    assert shown["RLIMIT_NOFILE"] == [hard, hard]
+
+
+def test_no_preexec_fn_without_an_rlimit_to_set() -> None:
+    # Popen forks instead of vforking for any preexec_fn: only limits that need it get one.
+    assert rlimit_preexec(None) is None
+    assert rlimit_preexec(Limits()) is None
+    assert rlimit_preexec(Limits(max_output_bytes=1000)) is None
+    assert rlimit_preexec(Limits(open_files=10)) is not None
+
+
+async def test_a_cpu_limit_stops_a_busy_loop_with_sigxcpu() -> None:
+    result = await run_process(
+        [sys.executable, "-c", "while True: pass"], timeout=30, limits=Limits(cpu_seconds=1)
+    )
+    assert not result.timed_out
+    assert result.returncode == -signal.SIGXCPU

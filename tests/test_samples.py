@@ -38,16 +38,23 @@ SAMPLE_DIALECTS = {
     "add-numbers": "help-json",
     "calculator": "help-json",
     "counter": "help-json",
+    "create-note": "kit",
     "echo": "help-json",
+    "fibonacci": "python",
     "files__file-reader": "help-json",
     "greet": "help-json",
     "hello-world": "help-json",
+    "legacy_grep": "python",
     "notes": "annotations",
     "pwod": "annotations",
     "reset-counter": "help-json",
+    "slugify": "kit",
     "text-stats": "annotations",
+    "unit_convert": "python",
     "utils__system-info": "help-json",
     "validate-input": "help-json",
+    "word-count": "kit",
+    "word_stats": "python",
 }
 
 
@@ -84,7 +91,14 @@ def call(
     settings: RunSettings | None = None,
 ) -> ToolResult:
     runner = ToolRunner(registry, settings or RunSettings())
-    return anyio.run(runner.call, name, arguments or {}, observer)
+
+    async def call_once() -> ToolResult:
+        try:
+            return await runner.call(name, arguments or {}, observer)
+        finally:
+            await runner.close()  # a Python tool's warm worker
+
+    return anyio.run(call_once)
 
 
 @pytest.fixture(scope="module")
@@ -585,6 +599,74 @@ def test_text_stats_checks_every_type(samples: Registry) -> None:
         "- top: 51 must be at most 50",
         '- words_per_minute: "fast" must be of type number',
     ]
+
+
+# kit tools (called end to end in tests/test_kit_tools.py) --------------------------
+
+
+def test_kit_samples_are_named_after_their_name_comment(samples: Registry) -> None:
+    assert {
+        name: (samples.get(name).script_path, samples.get(name).title, samples.get(name).script_type)
+        for name in ("create-note", "word-count", "slugify")
+    } == {
+        "create-note": ("kit/create-note.sh", "Create Note", "shell"),
+        "word-count": ("kit/word-count.py", "Word Count", "python"),
+        "slugify": ("kit/slugify.js", "Slugify", "node"),
+    }
+    properties = samples.get("slugify").input_schema["properties"]
+    assert {name: prop["type"] for name, prop in properties.items()} == {
+        "text": "string",
+        "separator": "string",
+        "max_length": "integer",
+        "keep": "array",
+    }
+    assert properties["separator"]["enum"] == ["-", "_", "."]
+    assert (properties["max_length"]["minimum"], properties["max_length"]["maximum"]) == (1, 200)
+    assert samples.get("word-count").input_schema["properties"]["ignore_case"]["default"] is True
+
+
+def test_create_note(samples: Registry) -> None:
+    result = call(samples, "create-note", {"title": "Glaze", "body": "Celadon", "format": "text"})
+    assert (result.text, result.is_error) == ("Glaze\n=====\n\nCeladon", False)
+
+
+# Python modules (the worker itself is tested in tests/runner/test_python_workers.py) --
+
+
+def test_word_stats_returns_the_envelope_as_structured_content_and_meta(samples: Registry) -> None:
+    recorder = Recorder()
+    result = call(samples, "word_stats", {"text": "the cat and the hat\nthe end"}, observer=recorder)
+    assert not result.is_error
+    assert result.structured == {"words": 7, "lines": 2, "characters": 27, "top_words": ["the", "cat", "and"]}
+    assert result.meta is not None and result.meta["items_processed"] == 7 and result.meta["cost_usd"] == 0.0
+    assert LogLine("info", "counting 7 words") in recorder.logs
+
+
+def test_unit_convert_reads_inputs_and_reports_errors(samples: Registry) -> None:
+    assert call(samples, "unit_convert", {"value": 1, "from_unit": "mi", "to_unit": "km"}).structured == {
+        "value": 1.609344,
+        "unit": "km",
+    }
+    same = call(samples, "unit_convert", {"value": 1, "from_unit": "m", "to_unit": "m"})
+    assert (same.is_error, same.text) == (True, "from_unit and to_unit are the same unit")
+
+
+def test_fibonacci_takes_keywords_and_raises_on_bad_input(samples: Registry) -> None:
+    assert call(samples, "fibonacci", {"n": 6}).structured == {"numbers": [0, 1, 1, 2, 3, 5]}
+    assert call(samples, "fibonacci", {"n": 4, "output": "text"}).text == "0, 1, 1, 2"
+    failed = call(samples, "fibonacci", {"n": -1})
+    assert (failed.is_error, failed.text) == (
+        True,
+        "Tool 'fibonacci' raised: ValueError: n must not be negative",
+    )
+
+
+def test_legacy_grep_runs_as_a_script_with_its_argparse_options(samples: Registry) -> None:
+    result = call(
+        samples, "legacy_grep", {"word": "Cat", "ignore_case": True, "text": "a cat\nno dog\n-CAT-"}
+    )
+    assert (result.text, result.is_error) == ("a cat\n-CAT-", False)
+    assert call(samples, "legacy_grep", {"word": "Cat", "text": "a cat\nCat"}).text == "Cat"
 
 
 # the template ---------------------------------------------------------------------

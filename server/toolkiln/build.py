@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
+from toolkiln.build_run_command import compile_run_command, project_roots
 from toolkiln.errors import BuildError, ConfigError
 from toolkiln.files import catalog_path, load_model, load_server_config, tool_configs_dir, write_catalog
 from toolkiln.model import (
@@ -25,6 +26,7 @@ from toolkiln.model import (
     CompiledTool,
     PromptConfig,
     ResourceConfig,
+    RunCommandSettings,
     ToolConfig,
     ToolHints,
 )
@@ -71,9 +73,12 @@ def build_catalog(
         config_dir / "resources", ResourceConfig, compile_resource, "resource", errors, report
     )
     _check_unique_uris(report.resources, errors)
+    command = compile_run_command(server, config_dir, report.tools, errors, report.warnings)
     if errors:
         raise BuildError("\n".join([*errors, f"{report.path} was left as it was."]))
     _leave_out_missing_files(report, tools_dir, prompts_dir, resources_dir)
+    if command is not None:
+        report.tools = sorted([*report.tools, command], key=lambda tool: tool.name)
     catalog = Catalog(
         generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
         tools_dir=_relative_to(tools_dir, config_dir),
@@ -82,6 +87,7 @@ def build_catalog(
         prompts=report.prompts,
         resources_dir=_relative_to(resources_dir, config_dir) if resources_dir and report.resources else None,
         resources=report.resources,
+        run_command=_catalog_run_command(server.run_command, config_dir) if command else None,
     )
     write_catalog(report.path, catalog)
     logger.info(
@@ -145,6 +151,8 @@ def compile_tool(config: ToolConfig, config_file: str) -> CompiledTool:
         tags=config.tags,
         state=script.state,
         version=script.version,
+        python_entry=script.python_entry,
+        requirements_file=script.requirements_file,
         config_file=config_file,
     )
 
@@ -211,3 +219,9 @@ def _relative_to(path: Path, start: Path) -> str:
         return Path(os.path.relpath(path.resolve(), start.resolve())).as_posix()
     except ValueError:  # another drive
         return str(path.resolve())
+
+
+def _catalog_run_command(settings: RunCommandSettings, config_dir: Path) -> RunCommandSettings:
+    """The settings as the catalog keeps them: roots relative to its folder, so it can move."""
+    roots = [_relative_to(root, config_dir) for root in project_roots(settings, config_dir)]
+    return settings.model_copy(update={"roots": roots})

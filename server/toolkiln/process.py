@@ -5,7 +5,8 @@ its own process group; stdin is closed unless input is given; stdout and stderr 
 read concurrently and what is kept in memory is capped; on timeout, cancellation or
 shutdown the whole group gets SIGTERM, a short grace period, then SIGKILL. When the
 main process exits, whatever it left running in its group is killed: no process
-outlives its call.
+outlives its call. A tool's resource limits (`Limits`) are set in the child, before
+exec, as rlimits that it and its children inherit.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from __future__ import annotations
 import atexit
 import contextlib
 import logging
+import math
 import os
+import resource
 import signal
 import subprocess
 import time
@@ -23,6 +26,7 @@ from dataclasses import dataclass
 import anyio
 
 from toolkiln.errors import ProcessStartError
+from toolkiln.model.limits import Limits
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +36,9 @@ KILL_GRACE_SECONDS = 0.5
 # After the main process exits, how long its pipes may stay open (held by a child
 # that escaped the group) before we stop reading.
 DRAIN_SECONDS = 1.0
+# RLIMIT_CPU: SIGXCPU at the soft limit, SIGKILL this many CPU seconds later (the hard
+# limit) for a process that catches SIGXCPU.
+CPU_KILL_GRACE_SECONDS = 1
 
 StderrLineHandler = Callable[[str], None]
 
@@ -78,9 +85,12 @@ async def run_process(
     stdout_limit: int = 1024 * 1024,
     stderr_limit: int = 64 * 1024,
     on_stderr_line: StderrLineHandler | None = None,
+    limits: Limits | None = None,
 ) -> ProcessResult:
     """Run `argv` to completion or until `timeout` seconds, whichever comes first.
 
+    `limits` become the child's rlimits (see `rlimit_preexec`); its `max_output_bytes`
+    is the caller's business (pass it as `stdout_limit`).
     Raises `ProcessStartError` when the program cannot be started at all.
     Cancelling the caller stops the process group before the cancellation continues.
     """
@@ -94,11 +104,14 @@ async def run_process(
             cwd=cwd,
             env=env,
             start_new_session=True,
+            preexec_fn=rlimit_preexec(limits),
         )
     except OSError as error:
         raise ProcessStartError(f"cannot start {argv[0]}: {error.strerror or error}") from None
     except ValueError:  # the OS cannot pass a NUL character in argv or env
         raise ProcessStartError(f"cannot start {argv[0]}: an argument contains a NUL character") from None
+    except subprocess.SubprocessError as error:  # setting a limit failed in the child
+        raise ProcessStartError(f"cannot start {argv[0]}: {error}") from None
     _live_groups.add(process.pid)
     stdout = _CappedBuffer(stdout_limit)
     stderr = _StderrReader(stderr_limit, on_stderr_line)
@@ -126,6 +139,62 @@ async def run_process(
         timed_out=timed_out,
         duration=duration,
     )
+
+
+def rlimit_preexec(limits: Limits | None) -> Callable[[], None] | None:
+    """A `preexec_fn` for `subprocess.Popen` that sets `limits` as the child's rlimits,
+    or None when there is nothing to set.
+
+    Pass None on to Popen as it is: any preexec_fn makes Popen fork instead of vfork,
+    and the child runs Python before exec. That costs 1 to 5 ms more per start, more
+    the bigger the parent (~1 ms from a bare interpreter, 3 to 5 ms from a server with
+    the SDK loaded), so only calls with an rlimit to set pay it.
+
+    - `cpu_seconds`: RLIMIT_CPU, soft at the limit (SIGXCPU), hard a second above it
+      (SIGKILL, for a process that handles SIGXCPU). CPU time is counted per process:
+      each child of the tool has its own budget. RLIMIT_CORE's soft limit is set to 0
+      too, so SIGXCPU leaves no core file in the tool's folder.
+    - `memory_mb`: RLIMIT_AS, the address space (virtual memory, not resident memory;
+      runtimes that reserve much up front, such as the JVM or Go, need generous values).
+    - `open_files`: RLIMIT_NOFILE, the highest file descriptor number plus one.
+    - `processes`: RLIMIT_NPROC, which counts every process (and thread) of the user
+      that runs the server, not those of the call; root is not held by it.
+
+    No limit is set above the server's own hard limit: such a value is clamped to it.
+    The values are worked out here, in the parent; the child only calls setrlimit.
+    """
+    if limits is None:
+        return None
+    settings: list[tuple[int, tuple[int, int]]] = []
+    if limits.cpu_seconds is not None:
+        settings.append(
+            _clamped(resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + CPU_KILL_GRACE_SECONDS)
+        )
+        _, core_hard = resource.getrlimit(resource.RLIMIT_CORE)
+        settings.append((resource.RLIMIT_CORE, (0, core_hard)))
+    if limits.memory_mb is not None:
+        address_space = limits.memory_mb * 1024 * 1024
+        settings.append(_clamped(resource.RLIMIT_AS, address_space, address_space))
+    if limits.open_files is not None:
+        settings.append(_clamped(resource.RLIMIT_NOFILE, limits.open_files, limits.open_files))
+    if limits.processes is not None:
+        settings.append(_clamped(resource.RLIMIT_NPROC, limits.processes, limits.processes))
+    if not settings:
+        return None
+
+    def set_limits() -> None:  # runs in the child between fork and exec: keep it minimal
+        for which, values in settings:
+            resource.setrlimit(which, values)
+
+    return set_limits
+
+
+def _clamped(which: int, soft: int, hard: int) -> tuple[int, tuple[int, int]]:
+    """`(which, (soft, hard))` with neither above the current hard limit of `which`."""
+    _, current_hard = resource.getrlimit(which)
+    if current_hard != resource.RLIM_INFINITY:
+        soft, hard = min(soft, current_hard), min(hard, current_hard)
+    return which, (soft, hard)
 
 
 async def _communicate(
@@ -296,3 +365,135 @@ class _StderrReader:
             self.on_line(decode(bytes(line)).rstrip("\r"))
         except Exception:  # a broken handler must not stop the reading
             logger.exception("stderr line handler failed")
+
+
+def _cpu_time(pid: int) -> float:
+    """User and system CPU seconds that process `pid` has used."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class LineTooLong(Exception):
+    """A worker's answer line outgrew its limit (the stream is out of step: stop the worker)."""
+
+
+class LiveProcess:
+    """A long-lived child that answers line by line (a warm worker), in its own group.
+
+    Unlike `run_process`, its pipes stay open between requests; whoever holds it
+    must `stop()` it, and the exit handler kills it if nobody did.
+    """
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str | os.PathLike[str],
+        env: Mapping[str, str],
+        limits: Limits | None,
+    ) -> None:
+        # RLIMIT_CPU counts a process's whole life: a worker gets a budget per request instead.
+        self.cpu_seconds = limits.cpu_seconds if limits else None
+        limits = limits.model_copy(update={"cpu_seconds": None}) if limits else None
+        try:
+            self._process = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                env=env,
+                start_new_session=True,
+                preexec_fn=rlimit_preexec(limits),
+            )
+        except (OSError, subprocess.SubprocessError) as error:
+            raise ProcessStartError(
+                f"cannot start {argv[0]}: {getattr(error, 'strerror', None) or error}"
+            ) from None
+        _live_groups.add(self._process.pid)
+        assert self._process.stdin and self._process.stdout and self._process.stderr
+        self._stdin, self._stdout, self._stderr = (
+            self._process.stdin.fileno(), self._process.stdout.fileno(), self._process.stderr.fileno()
+        )  # fmt: skip
+        for fd in (self._stdin, self._stdout, self._stderr):
+            os.set_blocking(fd, False)
+        self._pending = bytearray()
+        self.stderr = _StderrReader(16 * 1024, None)
+        logger.debug("started %s in %s: pid %d", list(argv), cwd, self._process.pid)
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self._process.poll()
+
+    async def send(self, data: bytes) -> None:
+        """Write all of `data` to its stdin (BrokenPipeError when it has gone), after giving
+        it `cpu_seconds` more CPU time than it has used so far, when it has such a limit."""
+        if self.cpu_seconds is not None:
+            with contextlib.suppress(OSError):  # it has gone: reading its answer finds out
+                budget = math.ceil(_cpu_time(self.pid)) + self.cpu_seconds
+                # Only the soft limit moves (SIGXCPU): raising a hard limit needs privileges.
+                _, hard = resource.prlimit(self.pid, resource.RLIMIT_CPU)
+                resource.prlimit(
+                    self.pid,
+                    resource.RLIMIT_CPU,
+                    (budget if hard == resource.RLIM_INFINITY else min(budget, hard), hard),
+                )
+        view = memoryview(data)
+        while view:
+            await anyio.wait_writable(self._stdin)
+            try:
+                view = view[os.write(self._stdin, view) :]
+            except BlockingIOError:
+                continue
+
+    async def read_line(self, limit: int, on_stderr_line: StderrLineHandler | None) -> bytes | None:
+        """The next stdout line (without its newline), or None when stdout closed; its
+        stderr lines meanwhile go to `on_stderr_line`."""
+        self.stderr.on_line = on_stderr_line
+        try:
+            async with anyio.create_task_group() as readers:
+                readers.start_soon(_drain, self._stderr, self.stderr.add)
+                line = await self._next_line(limit)
+                readers.cancel_scope.cancel()
+            self._read_available_stderr()  # what it wrote just before the answer
+            return line
+        finally:
+            self.stderr.on_line = None
+
+    async def _next_line(self, limit: int) -> bytes | None:
+        while (end := self._pending.find(b"\n")) < 0:
+            if len(self._pending) > limit:
+                raise LineTooLong(f"an answer of more than {limit} bytes")
+            await anyio.wait_readable(self._stdout)
+            try:
+                chunk = os.read(self._stdout, READ_CHUNK)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                return None
+            self._pending += chunk
+        line = bytes(self._pending[:end])
+        del self._pending[: end + 1]
+        return line
+
+    def _read_available_stderr(self) -> None:
+        with contextlib.suppress(BlockingIOError, OSError):
+            while chunk := os.read(self._stderr, READ_CHUNK):
+                self.stderr.add(chunk)
+
+    async def stop(self) -> None:
+        """Stop its whole group (SIGTERM, grace period, SIGKILL) and close its pipes."""
+        with anyio.CancelScope(shield=True):
+            await _stop_group(self._process)
+            _close_pipes(self._process)
+
+    async def wait(self, timeout: float) -> int | None:
+        """Its exit code, once it exits within `timeout` seconds (None if it does not)."""
+        with anyio.move_on_after(timeout):
+            await _wait_for_exit(self._process)
+        return self._process.poll()

@@ -162,7 +162,8 @@ def run_options(function: Callable[..., Any]) -> Callable[..., Any]:
                 "--max-output",
                 type=click.IntRange(min=1024),
                 show_default="256 KiB",
-                help="Bytes of a tool's stdout kept; the rest is cut and the result says so.",
+                help="Bytes of a tool's stdout kept; the rest is cut and the result says so. "
+                "A tool's own limits.max_output_bytes wins.",
             ),
             click.option(
                 "--script-config",

@@ -40,8 +40,8 @@ def discover(
 
     Incremental: a file that has not changed since its config was written is not read
     again. Settings you edit in a per-tool config (enabled, tags, title, name,
-    requires_confirmation, read_only, destructive, timeout_seconds, workspace_config)
-    are kept on every rediscovery.
+    requires_confirmation, read_only, destructive, timeout_seconds, workspace_config,
+    limits) are kept on every rediscovery.
     """
     from toolkiln.discover import discover_tools
 
@@ -160,10 +160,22 @@ def _also(**counts: int) -> str:
 def list_tools(folders: Folders, as_json: bool) -> None:
     """List what the compiled config/tools.json serves: tools, prompts, resources."""
     from toolkiln.files import load_catalog
+    from toolkiln.runner.requirements import missing_requirements
 
-    catalog = load_catalog(catalog_path(folders.config))
+    catalog_file = catalog_path(folders.config)
+    catalog = load_catalog(catalog_file)
+    tools_dir = (catalog_file.parent / catalog.tools_dir).resolve()
+    missing = {
+        tool.name: (tool.requirements_file, missing_requirements(tools_dir / tool.requirements_file))
+        for tool in catalog.tools
+        if tool.requirements_file
+    }
     if as_json:
-        click.echo(json.dumps([tool.model_dump(mode="json") for tool in catalog.tools], indent=2))
+        listing = [
+            {**tool.model_dump(mode="json"), "missing_requirements": missing.get(tool.name, (None, []))[1]}
+            for tool in catalog.tools
+        ]
+        click.echo(json.dumps(listing, indent=2))
         return
     rows: list[tuple[str, ...]] = [("TOOL", "ARGUMENTS", "DESCRIPTION")]
     for tool in catalog.tools:
@@ -176,7 +188,14 @@ def list_tools(folders: Folders, as_json: bool) -> None:
         resources = [(r.name, r.uri, r.mime_type) for r in catalog.resources]
         click.echo("\n" + render_table([("RESOURCE", "URI", "TYPE"), *resources]))
     counts = f"{len(catalog.tools)} tools, {len(catalog.prompts)} prompts, {len(catalog.resources)} resources"
-    click.echo(f"\n{counts} in {catalog_path(folders.config)}")
+    click.echo(f"\n{counts} in {catalog_file}")
+    for name, (requirements, packages) in missing.items():
+        if packages:
+            click.echo(
+                f"warning: {name} needs {', '.join(packages)}, not installed for {sys.executable}; "
+                f"install them with: {sys.executable} -m pip install -r {tools_dir / str(requirements)}",
+                err=True,
+            )
 
 
 def _signature(parameters: list[Parameter]) -> str:

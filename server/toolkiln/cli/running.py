@@ -35,7 +35,7 @@ def call(
     """
     import anyio
 
-    from toolkiln.runner import Registry, ToolRunner
+    from toolkiln.runner import Registry, ToolResult, ToolRunner
     from toolkiln.schema import parse_cli_value
 
     registry = Registry.load(catalog_path(folders.config))
@@ -48,7 +48,14 @@ def call(
             raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="ARGUMENTS")
         values[key] = parse_cli_value(parameters.get(key), text)
     runner = ToolRunner(registry, run.settings(registry, "cli"))
-    result = anyio.run(runner.call, name, values)
+
+    async def call_once() -> ToolResult:
+        try:
+            return await runner.call(name, values)
+        finally:
+            await runner.close()
+
+    result = anyio.run(call_once)
     if as_json:
         click.echo(json.dumps(dataclasses.asdict(result), indent=2, ensure_ascii=False))
     elif result.text:

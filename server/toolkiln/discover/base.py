@@ -12,7 +12,7 @@ from typing import Protocol
 from pydantic import ValidationError
 
 from toolkiln.errors import DiscoveryError
-from toolkiln.model import DialectName, Parameter
+from toolkiln.model import DialectName, Parameter, PythonEntry
 
 HEAD_BYTES = 16 * 1024
 
@@ -59,6 +59,7 @@ _SCRIPT_TYPES = (
     ("bash", "shell"), ("sh", "shell"), ("zsh", "shell"), ("dash", "shell"), ("ksh", "shell"),
     ("python", "python"), ("py", "python"), ("node", "node"), ("js", "node"), ("mjs", "node"),
     ("ruby", "ruby"), ("rb", "ruby"), ("perl", "perl"), ("pl", "perl"),
+    ("ts", "typescript"), ("mts", "typescript"), ("cjs", "node"),
 )  # fmt: skip
 
 
@@ -72,11 +73,17 @@ class Declaration:
     title: str | None = None
     version: str | None = None
     state: bool = False
+    python_entry: PythonEntry | None = None
     warnings: list[DiscoveryError] = field(default_factory=list)
 
 
 class Dialect(Protocol):
-    """One way of declaring a tool. Each dialect module provides these three names."""
+    """One way of declaring a tool. Each dialect module provides these three names.
+
+    A dialect whose files name their tool (kit's `// Name:`) also provides
+    `tool_name(candidate) -> str | None`: a cheap read of the name, or None for the name
+    from the path, which is how the other dialects' tools are named.
+    """
 
     # True when `claims` alone decides (the file is read, not run). Only such a claim on
     # a folder's run.sh makes the folder one tool whose other files are not offered.

@@ -90,7 +90,7 @@ def discover_tools(
     pending: list[_Pending] = []
     seen: dict[str, str] = {}
     for candidate, dialect in scan_tools(tools_dir, ALL_DIALECTS):
-        name = tool_name_for(candidate.relative_path)
+        name = _tool_name(candidate, dialect)
         if name in seen:
             report.errors.append(
                 DiscoveryError(
@@ -118,7 +118,7 @@ def discover_tools(
         )
     for item in pending:
         _settle(item, tools_dir, config_dir, write, report)
-    report.tools.extend(_missing_tools(tools_dir, config_dir, set(seen)))
+    report.tools.extend(_missing_tools(tools_dir, config_dir, seen, report.warnings))
     report.tools.sort(key=lambda tool: tool.name)
     for kind, folder, statuses in (
         (PROMPTS, prompts_dir, report.prompts),
@@ -129,6 +129,12 @@ def discover_tools(
             statuses.extend(found)
             report.errors.extend(errors)
     return report
+
+
+def _tool_name(candidate: Candidate, dialect: Dialect) -> str:
+    """The name a dialect reads from the file (kit's `// Name:`), else the one from its path."""
+    read_name: Callable[[Candidate], str | None] | None = getattr(dialect, "tool_name", None)
+    return (read_name and read_name(candidate)) or tool_name_for(candidate.relative_path)
 
 
 def _load_existing(config_dir: Path, name: str) -> ToolConfig | None:
@@ -209,7 +215,8 @@ def _config_from(item: _Pending, declaration: Declaration, tools_dir: Path) -> T
             declared_title=declaration.title,
             version=declaration.version,
             state=declaration.state,
-            requirements_file=_requirements_file(candidate, tools_dir),
+            requirements_file=_requirements_file(candidate, declaration, tools_dir),
+            python_entry=declaration.python_entry,
         ),
         source=fingerprint_file(candidate.path, candidate.stat),
     )
@@ -226,15 +233,19 @@ def _merge_user_keys(discovered: ToolConfig, existing: ToolConfig | None) -> Too
     return discovered.model_copy(update={**kept, "script_config": script})
 
 
-def _requirements_file(candidate: Candidate, tools_dir: Path) -> str | None:
-    if candidate.path.name != ENTRY_POINT:
+def _requirements_file(candidate: Candidate, declaration: Declaration, tools_dir: Path) -> str | None:
+    """The `requirements.txt` beside a tool folder's `run.sh`, or beside a Python module."""
+    if candidate.path.name != ENTRY_POINT and declaration.dialect != "python":
         return None
     requirements = candidate.path.parent / "requirements.txt"
     return requirements.relative_to(tools_dir).as_posix() if requirements.is_file() else None
 
 
-def _missing_tools(tools_dir: Path, config_dir: Path, seen: set[str]) -> list[ToolStatus]:
-    """Configs whose script is gone: reported, never deleted."""
+def _missing_tools(
+    tools_dir: Path, config_dir: Path, seen: dict[str, str], warnings: list[DiscoveryError]
+) -> list[ToolStatus]:
+    """Configs whose script is gone, or is now another tool: reported, never deleted."""
+    tool_of_script = {script_path: name for name, script_path in seen.items()}
     folder = tool_configs_dir(config_dir)
     if not folder.is_dir():
         return []
@@ -247,7 +258,16 @@ def _missing_tools(tools_dir: Path, config_dir: Path, seen: set[str]) -> list[To
         except ConfigError:
             missing.append(ToolStatus(path.stem, "?", "(config file is invalid)", True, False, "missing"))
             continue
-        found = (tools_dir / config.script_config.script_path).is_file()
+        script_path = config.script_config.script_path
+        if script_path in tool_of_script:  # its Name changed, so it became a new tool
+            warnings.append(
+                DiscoveryError(
+                    f"is now the tool {tool_of_script[script_path]!r}; its old config {path.name} "
+                    "is kept: delete it, after copying any settings of yours to the new one",
+                    path=script_path,
+                )
+            )
+        found = (tools_dir / script_path).is_file()
         missing.append(_status(config, "missing", script_found=found))
     return missing
 

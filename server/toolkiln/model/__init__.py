@@ -17,6 +17,7 @@ from toolkiln.model.items import (
     ResourceSettings,
     placeholders,
 )
+from toolkiln.model.limits import Limits
 from toolkiln.model.parameter import (
     PARAM_NAME_PATTERN,
     PARAM_TYPES,
@@ -28,13 +29,13 @@ from toolkiln.model.parameter import (
     value_matches_type,
     value_problems,
 )
-from toolkiln.model.limits import Limits
 from toolkiln.model.server import DEFAULT_DENIED_COMMANDS, RunCommandSettings, ServerConfig
 from toolkiln.model.tools import (
     TOOL_NAME_PATTERN,
     USER_KEYS,
     USER_SCRIPT_KEYS,
     DialectName,
+    PythonEntry,
     ScriptConfig,
     SourceFingerprint,
     ToolConfig,
@@ -43,6 +44,7 @@ from toolkiln.model.tools import (
 )
 
 __all__ = [
+    "DEFAULT_DENIED_COMMANDS",
     "PARAM_NAME_PATTERN",
     "PARAM_TYPES",
     "PLACEHOLDER",
@@ -57,18 +59,18 @@ __all__ = [
     "CompiledPrompt",
     "CompiledResource",
     "CompiledTool",
-    "DEFAULT_DENIED_COMMANDS",
-    "Limits",
-    "RunCommandSettings",
-    "ServerConfig",
     "DialectName",
+    "Limits",
     "ParamType",
     "Parameter",
     "PromptConfig",
     "PromptSettings",
+    "PythonEntry",
     "ResourceConfig",
     "ResourceSettings",
+    "RunCommandSettings",
     "ScriptConfig",
+    "ServerConfig",
     "SourceFingerprint",
     "ToolConfig",
     "ToolHints",

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from toolkiln.model.limits import Limits
 from toolkiln.model.parameter import Parameter
 from toolkiln.model.server import RunCommandSettings
-from toolkiln.model.tools import DialectName, WorkspaceConfig
+from toolkiln.model.tools import DialectName, PythonEntry, WorkspaceConfig
 
 
 class ToolHints(BaseModel):
@@ -46,6 +46,8 @@ class CompiledTool(BaseModel):
     tags: list[str] = Field(default_factory=list)
     state: bool = False
     version: str | None = None
+    python_entry: PythonEntry | None = None
+    requirements_file: str | None = None
     config_file: str
 
 

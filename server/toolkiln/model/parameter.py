@@ -80,6 +80,9 @@ class Parameter(BaseModel):
     secret: bool = False
     # A `path` string is checked against the tool's workspace_config before the script runs.
     kind: Literal["path"] | None = None
+    # How a legacy argparse script takes it: its option string (`--search-term`; a boolean
+    # is a flag given only when true), or "" for a positional argument, in order.
+    option: str | None = None
 
     @field_validator("name")
     @classmethod

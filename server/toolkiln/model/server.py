@@ -7,37 +7,86 @@ one file: each tool's limits there are its own over these defaults, and the buil
 
 from __future__ import annotations
 
-from typing import Literal
+import re
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from toolkiln.model.limits import Limits
 from toolkiln.model.tools import ToolName
-
 
 # Never allowed, whatever the allowlist says: they change who runs what, or run anything.
 DEFAULT_DENIED_COMMANDS = ("sudo", "su", "doas", "pkexec", "env", "xargs", "nohup", "setsid", "chroot")
 
 
+def check_program(entry: str) -> str:
+    """An `allow` or `deny` entry: a program's name (looked up on PATH) or an absolute path."""
+    if not entry or any(char.isspace() or char == "\0" for char in entry):
+        raise ValueError(f"{entry!r} must be a program's name or an absolute path, without spaces")
+    if "/" in entry and not entry.startswith("/"):
+        raise ValueError(
+            f"{entry!r} is a relative path; give a name looked up on PATH ('ls') or an absolute path"
+        )
+    if entry.endswith("/"):
+        raise ValueError(f"{entry!r} is a folder, not a program")
+    return entry
+
+
+def check_pattern(pattern: str) -> str:
+    """An `allow_args` entry: a regular expression that compiles."""
+    try:
+        re.compile(pattern)
+    except re.error as error:
+        raise ValueError(f"{pattern!r} is not a valid regular expression: {error}") from None
+    return pattern
+
+
+# A program in `allow` or `deny`, and a regular expression of `allow_args`.
+Program = Annotated[str, AfterValidator(check_program)]
+ArgsPattern = Annotated[str, AfterValidator(check_pattern)]
+
+
 class RunCommandSettings(BaseModel):
-    """The built-in `run_command` tool (seeds/001): off unless turned on, and then fenced."""
+    """The built-in `run_command` tool (seeds/001): off unless turned on, and then fenced.
+
+    A command runs only when its program is in `allow` and not in `deny`, its
+    arguments match `allow_args` (when the program has an entry there), and its
+    working directory lies inside one of `roots`. docs/configuration.md has the whole
+    security model, and what it does not protect against.
+    """
 
     model_config = ConfigDict(defer_build=True, extra="forbid", strict=True, frozen=True)
 
     enabled: bool = False
+    # The tool's name, as clients see it.
     name: ToolName = "run_command"
-    # Executables that may run: names looked up on PATH, or absolute paths.
-    allow: list[str] = Field(default_factory=list)
-    # Optional regular expressions per allowed executable; the arguments, joined by
-    # spaces, must match one of them in full.
-    allow_args: dict[str, list[str]] = Field(default_factory=dict)
-    deny: list[str] = Field(default_factory=lambda: list(DEFAULT_DENIED_COMMANDS))
-    # Run the command through `/bin/sh -c` instead of as an argv list.
+    # Programs that may run: names looked up on PATH, or absolute paths. Empty: none.
+    allow: list[Program] = Field(default_factory=list)
+    # Per program of `allow` (spelled as there), regular expressions: the arguments,
+    # joined by single spaces, must match one of them in full.
+    allow_args: dict[str, list[ArgsPattern]] = Field(default_factory=dict)
+    # Programs never run, even when `allow` lists them.
+    deny: list[Program] = Field(default_factory=lambda: list(DEFAULT_DENIED_COMMANDS))
+    # Run the command through `/bin/sh -c` instead of as an argv list (risky: see the docs).
     shell: bool = False
-    # Folders the working directory must lie in, relative to the project folder.
-    roots: list[str] = Field(default_factory=lambda: ["."])
+    # Folders the working directory must lie in. In config/server.json: absolute, or
+    # relative to the project folder (the one that holds the config folder); in the
+    # compiled catalog: relative to the catalog's folder. The first is the default workdir.
+    roots: list[str] = Field(default_factory=lambda: ["."], min_length=1)
     timeout_seconds: float = Field(default=60.0, gt=0)
+    # Ask the user before each command runs (as a tool's `requires_confirmation`).
+    requires_confirmation: bool = False
     limits: Limits = Field(default_factory=Limits)
+
+    @model_validator(mode="after")
+    def _check_allow_args_programs(self) -> RunCommandSettings:
+        unknown = sorted(set(self.allow_args) - set(self.allow))
+        if unknown:
+            raise ValueError(
+                f"allow_args has entries for {', '.join(map(repr, unknown))}, which `allow` does not list; "
+                "use the program exactly as `allow` spells it"
+            )
+        return self
 
 
 class ServerConfig(BaseModel):

@@ -11,6 +11,10 @@ from toolkiln.model.limits import Limits
 from toolkiln.model.parameter import Parameter
 
 DialectName = Literal["annotations", "help-json", "python", "kit", "command"]
+# How a Python-module tool is called: `execute(params)` or `main(params)` with the
+# arguments as one dict, `execute(**params)` with each as a keyword, or `script` (a
+# legacy argparse `main()`, run as a plain script with its options on the command line).
+PythonEntry = Literal["execute", "main", "execute(**)", "script"]
 TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
@@ -80,6 +84,7 @@ class ScriptConfig(BaseModel):
     version: str | None = None
     state: bool = False
     requirements_file: str | None = None
+    python_entry: PythonEntry | None = None
 
     @field_validator("parameters")
     @classmethod

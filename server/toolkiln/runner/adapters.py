@@ -8,10 +8,12 @@ get them on the command line, `run.sh [<function>] --name=value ...` (seeds/003)
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from toolkiln.interpreters import find_interpreter, interpreter_names, runs_by_itself
 from toolkiln.model import CompiledTool, DialectName
 
 # An annotated script's `function` parameter is its first positional argument.
@@ -55,7 +57,41 @@ def _help_json_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, An
     return [str(script)]
 
 
+def _python_script_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    """A legacy argparse script (the python dialect's `script` entry): options, then `--`
+    and the positionals in order, so that a value starting with `-` stays a value."""
+    options: list[str] = []
+    positionals: list[str] = []
+    for param in tool.parameters:
+        if param.name not in arguments or param.option is None:
+            continue
+        value = arguments[param.name]
+        values = [text_form(item) for item in value] if isinstance(value, list) else [text_form(value)]
+        if param.option == "":
+            positionals += values
+        elif param.type == "boolean":  # a store_true/store_false flag: given to change its default
+            options += [param.option] if value != bool(param.default) else []
+        elif isinstance(value, list):
+            options += [param.option, *values]
+        else:
+            options.append(
+                f"{param.option}={values[0]}" if param.option.startswith("--") else param.option + values[0]
+            )
+    return [sys.executable, str(script), *options, *(["--", *positionals] if positionals else [])]
+
+
+def _kit_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    """The script by its shebang, else by the interpreter for its extension (when none is
+    installed, the first one toolkiln knows, so that the error names what to install)."""
+    if runs_by_itself(script):
+        return [str(script)]
+    command = find_interpreter(script) or interpreter_names(script)[:1]
+    return [*command, str(script)]
+
+
 ARGV_BUILDERS: dict[DialectName, ArgvBuilder] = {
     "annotations": _annotations_argv,
     "help-json": _help_json_argv,
+    "kit": _kit_argv,
+    "python": _python_script_argv,
 }

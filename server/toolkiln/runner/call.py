@@ -11,8 +11,9 @@ import logging
 import os
 import signal
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 import anyio
@@ -21,8 +22,12 @@ from toolkiln.errors import ProcessStartError, ToolRunError
 from toolkiln.model import CompiledTool
 from toolkiln.process import ProcessResult, run_process
 from toolkiln.runner.adapters import ARGV_BUILDERS, stdin_json
+from toolkiln.runner.envelope import result_from_answer
 from toolkiln.runner.environment import base_env, script_env
+from toolkiln.runner.limits import limit_hit, output_limit, output_limit_hit
+from toolkiln.runner.python_pool import PythonWorkers, WorkerAnswer
 from toolkiln.runner.registry import Registry
+from toolkiln.runner.result import ToolResult
 from toolkiln.runner.stderr import LogLine, ProgressLine, classify_line
 from toolkiln.runner.workspace import WorkspaceError, resolve_path
 from toolkiln.schema import prepare_arguments
@@ -77,18 +82,6 @@ class RunSettings:
     env: Mapping[str, str] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class ToolResult:
-    """A call's outcome, independent of MCP: `serve` turns it into a CallToolResult."""
-
-    text: str
-    is_error: bool
-    structured: dict[str, Any] | None = None
-    exit_code: int | None = None
-    duration_ms: float | None = None
-    truncated: bool = False
-
-
 class ToolRunner:
     """Runs calls of the registry's tools: argument checks, concurrency slots, the process.
 
@@ -103,6 +96,7 @@ class ToolRunner:
         self._env = base_env(settings.env)
         self._slots: anyio.CapacityLimiter | None = None
         self._tool_slots: dict[str, anyio.CapacityLimiter] = {}
+        self.python_workers = PythonWorkers(max_idle=settings.max_concurrency)
 
     async def call(
         self, name: str, arguments: Mapping[str, Any] | None, observer: CallObserver | None = None
@@ -142,9 +136,9 @@ class ToolRunner:
     def _sandbox(self, tool: CompiledTool, arguments: dict[str, Any]) -> list[str]:
         """Resolve the `path` arguments in place; what the workspace refuses, as sentences."""
         refusals = []
-        tool_dir = self.registry.script_path(tool).parent
         for param in tool.parameters:
             if param.kind == "path" and isinstance(arguments.get(param.name), str):
+                tool_dir = self.registry.script_path(tool).parent
                 try:
                     arguments[param.name] = resolve_path(arguments[param.name], tool.workspace, tool_dir)
                 except WorkspaceError as error:
@@ -170,6 +164,20 @@ class ToolRunner:
         observer: CallObserver,
     ) -> ToolResult:
         name = tool.name
+        if tool.dialect == "command":  # the built-in run_command: no script, config/server.json's fences
+            from toolkiln.runner.command import run_command_tool
+
+            return await run_command_tool(
+                tool,
+                arguments,
+                settings=self.registry.catalog.run_command,
+                base_dir=self.registry.catalog_file.parent,
+                env=self._env,
+                max_output=self.settings.max_output_bytes,
+                remaining=remaining,
+                timeout=timeout,
+                observer=observer,
+            )
         script = self.registry.script_path(tool)
         stderr_lines: deque[str] = deque(maxlen=STDERR_LINES_KEPT)
 
@@ -182,22 +190,58 @@ class ToolRunner:
                 observer.on_log(name, kind)
             stderr_lines.append(line[:STDERR_LINE_CHARS])
 
+        if tool.dialect == "python" and tool.python_entry != "script":
+            answer = await self._run_on_worker(tool, script, arguments, remaining, on_stderr_line)
+            return (
+                answer
+                if isinstance(answer, ToolResult)
+                else result_from_answer(tool, answer, timeout, list(stderr_lines))
+            )
         env = script_env(self._env, tool, script, arguments)
+        argv = ARGV_BUILDERS[tool.dialect](script, tool, arguments)
         try:
             result = await run_process(
-                ARGV_BUILDERS[tool.dialect](script, tool, arguments),
+                argv,
                 timeout=max(remaining, 0.001),
                 cwd=script.parent,
                 env=env,
                 input=stdin_json(arguments),
-                stdout_limit=self.settings.max_output_bytes,
+                stdout_limit=output_limit(tool.limits, self.settings.max_output_bytes),
                 on_stderr_line=on_stderr_line,
+                limits=tool.limits,
             )
         except ProcessStartError as error:
             return ToolResult(
-                text=f"Tool {name!r} could not start: {error}. {_start_hint(script)}", is_error=True
+                text=f"Tool {name!r} could not start: {error}. {_start_hint(script, argv[0])}", is_error=True
             )
         return _result_from_process(tool, result, timeout, list(stderr_lines))
+
+    async def _run_on_worker(
+        self,
+        tool: CompiledTool,
+        script: Path,
+        arguments: dict[str, Any],
+        remaining: float,
+        on_stderr_line: Callable[[str], None],
+    ) -> WorkerAnswer | ToolResult:
+        """A Python-module tool's call, on a warm worker that imported the module once."""
+        try:
+            return await self.python_workers.call(
+                tool,
+                script,
+                arguments,
+                timeout=max(remaining, 0.001),
+                env=script_env(self._env, tool, script, None),  # a worker serves many calls
+                limits=tool.limits,
+                max_answer_bytes=output_limit(tool.limits, self.settings.max_output_bytes),
+                on_stderr_line=on_stderr_line,
+            )
+        except ProcessStartError as error:
+            return ToolResult(text=f"Tool {tool.name!r} could not start its worker: {error}.", is_error=True)
+
+    async def close(self) -> None:
+        """Stop the warm workers (the processes of running calls stop with their calls)."""
+        await self.python_workers.close()
 
     async def read_state(self, name: str) -> ToolResult:
         """Run a stateful tool's `script --state` (seeds/000): no arguments, stdin closed."""
@@ -212,7 +256,8 @@ class ToolRunner:
                 timeout=timeout,
                 cwd=script.parent,
                 env=script_env(self._env, tool, script, None),
-                stdout_limit=self.settings.max_output_bytes,
+                stdout_limit=output_limit(tool.limits, self.settings.max_output_bytes),
+                limits=tool.limits,
             )
         except ProcessStartError as error:
             return ToolResult(text=f"Tool {name!r} could not start: {error}.", is_error=True)
@@ -224,21 +269,30 @@ class ToolRunner:
 def _result_from_process(
     tool: CompiledTool, result: ProcessResult, timeout: float, stderr: list[str]
 ) -> ToolResult:
+    """The call's result; a failure says which of the tool's limits it hit, if one did.
+
+    Output cut by the server's default cap is a note; cut by the tool's own
+    `max_output_bytes` (its config or `config/server.json`), it is a tool error.
+    """
     text = result.stdout_text.removesuffix("\n")
-    if result.stdout_truncated:
+    output_hit = output_limit_hit(tool.limits, len(result.stdout), result.stdout_total, tool=tool.name)
+    if result.stdout_truncated and output_hit is None:
         text += f"\n[output truncated: showing the first {len(result.stdout)} of {result.stdout_total} bytes]"
     common: dict[str, Any] = {
         "exit_code": result.returncode,
         "duration_ms": round(result.duration * 1000, 3),
         "truncated": result.stdout_truncated,
     }
+    headlines: list[str | None] = []
     if result.timed_out:
-        message = f"Tool {tool.name!r} timed out after {timeout:g} s; its processes were stopped."
-        return ToolResult(text=_join(message, text, stderr), is_error=True, **common)
-    if result.returncode != 0:
-        return ToolResult(
-            text=_join(_failure(tool.name, result.returncode), text, stderr), is_error=True, **common
-        )
+        headlines.append(f"Tool {tool.name!r} timed out after {timeout:g} s; its processes were stopped.")
+    elif result.returncode != 0:
+        headlines.append(limit_hit(tool.limits, result.returncode, result.stderr_text, tool=tool.name))
+        headlines.append(_failure(tool.name, result.returncode))
+    headlines.append(output_hit)
+    if any(headlines):
+        headline = "\n".join(line for line in headlines if line)
+        return ToolResult(text=_join(headline, text, stderr), is_error=True, **common)
     structured = None if result.stdout_truncated else _json_object(text)
     return ToolResult(text=text, is_error=False, structured=structured, **common)
 
@@ -272,10 +326,15 @@ def _json_object(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _start_hint(script: os.PathLike[str]) -> str:
+def _start_hint(script: os.PathLike[str], program: str) -> str:
     path = os.fspath(script)
     if not os.path.exists(path):
         return "The script is gone: run `toolkiln discover` and `toolkiln build`."
+    if program != path:  # run by an interpreter (a kit script without a shebang line)
+        return (
+            f"Install {program} (it must be on the PATH), or give the script a shebang line "
+            f"and make it executable: chmod +x {path}"
+        )
     if not os.access(path, os.X_OK):
         return f"Make it executable: chmod +x {path}"
     return "Check its shebang line."

@@ -48,6 +48,8 @@ class Registry:
         return checker
 
     def script_path(self, tool: CompiledTool) -> Path:
+        if not tool.script_path:  # a built-in tool (run_command) runs no script
+            raise ToolRunError(f"tool {tool.name!r} is built in and has no script")
         return self.tools_dir / tool.script_path
 
 

@@ -51,6 +51,7 @@ class ToolService:
             for kind in ("tools", "prompts", "resources")
         }
         self.registry = self.runner.registry = registry
+        self.runner.python_workers.retire_all()  # a rebuild may follow an edit of a module's neighbours
         self._tool_lists.clear()
         return changed
 
@@ -165,12 +166,16 @@ def mcp_tool(tool: CompiledTool) -> types.Tool:
         description=tool.description,
         input_schema=tool.input_schema,
         annotations=annotations,
-        _meta={"toolkiln/script": tool.script_path, "toolkiln/dialect": tool.dialect},
+        # A built-in tool (run_command) has no script.
+        _meta={
+            "toolkiln/dialect": tool.dialect,
+            **({"toolkiln/script": tool.script_path} if tool.script_path else {}),
+        },
     )
 
 
 def mcp_result(result: ToolResult) -> types.CallToolResult:
-    meta: dict[str, Any] = {}
+    meta: dict[str, Any] = dict(result.meta or {})
     if result.exit_code is not None:
         meta["toolkiln/exitCode"] = result.exit_code
     if result.duration_ms is not None:

@@ -1,0 +1,383 @@
+"""The built-in `run_command` tool (seeds/001): one command line, fenced by config/server.json.
+
+Before anything runs, the command is planned: split into words with shlex (there is
+no shell unless `shell` is on), its program looked up and checked against `allow` and
+`deny`, its arguments against `allow_args`, its working directory against `roots`.
+A command that fails a check is refused with a sentence that says which check and how
+to allow it. What is admitted runs through `process.run_process` like any script: in
+its own process group, with the timeout, the output cap and the tool's rlimits, and
+its stderr lines become logs and progress.
+
+Programs are compared as files, not as spellings: a name is looked up on PATH, and a
+command's program matches an `allow` entry only when both lead to the same file (every
+symlink followed) under the same name, so `/usr/bin/../bin/rm` or a symlink named
+`ls` that points at `rm` is not `ls`. The same name matters for multi-call programs
+(busybox): `ls` and `rm` may be one file that acts on the name it was started as.
+The program that runs is the `allow` entry's own path, not the command's spelling.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import shlex
+import shutil
+import signal
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from toolkiln.errors import ProcessStartError
+from toolkiln.model import CompiledTool, RunCommandSettings
+from toolkiln.process import ProcessResult, StderrLineHandler, run_process
+from toolkiln.runner.limits import limit_hit, output_limit
+from toolkiln.runner.result import ToolResult
+from toolkiln.runner.stderr import LogLine, ProgressLine, classify_line
+
+if TYPE_CHECKING:
+    from toolkiln.runner.call import CallObserver
+
+logger = logging.getLogger(__name__)
+
+SHELL = "/bin/sh"
+# The end of stderr that is kept (the start of stdout is kept, up to the output cap).
+STDERR_LIMIT = 64 * 1024
+# How much of the command a result's first line repeats.
+HEADLINE_CHARS = 200
+SETTINGS_FILE = "config/server.json"
+# Shell operators that end one command and start another; `<` and `>` redirect instead.
+_OPERATOR_CHARS = frozenset("();<>|&")
+_SUBSTITUTIONS = ("`", "$(")
+
+
+class CommandRefused(Exception):
+    """A command the settings do not admit; the message says why, and how to allow it."""
+
+
+@dataclass(frozen=True)
+class CommandPlan:
+    """What will run: the argv and the working directory (both checked)."""
+
+    argv: list[str]
+    workdir: str
+
+
+@dataclass(frozen=True)
+class _Program:
+    """A program as a command names it, and the file that is."""
+
+    name: str  # the name it is started as (the last part of how it was given)
+    path: str  # the path that would be executed (PATH searched, symlinks kept)
+    real: str  # that path with every symlink followed
+
+
+async def run_command_tool(
+    tool: CompiledTool,
+    arguments: Mapping[str, Any],
+    *,
+    settings: RunCommandSettings | None,
+    base_dir: Path,
+    env: Mapping[str, str],
+    max_output: int,
+    remaining: float,
+    timeout: float,
+    observer: CallObserver,
+) -> ToolResult:
+    """Run one `run_command` call; every refusal and failure is a result, never an exception.
+
+    `base_dir` is the catalog's folder (the compiled roots are relative to it), `env`
+    the server's base environment (its PATH is where programs are looked up), and
+    `max_output` the server's output cap, which the tool's own limit replaces.
+    """
+    command = str(arguments["command"])
+    if settings is None:
+        return ToolResult(
+            text=f"Tool {tool.name!r} is a run_command tool but the catalog has no run_command "
+            "settings; run `toolkiln build` again.",
+            is_error=True,
+        )
+    env = _with_absolute_path(env)
+    try:
+        plan = plan_command(
+            settings, command, arguments.get("workdir"), base_dir=base_dir, search_path=env.get("PATH")
+        )
+    except CommandRefused as refusal:
+        logger.info("%s refused %r: %s", tool.name, command, refusal)
+        return ToolResult(text=f"Refused: {refusal}", is_error=True)
+    logger.info("%s runs %s in %s", tool.name, plan.argv, plan.workdir)
+    stdin = arguments.get("stdin")
+    stdout_limit = output_limit(tool.limits, max_output)
+    try:
+        result = await run_process(
+            plan.argv,
+            timeout=max(remaining, 0.001),
+            cwd=plan.workdir,
+            env=env,
+            input=stdin.encode("utf-8", errors="replace") if isinstance(stdin, str) else None,
+            stdout_limit=stdout_limit,
+            stderr_limit=min(STDERR_LIMIT, stdout_limit),
+            on_stderr_line=_forward_stderr(tool.name, observer),
+            limits=tool.limits,
+        )
+    except ProcessStartError as error:
+        return ToolResult(text=f"Command could not start: {error}", is_error=True)
+    return command_result(tool, command, plan, result, timeout)
+
+
+def plan_command(
+    settings: RunCommandSettings,
+    command: str,
+    workdir: str | None,
+    *,
+    base_dir: Path,
+    search_path: str | None,
+) -> CommandPlan:
+    """The checked argv and working directory of `command`, or `CommandRefused`."""
+    if not settings.allow:
+        raise CommandRefused(
+            f"run_command allows no program yet. To allow some, list them in run_command.allow "
+            f'in {SETTINGS_FILE} (e.g. "allow": ["ls", "cat"]) and run `toolkiln build`.'
+        )
+    _check_encodable("command", command)
+    cwd = resolve_workdir(settings, workdir, base_dir)
+    if settings.shell:
+        for words in _shell_commands(command):
+            _check_program(settings, words, cwd, search_path)
+        return CommandPlan([SHELL, "-c", command], cwd)
+    try:
+        words = shlex.split(command)
+    except ValueError as error:
+        raise CommandRefused(f"cannot split the command into words: {error}") from None
+    if not words:
+        raise CommandRefused("the command is empty")
+    program = _check_program(settings, words, cwd, search_path)
+    return CommandPlan([program, *words[1:]], cwd)
+
+
+def resolve_workdir(settings: RunCommandSettings, workdir: str | None, base_dir: Path) -> str:
+    """The real working directory: `workdir` (from the first root when relative) or the first
+    root, which must lie inside one of the roots once every symlink is followed."""
+    roots = [os.path.realpath(base_dir / root) for root in settings.roots]
+    if not workdir:
+        target = roots[0]
+    else:
+        _check_encodable("workdir", workdir)
+        target = os.path.realpath(os.path.join(roots[0], workdir))  # an absolute workdir stays itself
+    if not any(Path(target).is_relative_to(root) for root in roots):
+        raise CommandRefused(
+            f"workdir {workdir!r} leads to {target}, outside the allowed roots ({', '.join(roots)}); "
+            f"give a folder inside them, or add one to run_command.roots in {SETTINGS_FILE}"
+        )
+    if not os.path.isdir(target):
+        raise CommandRefused(f"workdir {workdir or target!r} is not a folder")
+    return target
+
+
+def _check_encodable(what: str, text: str) -> None:
+    if "\0" in text:
+        raise CommandRefused(f"the {what} contains a NUL character")
+    try:
+        os.fsencode(text)
+    except UnicodeEncodeError:
+        raise CommandRefused(f"the {what} contains characters no program can be given") from None
+
+
+def _check_program(settings: RunCommandSettings, words: list[str], cwd: str, search_path: str | None) -> str:
+    """The path to run for `words` (a program and its arguments), or `CommandRefused`."""
+    name = words[0]
+    requested = _locate(name, cwd, search_path)
+    denied = _denied_by(settings, name, requested, search_path)
+    if denied is not None:
+        raise CommandRefused(f"{name!r} is denied by run_command.deny ({denied!r}) in {SETTINGS_FILE}")
+    if requested is None:
+        raise CommandRefused(
+            f"{name!r} is not an executable program here (looked up on PATH); "
+            f"allowed programs: {', '.join(settings.allow)}"
+        )
+    for entry in settings.allow:
+        allowed = _locate(entry, "/", search_path)
+        if allowed is not None and (allowed.real, allowed.name) == (requested.real, requested.name):
+            _check_arguments(settings, entry, words[1:])
+            return allowed.path
+    for entry in settings.allow:
+        allowed = _locate(entry, "/", search_path)
+        if allowed is not None and allowed.name == requested.name:
+            raise CommandRefused(
+                f"{name!r} is the file {requested.real}, not the {entry!r} that run_command.allow "
+                f"means ({allowed.real}); give the program by its name"
+            )
+    raise CommandRefused(
+        f"{name!r} is not in run_command.allow (allowed: {', '.join(settings.allow)}); "
+        f"to allow it, add it to run_command.allow in {SETTINGS_FILE} and run `toolkiln build`"
+    )
+
+
+def _denied_by(
+    settings: RunCommandSettings, name: str, requested: _Program | None, search_path: str | None
+) -> str | None:
+    """The `deny` entry that refuses the program: by its name, or by being the same file.
+
+    A deny entry that is itself another name of a multi-call file (`env` as busybox)
+    refuses by name only, or it would refuse every name of that file.
+    """
+    for entry in settings.deny:
+        if os.path.basename(entry) == os.path.basename(name):
+            return entry
+        denied = _locate(entry, "/", search_path)
+        if (
+            requested is not None
+            and denied is not None
+            and denied.real == requested.real
+            and os.path.basename(denied.real) == denied.name
+        ):
+            return entry
+    return None
+
+
+def _check_arguments(settings: RunCommandSettings, entry: str, arguments: list[str]) -> None:
+    patterns = settings.allow_args.get(entry)
+    if patterns is None:
+        return
+    text = " ".join(arguments)
+    if not any(re.fullmatch(pattern, text) for pattern in patterns):
+        raise CommandRefused(
+            f"the arguments of {entry} ({text!r}) match none of run_command.allow_args[{entry!r}] "
+            f"in {SETTINGS_FILE}: {patterns}"
+        )
+
+
+def _with_absolute_path(env: Mapping[str, str]) -> Mapping[str, str]:
+    """`env` with only the absolute folders of its PATH: a relative one (or an empty one, which
+    means `.`) would find programs in the working directory, where a command may have put them."""
+    search_path = env.get("PATH")
+    if search_path is None:
+        return env
+    folders = [folder for folder in search_path.split(os.pathsep) if os.path.isabs(folder)]
+    return {**env, "PATH": os.pathsep.join(folders)}
+
+
+def _locate(name: str, cwd: str, search_path: str | None) -> _Program | None:
+    """The executable file that `name` starts (a path, or a name looked up on PATH)."""
+    if "/" in name:
+        path = os.path.join(cwd, name)  # an absolute name stays itself
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            return None
+    else:
+        found = shutil.which(name, path=search_path)
+        if found is None:
+            return None
+        path = found if os.path.isabs(found) else os.path.join(os.getcwd(), found)
+    return _Program(name=os.path.basename(name), path=path, real=os.path.realpath(path))
+
+
+def _shell_commands(command: str) -> list[list[str]]:
+    """The words of each simple command in a shell command line, as far as they can be told.
+
+    Every word that starts a command (the first, and the first after `;`, `&&`, `||`,
+    `|`, `&`, `(`, `)` or a newline) is checked; `$(...)` and backticks, which would
+    hide commands inside words, are refused. A quoted `;` is taken for an operator
+    too: that refuses more than it must, never less.
+    """
+    for mark in _SUBSTITUTIONS:
+        if mark in command:
+            raise CommandRefused(
+                f"{mark!r}: command substitution ($(...) and backticks) is not allowed by run_command"
+            )
+    lexer = shlex.shlex(command.replace("\n", ";"), posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    commands: list[list[str]] = []
+    words: list[str] = []
+    try:
+        for token in lexer:
+            if token and set(token) <= _OPERATOR_CHARS and not token.startswith(("<", ">")):
+                if words:
+                    commands.append(words)
+                words = []
+            else:
+                words.append(token)
+    except ValueError as error:
+        raise CommandRefused(f"cannot split the command into words: {error}") from None
+    if words:
+        commands.append(words)
+    if not commands:
+        raise CommandRefused("the command is empty")
+    return commands
+
+
+def _forward_stderr(name: str, observer: CallObserver) -> StderrLineHandler:
+    """PROGRESS and log lines of stderr go to the observer as they come, as a script's do."""
+
+    def on_line(line: str) -> None:
+        kind = classify_line(line)
+        if isinstance(kind, ProgressLine):
+            observer.on_progress(name, kind)
+        elif isinstance(kind, LogLine):
+            observer.on_log(name, kind)
+
+    return on_line
+
+
+def command_result(
+    tool: CompiledTool, command: str, plan: CommandPlan, result: ProcessResult, timeout: float
+) -> ToolResult:
+    """The result: a headline, the workdir, then stdout and stderr in labelled sections;
+    the same as structured content. A command that did not exit with 0 is an error."""
+    shown = command if len(command) <= HEADLINE_CHARS else command[:HEADLINE_CHARS] + "..."
+    code = result.returncode
+    lines: list[str] = []
+    if result.timed_out:
+        lines.append(f"Command timed out after {timeout:g} s; its processes were stopped: {shown}")
+    elif code is not None and code < 0:
+        lines.append(f"Command was killed by {_signal_name(-code)}: {shown}")
+    elif code != 0:
+        lines.append(f"Command failed with exit code {code}: {shown}")
+    else:
+        lines.append(f"Command exited with code 0: {shown}")
+    if not result.timed_out and code != 0:
+        hit = limit_hit(tool.limits, code, result.stderr_text, tool=tool.name)
+        if hit:
+            lines.append(hit)
+    lines.append(f"workdir: {plan.workdir}")
+    stdout, stderr = result.stdout_text, result.stderr_text
+    stderr_cut = result.stderr_total > len(result.stderr_tail)
+    lines += _section("stdout", stdout)
+    if result.stdout_truncated:
+        lines.append(
+            f"[stdout truncated: showing the first {len(result.stdout)} of {result.stdout_total} bytes]"
+        )
+    lines += _section("stderr", stderr)
+    if stderr_cut:
+        lines.append(
+            f"[stderr truncated: showing the last {len(result.stderr_tail)} of {result.stderr_total} bytes]"
+        )
+    truncated = result.stdout_truncated or stderr_cut
+    return ToolResult(
+        text="\n".join(lines),
+        is_error=result.timed_out or code != 0,
+        structured={
+            "exit_code": code,
+            "stdout": stdout,
+            "stderr": stderr,
+            "timed_out": result.timed_out,
+            "truncated": truncated,
+        },
+        exit_code=code,
+        duration_ms=round(result.duration * 1000, 3),
+        truncated=truncated,
+    )
+
+
+def _section(label: str, text: str) -> list[str]:
+    if not text:
+        return [f"--- {label} (empty) ---"]
+    return [f"--- {label} ---", text.removesuffix("\n")]
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"

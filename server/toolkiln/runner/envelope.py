@@ -1,0 +1,92 @@
+"""What a Python-module tool's call became, as a `ToolResult`.
+
+A returned value in the envelope of seeds/004 maps to MCP: `status: success` gives
+`data` as the structured result (and as text), `status: error` a tool error with
+`error`; `metadata` (with `duration_sec` filled in when the tool left it out) goes to
+the result's `_meta`. Any other value is the result as it is. An exception is a tool
+error with its type and message; its traceback went to the server's log only.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+from typing import Any
+
+from toolkiln.model import CompiledTool
+from toolkiln.runner.limits import limit_hit
+from toolkiln.runner.python_pool import WorkerAnswer
+from toolkiln.runner.result import ToolResult
+
+# Exit codes of seeds/000, for a tool that calls sys.exit.
+EXIT_MEANINGS = {1: "internal error", 2: "bad request", 3: "forbidden", 4: "not found"}
+_STATUSES = ("success", "error")
+
+
+def result_from_answer(
+    tool: CompiledTool, answer: WorkerAnswer, timeout: float, stderr: list[str]
+) -> ToolResult:
+    name = tool.name
+    duration_ms = round(answer.duration * 1000, 3)
+    if answer.outcome == "returned":
+        return _result_from_value(answer.value, answer.duration, duration_ms)
+    if answer.outcome == "timed_out":
+        headline = f"Tool {name!r} timed out after {timeout:g} s; its worker process was stopped."
+    elif answer.outcome == "exited":
+        if answer.exit_code == 0:
+            return ToolResult(text="", is_error=False, exit_code=0, duration_ms=duration_ms)
+        meaning = EXIT_MEANINGS.get(answer.exit_code or 0, "error")
+        headline = f"Tool {name!r} called sys.exit({answer.exit_code}) ({meaning})."
+    elif answer.outcome == "raised":
+        hit = (
+            limit_hit(tool.limits, 1, "MemoryError", tool=name)
+            if answer.error_type == "MemoryError"
+            else None
+        )
+        raised = f"{answer.error_type}: {answer.message}".rstrip(": ")
+        doing = "could not import its module" if answer.during_import else "raised"
+        headline = hit or f"Tool {name!r} {doing}: {raised}"
+    else:
+        headline = limit_hit(tool.limits, answer.exit_code, answer.stderr_tail, tool=name) or (
+            f"Tool {name!r} crashed: its worker process {_how_it_ended(answer)}; the next call starts afresh."
+        )
+    text = "\n".join([headline, *(["stderr:", *stderr] if stderr else [])])
+    return ToolResult(text=text, is_error=True, exit_code=answer.exit_code, duration_ms=duration_ms)
+
+
+def _result_from_value(value: Any, duration: float, duration_ms: float) -> ToolResult:
+    if not (isinstance(value, dict) and value.get("status") in _STATUSES):
+        structured = value if isinstance(value, dict) else None
+        return ToolResult(
+            text=_as_text(value), is_error=False, structured=structured, duration_ms=duration_ms
+        )
+    metadata = value.get("metadata")
+    meta = {"duration_sec": round(duration, 6), **(metadata if isinstance(metadata, dict) else {})}
+    data = value.get("data")
+    if value["status"] == "error":
+        text = str(value.get("error") or "the tool reported an error")
+        if data is not None:
+            text += "\n" + _as_text(data)
+        return ToolResult(text=text, is_error=True, duration_ms=duration_ms, meta=meta)
+    structured = data if isinstance(data, dict) else {"result": data}
+    return ToolResult(
+        text=_as_text(data), is_error=False, structured=structured, duration_ms=duration_ms, meta=meta
+    )
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return "" if value is None else json.dumps(value, ensure_ascii=False, indent=2)
+
+
+def _how_it_ended(answer: WorkerAnswer) -> str:
+    if answer.message:
+        return answer.message
+    code = answer.exit_code
+    if code is not None and code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with code {code}" if code is not None else "closed its output"
