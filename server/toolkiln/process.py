@@ -95,24 +95,7 @@ async def run_process(
     Cancelling the caller stops the process group before the cancellation continues.
     """
     started = time.perf_counter()
-    try:
-        process = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=env,
-            start_new_session=True,
-            preexec_fn=rlimit_preexec(limits),
-        )
-    except OSError as error:
-        raise ProcessStartError(f"cannot start {argv[0]}: {error.strerror or error}") from None
-    except ValueError:  # the OS cannot pass a NUL character in argv or env
-        raise ProcessStartError(f"cannot start {argv[0]}: an argument contains a NUL character") from None
-    except subprocess.SubprocessError as error:  # setting a limit failed in the child
-        raise ProcessStartError(f"cannot start {argv[0]}: {error}") from None
-    _live_groups.add(process.pid)
+    process = _start(argv, piped_stdin=input is not None, cwd=cwd, env=env, limits=limits)
     stdout = _CappedBuffer(stdout_limit)
     stderr = _StderrReader(stderr_limit, on_stderr_line)
     timed_out = False
@@ -139,6 +122,37 @@ async def run_process(
         timed_out=timed_out,
         duration=duration,
     )
+
+
+def _start(
+    argv: Sequence[str],
+    *,
+    piped_stdin: bool,
+    cwd: str | os.PathLike[str] | None,
+    env: Mapping[str, str] | None,
+    limits: Limits | None,
+) -> subprocess.Popen[bytes]:
+    """Popen in a new session (its own process group, tracked until it is stopped);
+    `ProcessStartError` when the program cannot be started at all."""
+    try:
+        process = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE if piped_stdin else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+            preexec_fn=rlimit_preexec(limits),
+        )
+    except OSError as error:
+        raise ProcessStartError(f"cannot start {argv[0]}: {error.strerror or error}") from None
+    except ValueError:  # the OS cannot pass a NUL character in argv or env
+        raise ProcessStartError(f"cannot start {argv[0]}: an argument contains a NUL character") from None
+    except subprocess.SubprocessError as error:  # setting a limit failed in the child
+        raise ProcessStartError(f"cannot start {argv[0]}: {error}") from None
+    _live_groups.add(process.pid)
+    return process
 
 
 def rlimit_preexec(limits: Limits | None) -> Callable[[], None] | None:
@@ -396,22 +410,7 @@ class LiveProcess:
         # RLIMIT_CPU counts a process's whole life: a worker gets a budget per request instead.
         self.cpu_seconds = limits.cpu_seconds if limits else None
         limits = limits.model_copy(update={"cpu_seconds": None}) if limits else None
-        try:
-            self._process = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=cwd,
-                env=env,
-                start_new_session=True,
-                preexec_fn=rlimit_preexec(limits),
-            )
-        except (OSError, subprocess.SubprocessError) as error:
-            raise ProcessStartError(
-                f"cannot start {argv[0]}: {getattr(error, 'strerror', None) or error}"
-            ) from None
-        _live_groups.add(self._process.pid)
+        self._process = _start(argv, piped_stdin=True, cwd=cwd, env=env, limits=limits)
         assert self._process.stdin and self._process.stdout and self._process.stderr
         self._stdin, self._stdout, self._stderr = (
             self._process.stdin.fileno(), self._process.stdout.fileno(), self._process.stderr.fileno()
