@@ -133,6 +133,8 @@ def render_markdown(results: Results, chart: str | None) -> str:
         parts += ["## Discovery and build of 1,000 generated tools\n", _seconds_table(results["discovery"])]
     if "flood" in results:
         parts += ["## Memory while a tool writes 1 GB to stdout\n", _flood_table(results["flood"])]
+    if "python_worker" in results:
+        parts += ["## A Python `execute()` tool on a warm worker\n", _python_table(results["python_worker"])]
     if "watch" in results:
         parts += ["## Hot reload: `serve --watch`\n", _seconds_table(results["watch"])]
     if results["pending"]:
@@ -185,6 +187,22 @@ def _cold_table(cold: Results) -> str:
 def _seconds_table(figures: Results) -> str:
     rows = [(f["label"], f"{f['median_s']:.3f}", _join(f["rounds_s"])) for f in figures.values()]
     return _table(["run", "median s", "rounds s"], rows)
+
+
+def _python_table(python: Results) -> str:
+    rows = [
+        (
+            f["label"],
+            *(f"{f[name]:.2f}" for name in ("p50_ms", "p90_ms", "p99_ms")),
+            f"{f.get('ratio', 1):.2f}x",
+        )
+        for f in python.values()
+    ]
+    return (
+        "One toolkiln server (stdio) serves the three tools; each round calls them in turn, call "
+        "by call, after 10 warm-up calls of each.\n\n"
+        + _table(["tool", "p50 ms", "p90 ms", "p99 ms", "p50 / shell echo"], rows)
+    )
 
 
 def _flood_table(flood: Results) -> str:
