@@ -8,6 +8,7 @@ other tools are discovered all the same.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Callable, Sequence
@@ -100,6 +101,10 @@ def discover_tools(
             )
             continue
         seen[name] = candidate.relative_path
+        unchanged = None if force else _unchanged_status(candidate, tool_config_path(config_dir, name))
+        if unchanged:
+            report.tools.append(unchanged)
+            continue
         try:
             existing = _load_existing(config_dir, name)
         except ConfigError as error:
@@ -135,6 +140,33 @@ def _tool_name(candidate: Candidate, dialect: Dialect) -> str:
     """The name a dialect reads from the file (kit's `// Name:`), else the one from its path."""
     read_name: Callable[[Candidate], str | None] | None = getattr(dialect, "tool_name", None)
     return (read_name and read_name(candidate)) or tool_name_for(candidate.relative_path)
+
+
+def _unchanged_status(candidate: Candidate, config_file: Path) -> ToolStatus | None:
+    """The cheap first look, without the models: a config that records this script with
+    its current mtime and size. Anything else (no config, a change, a config that is not
+    what it should be) goes the long way, through the models and the fingerprint's hash."""
+    try:
+        data = json.loads(config_file.read_bytes())
+        script, source = data["script_config"], data["source"]
+        current = (
+            data.get("format_version") == 1
+            and script["script_path"] == candidate.relative_path
+            and source["mtime_ns"] == candidate.stat.st_mtime_ns
+            and source["size"] == candidate.stat.st_size
+        )
+        if current and isinstance(script["name"], str) and isinstance(script.get("description", ""), str):
+            return ToolStatus(
+                script["name"],
+                candidate.relative_path,
+                script.get("description", ""),
+                True,
+                True,
+                "unchanged",
+            )
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return None
 
 
 def _load_existing(config_dir: Path, name: str) -> ToolConfig | None:
