@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 Results = dict[str, Any]
+# Hand-written: what the profiles say about the targets toolkiln misses.
+ANALYSIS = Path(__file__).with_name("analysis.md")
 PENDING = "not yet measured (feature pending)"
 
 METHOD = """\
@@ -140,6 +142,7 @@ def render_markdown(results: Results, chart: str | None) -> str:
     if results["pending"]:
         rows = [(name, f"{PENDING}: {what}") for name, what in results["pending"].items()]
         parts += ["## Not yet measured\n", _table(["measurement", "why"], rows)]
+    parts.append(ANALYSIS.read_text())
     if chart:
         parts += ["## Chart\n", f"![tools/call latency and cold start per variant]({chart})\n"]
     parts += ["## Machine and versions\n", _machine(meta), "## How it is measured\n", METHOD]
