@@ -44,13 +44,13 @@ test: lint  ## Lint, type-check and run the whole test suite
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)  ## ruff (format and check) and mypy
-	$(BIN)/ruff format --check server tests benchmarks docs
-	$(BIN)/ruff check server tests benchmarks docs
+	$(BIN)/ruff format --check server tests benchmarks docs tools README.md
+	$(BIN)/ruff check server tests benchmarks docs tools
 	$(BIN)/mypy
 
 format: $(STAMP)  ## Format and fix what ruff can
-	$(BIN)/ruff format server tests benchmarks docs
-	$(BIN)/ruff check --fix server tests benchmarks docs
+	$(BIN)/ruff format server tests benchmarks docs tools README.md
+	$(BIN)/ruff check --fix server tests benchmarks docs tools
 
 $(BENCH_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'

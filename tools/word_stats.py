@@ -25,5 +25,9 @@ def execute(params: dict) -> dict:
             "characters": len(params["text"]),
             "top_words": [word for word, _ in Counter(words).most_common(params["top"])],
         },
-        "metadata": {"duration_sec": time.perf_counter() - started, "cost_usd": 0.0, "items_processed": len(words)},
+        "metadata": {
+            "duration_sec": time.perf_counter() - started,
+            "cost_usd": 0.0,
+            "items_processed": len(words),
+        },
     }
