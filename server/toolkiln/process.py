@@ -418,7 +418,7 @@ class LiveProcess:
         for fd in (self._stdin, self._stdout, self._stderr):
             os.set_blocking(fd, False)
         self._pending = bytearray()
-        self.stderr = _StderrReader(16 * 1024, None)
+        self._stderr_reader = _StderrReader(16 * 1024, None)
         logger.debug("started %s in %s: pid %d", list(argv), cwd, self._process.pid)
 
     @property
@@ -428,6 +428,11 @@ class LiveProcess:
     @property
     def returncode(self) -> int | None:
         return self._process.poll()
+
+    @property
+    def stderr_tail(self) -> str:
+        """The last 16 KiB it wrote to stderr."""
+        return decode(bytes(self._stderr_reader.tail.data))
 
     async def send(self, data: bytes) -> None:
         """Write all of `data` to its stdin (BrokenPipeError when it has gone), after giving
@@ -453,16 +458,16 @@ class LiveProcess:
     async def read_line(self, limit: int, on_stderr_line: StderrLineHandler | None) -> bytes | None:
         """The next stdout line (without its newline), or None when stdout closed; its
         stderr lines meanwhile go to `on_stderr_line`."""
-        self.stderr.on_line = on_stderr_line
+        self._stderr_reader.on_line = on_stderr_line
         try:
             async with anyio.create_task_group() as readers:
-                readers.start_soon(_drain, self._stderr, self.stderr.add)
+                readers.start_soon(_drain, self._stderr, self._stderr_reader.add)
                 line = await self._next_line(limit)
                 readers.cancel_scope.cancel()
             self._read_available_stderr()  # what it wrote just before the answer
             return line
         finally:
-            self.stderr.on_line = None
+            self._stderr_reader.on_line = None
 
     async def _next_line(self, limit: int) -> bytes | None:
         while (end := self._pending.find(b"\n")) < 0:
@@ -483,7 +488,7 @@ class LiveProcess:
     def _read_available_stderr(self) -> None:
         with contextlib.suppress(BlockingIOError, OSError):
             while chunk := os.read(self._stderr, READ_CHUNK):
-                self.stderr.add(chunk)
+                self._stderr_reader.add(chunk)
 
     async def stop(self) -> None:
         """Stop its whole group (SIGTERM, grace period, SIGKILL) and close its pipes."""

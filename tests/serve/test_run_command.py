@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.serve.stdio_server import connect, text_of
+from tests.serve.test_live import Progress
 from toolkiln.build import build_catalog
 
 pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("mode", ["legacy", "auto"])]
@@ -25,14 +26,6 @@ def served(tmp_path: Path) -> Path:
     (config_dir / "server.json").write_text(json.dumps({"run_command": settings}))
     build_catalog(config_dir, tools_dir)
     return config_dir
-
-
-class Progress:
-    def __init__(self) -> None:
-        self.updates: list[tuple[float, float | None, str | None]] = []
-
-    async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
-        self.updates.append((progress, total, message))
 
 
 async def test_run_command_is_listed_as_destructive(served: Path, mode: str) -> None:

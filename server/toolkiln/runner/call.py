@@ -9,11 +9,9 @@ from __future__ import annotations
 import json
 import logging
 import os
-import signal
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
 
 import anyio
@@ -25,9 +23,9 @@ from toolkiln.runner.adapters import ARGV_BUILDERS, stdin_json
 from toolkiln.runner.envelope import result_from_answer
 from toolkiln.runner.environment import base_env, script_env
 from toolkiln.runner.limits import limit_hit, output_limit, output_limit_hit
-from toolkiln.runner.python_pool import PythonWorkers, WorkerAnswer
+from toolkiln.runner.python_pool import PythonWorkers
 from toolkiln.runner.registry import Registry
-from toolkiln.runner.result import ToolResult
+from toolkiln.runner.result import ToolResult, exit_meaning, signal_name
 from toolkiln.runner.stderr import LogLine, ProgressLine, classify_line
 from toolkiln.runner.workspace import WorkspaceError, resolve_path
 from toolkiln.schema import prepare_arguments
@@ -41,8 +39,6 @@ DEFAULT_MAX_OUTPUT = 256 * 1024
 DEFAULT_MAX_CONCURRENCY = 2 * (os.cpu_count() or 1)
 STDERR_LINES_KEPT = 40
 STDERR_LINE_CHARS = 1000
-# Exit codes of seeds/000.
-EXIT_MEANINGS = {1: "internal error", 2: "bad request", 3: "forbidden", 4: "not found"}
 _LOG_LEVELS = {
     "debug": logging.DEBUG,
     "info": logging.INFO,
@@ -191,12 +187,20 @@ class ToolRunner:
             stderr_lines.append(line[:STDERR_LINE_CHARS])
 
         if tool.dialect == "python" and tool.python_entry != "script":
-            answer = await self._run_on_worker(tool, script, arguments, remaining, on_stderr_line)
-            return (
-                answer
-                if isinstance(answer, ToolResult)
-                else result_from_answer(tool, answer, timeout, list(stderr_lines))
-            )
+            try:  # on a warm worker that imported the module once
+                answer = await self.python_workers.call(
+                    tool,
+                    script,
+                    arguments,
+                    timeout=max(remaining, 0.001),
+                    env=script_env(self._env, tool, script, None),  # a worker serves many calls
+                    limits=tool.limits,
+                    max_answer_bytes=output_limit(tool.limits, self.settings.max_output_bytes),
+                    on_stderr_line=on_stderr_line,
+                )
+            except ProcessStartError as error:
+                return ToolResult(text=f"Tool {name!r} could not start its worker: {error}.", is_error=True)
+            return result_from_answer(tool, answer, timeout, list(stderr_lines))
         env = script_env(self._env, tool, script, arguments)
         argv = ARGV_BUILDERS[tool.dialect](script, tool, arguments)
         try:
@@ -215,29 +219,6 @@ class ToolRunner:
                 text=f"Tool {name!r} could not start: {error}. {_start_hint(script, argv[0])}", is_error=True
             )
         return _result_from_process(tool, result, timeout, list(stderr_lines))
-
-    async def _run_on_worker(
-        self,
-        tool: CompiledTool,
-        script: Path,
-        arguments: dict[str, Any],
-        remaining: float,
-        on_stderr_line: Callable[[str], None],
-    ) -> WorkerAnswer | ToolResult:
-        """A Python-module tool's call, on a warm worker that imported the module once."""
-        try:
-            return await self.python_workers.call(
-                tool,
-                script,
-                arguments,
-                timeout=max(remaining, 0.001),
-                env=script_env(self._env, tool, script, None),  # a worker serves many calls
-                limits=tool.limits,
-                max_answer_bytes=output_limit(tool.limits, self.settings.max_output_bytes),
-                on_stderr_line=on_stderr_line,
-            )
-        except ProcessStartError as error:
-            return ToolResult(text=f"Tool {tool.name!r} could not start its worker: {error}.", is_error=True)
 
     async def close(self) -> None:
         """Stop the warm workers (the processes of running calls stop with their calls)."""
@@ -299,12 +280,8 @@ def _result_from_process(
 
 def _failure(name: str, code: int | None) -> str:
     if code is not None and code < 0:
-        try:
-            signal_name = signal.Signals(-code).name
-        except ValueError:
-            signal_name = f"signal {-code}"
-        return f"Tool {name!r} was killed by {signal_name}."
-    return f"Tool {name!r} failed with exit code {code} ({EXIT_MEANINGS.get(code or 0, 'error')})."
+        return f"Tool {name!r} was killed by {signal_name(-code)}."
+    return f"Tool {name!r} failed with exit code {code} ({exit_meaning(code)})."
 
 
 def _join(headline: str, stdout: str, stderr: list[str]) -> str:

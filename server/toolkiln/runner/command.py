@@ -23,7 +23,6 @@ import os
 import re
 import shlex
 import shutil
-import signal
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +32,7 @@ from toolkiln.errors import ProcessStartError
 from toolkiln.model import CompiledTool, RunCommandSettings
 from toolkiln.process import ProcessResult, StderrLineHandler, run_process
 from toolkiln.runner.limits import limit_hit, output_limit
-from toolkiln.runner.result import ToolResult
+from toolkiln.runner.result import ToolResult, signal_name
 from toolkiln.runner.stderr import LogLine, ProgressLine, classify_line
 
 if TYPE_CHECKING:
@@ -331,7 +330,7 @@ def command_result(
     if result.timed_out:
         lines.append(f"Command timed out after {timeout:g} s; its processes were stopped: {shown}")
     elif code is not None and code < 0:
-        lines.append(f"Command was killed by {_signal_name(-code)}: {shown}")
+        lines.append(f"Command was killed by {signal_name(-code)}: {shown}")
     elif code != 0:
         lines.append(f"Command failed with exit code {code}: {shown}")
     else:
@@ -374,10 +373,3 @@ def _section(label: str, text: str) -> list[str]:
     if not text:
         return [f"--- {label} (empty) ---"]
     return [f"--- {label} ---", text.removesuffix("\n")]
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"

@@ -10,16 +10,13 @@ error with its type and message; its traceback went to the server's log only.
 from __future__ import annotations
 
 import json
-import signal
 from typing import Any
 
 from toolkiln.model import CompiledTool
 from toolkiln.runner.limits import limit_hit
 from toolkiln.runner.python_pool import WorkerAnswer
-from toolkiln.runner.result import ToolResult
+from toolkiln.runner.result import ToolResult, exit_meaning, signal_name
 
-# Exit codes of seeds/000, for a tool that calls sys.exit.
-EXIT_MEANINGS = {1: "internal error", 2: "bad request", 3: "forbidden", 4: "not found"}
 _STATUSES = ("success", "error")
 
 
@@ -35,8 +32,7 @@ def result_from_answer(
     elif answer.outcome == "exited":
         if answer.exit_code == 0:
             return ToolResult(text="", is_error=False, exit_code=0, duration_ms=duration_ms)
-        meaning = EXIT_MEANINGS.get(answer.exit_code or 0, "error")
-        headline = f"Tool {name!r} called sys.exit({answer.exit_code}) ({meaning})."
+        headline = f"Tool {name!r} called sys.exit({answer.exit_code}) ({exit_meaning(answer.exit_code)})."
     elif answer.outcome == "raised":
         hit = (
             limit_hit(tool.limits, 1, "MemoryError", tool=name)
@@ -85,8 +81,5 @@ def _how_it_ended(answer: WorkerAnswer) -> str:
         return answer.message
     code = answer.exit_code
     if code is not None and code < 0:
-        try:
-            return f"was killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"was killed by signal {-code}"
+        return f"was killed by {signal_name(-code)}"
     return f"exited with code {code}" if code is not None else "closed its output"

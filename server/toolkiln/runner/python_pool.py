@@ -19,7 +19,7 @@ import sys
 import time
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +60,7 @@ class _Worker:
     tool: str
     source: tuple[int, int]  # the module's (mtime_ns, size) when the worker imported it
     generation: int
-    calls: int = field(default=0)
+    calls: int = 0
 
 
 class PythonWorkers:
@@ -122,14 +122,13 @@ class PythonWorkers:
         self, tool: CompiledTool, script: Path, env: Mapping[str, str], limits: Limits | None
     ) -> _Worker:
         source = _source_of(script)
-        for pid, worker in reversed(self._idle.items()):
-            if worker.tool == tool.name:
-                del self._idle[pid]
-                if worker.source == source and worker.generation == self._generation:
-                    return worker
-                logger.info("%s changed: its worker %d is replaced", tool.name, pid)
-                await worker.process.stop()
-                break
+        pid = next((pid for pid, worker in reversed(self._idle.items()) if worker.tool == tool.name), None)
+        if pid is not None:
+            worker = self._idle.pop(pid)
+            if worker.source == source and worker.generation == self._generation:
+                return worker
+            logger.info("%s changed: its worker %d is replaced", tool.name, pid)
+            await worker.process.stop()
         argv = [sys.executable, str(WORKER_SCRIPT), str(script), tool.python_entry or "execute"]
         process = LiveProcess(argv, cwd=script.parent, env=env, limits=limits)
         return _Worker(process, tool.name, source, self._generation)
@@ -150,8 +149,9 @@ class PythonWorkers:
         duration = time.perf_counter() - started
         if line is None:
             code = await worker.process.wait(EXIT_WAIT_SECONDS)
-            tail = worker.process.stderr.tail.data.decode("utf-8", errors="replace")
-            return WorkerAnswer("crashed", exit_code=code, duration=duration, stderr_tail=tail)
+            return WorkerAnswer(
+                "crashed", exit_code=code, duration=duration, stderr_tail=worker.process.stderr_tail
+            )
         try:
             message = json.loads(line)
         except json.JSONDecodeError:

@@ -2,8 +2,24 @@
 
 from __future__ import annotations
 
+import signal
 from dataclasses import dataclass
 from typing import Any
+
+# Exit codes of seeds/000.
+EXIT_MEANINGS = {1: "internal error", 2: "bad request", 3: "forbidden", 4: "not found"}
+
+
+def exit_meaning(code: int | None) -> str:
+    return EXIT_MEANINGS.get(code or 0, "error")
+
+
+def signal_name(number: int) -> str:
+    """`SIGKILL` for 9; `signal 99` for a number that names no signal."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 @dataclass(frozen=True)
