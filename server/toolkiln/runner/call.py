@@ -12,6 +12,7 @@ import os
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 import anyio
@@ -20,6 +21,7 @@ from toolkiln.errors import ProcessStartError, ToolRunError
 from toolkiln.model import CompiledTool
 from toolkiln.process import ProcessResult, run_process
 from toolkiln.runner.adapters import ARGV_BUILDERS, stdin_json
+from toolkiln.runner.content import rich_result
 from toolkiln.runner.envelope import result_from_answer
 from toolkiln.runner.environment import base_env, script_env
 from toolkiln.runner.limits import limit_hit, output_limit, output_limit_hit
@@ -200,7 +202,7 @@ class ToolRunner:
                 )
             except ProcessStartError as error:
                 return ToolResult(text=f"Tool {name!r} could not start its worker: {error}.", is_error=True)
-            return result_from_answer(tool, answer, timeout, list(stderr_lines))
+            return result_from_answer(tool, answer, timeout, list(stderr_lines), script.parent)
         env = script_env(self._env, tool, script, arguments)
         argv = ARGV_BUILDERS[tool.dialect](script, tool, arguments)
         try:
@@ -218,7 +220,7 @@ class ToolRunner:
             return ToolResult(
                 text=f"Tool {name!r} could not start: {error}. {_start_hint(script, argv[0])}", is_error=True
             )
-        return _result_from_process(tool, result, timeout, list(stderr_lines))
+        return _result_from_process(tool, result, timeout, list(stderr_lines), script.parent)
 
     async def close(self) -> None:
         """Stop the warm workers (the processes of running calls stop with their calls)."""
@@ -243,12 +245,12 @@ class ToolRunner:
         except ProcessStartError as error:
             return ToolResult(text=f"Tool {name!r} could not start: {error}.", is_error=True)
         return _result_from_process(
-            tool, result, timeout, result.stderr_text.splitlines()[-STDERR_LINES_KEPT:]
+            tool, result, timeout, result.stderr_text.splitlines()[-STDERR_LINES_KEPT:], script.parent
         )
 
 
 def _result_from_process(
-    tool: CompiledTool, result: ProcessResult, timeout: float, stderr: list[str]
+    tool: CompiledTool, result: ProcessResult, timeout: float, stderr: list[str], tool_dir: Path
 ) -> ToolResult:
     """The call's result; a failure says which of the tool's limits it hit, if one did.
 
@@ -274,8 +276,9 @@ def _result_from_process(
     if any(headlines):
         headline = "\n".join(line for line in headlines if line)
         return ToolResult(text=_join(headline, text, stderr), is_error=True, **common)
-    structured = None if result.stdout_truncated else _json_object(text)
-    return ToolResult(text=text, is_error=False, structured=structured, **common)
+    value = None if result.stdout_truncated else _json_object(text)
+    rich = rich_result(value, tool.name, tool_dir, **common)
+    return rich or ToolResult(text=text, is_error=False, structured=value, **common)
 
 
 def _failure(name: str, code: int | None) -> str:

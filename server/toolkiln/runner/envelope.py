@@ -3,16 +3,19 @@
 A returned value in the envelope of seeds/004 maps to MCP: `status: success` gives
 `data` as the structured result (and as text), `status: error` a tool error with
 `error`; `metadata` (with `duration_sec` filled in when the tool left it out) goes to
-the result's `_meta`. Any other value is the result as it is. An exception is a tool
+the result's `_meta`. A dict with a `content` array is a rich result
+(runner/content.py). Any other value is the result as it is. An exception is a tool
 error with its type and message; its traceback went to the server's log only.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from toolkiln.model import CompiledTool
+from toolkiln.runner.content import rich_result
 from toolkiln.runner.limits import limit_hit
 from toolkiln.runner.python_pool import WorkerAnswer
 from toolkiln.runner.result import ToolResult, exit_meaning, signal_name
@@ -21,12 +24,13 @@ _STATUSES = ("success", "error")
 
 
 def result_from_answer(
-    tool: CompiledTool, answer: WorkerAnswer, timeout: float, stderr: list[str]
+    tool: CompiledTool, answer: WorkerAnswer, timeout: float, stderr: list[str], tool_dir: Path
 ) -> ToolResult:
     name = tool.name
     duration_ms = round(answer.duration * 1000, 3)
     if answer.outcome == "returned":
-        return _result_from_value(answer.value, answer.duration, duration_ms)
+        rich = rich_result(answer.value, name, tool_dir, duration_ms=duration_ms)
+        return rich or _result_from_value(answer.value, answer.duration, duration_ms)
     if answer.outcome == "timed_out":
         headline = f"Tool {name!r} timed out after {timeout:g} s; its worker process was stopped."
     elif answer.outcome == "exited":

@@ -34,3 +34,5 @@ class ToolResult:
     truncated: bool = False
     # Extra `_meta` entries of the MCP result (the seeds/004 envelope's `metadata`).
     meta: dict[str, Any] | None = None
+    # MCP content items of a rich result (runner/content.py); None: `text` is the content.
+    content: list[dict[str, Any]] | None = None

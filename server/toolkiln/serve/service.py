@@ -18,6 +18,7 @@ import anyio
 import mcp.types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
+from pydantic import TypeAdapter, ValidationError
 
 from toolkiln.audit import AuditLog, redact
 from toolkiln.model import CompiledTool
@@ -176,6 +177,14 @@ def mcp_tool(tool: CompiledTool) -> types.Tool:
 
 def mcp_result(result: ToolResult) -> types.CallToolResult:
     meta: dict[str, Any] = dict(result.meta or {})
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=result.text)]
+    if result.content is not None:
+        try:
+            content = _CONTENT.validate_python(result.content)
+        except ValidationError as error:
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=_content_error(error))], is_error=True
+            )
     if result.exit_code is not None:
         meta["toolkiln/exitCode"] = result.exit_code
     if result.duration_ms is not None:
@@ -183,11 +192,23 @@ def mcp_result(result: ToolResult) -> types.CallToolResult:
     if result.truncated:
         meta["toolkiln/truncated"] = True
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=result.text)],
+        content=content,
         structured_content=result.structured,
         is_error=result.is_error,
         _meta=meta or None,
     )
+
+
+_CONTENT = TypeAdapter(list[types.ContentBlock])
+
+
+def _content_error(error: ValidationError) -> str:
+    """Which item of a rich result breaks the protocol, and how."""
+    problems = [
+        f"- content item {problem['loc'][0] + 1}: {problem['msg']}"  # type: ignore[operator]
+        for problem in error.errors(include_url=False)
+    ]
+    return "The tool printed a `content` array that is not valid MCP content:\n" + "\n".join(problems[:5])
 
 
 def client_name(ctx: ServerRequestContext[Any] | None) -> str | None:
