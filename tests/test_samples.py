@@ -1,4 +1,4 @@
-"""The sample tools under tools/ and TEMPLATE/run.sh, discovered, built and called for real.
+"""The sample tools under tools/, discovered, built and called for real.
 
 Discovery and builds go to temporary config folders: the committed config/ is only
 read, to check that it is up to date with the scripts.
@@ -9,20 +9,16 @@ from __future__ import annotations
 import base64
 import datetime
 import hashlib
-import json
 import os
 import shutil
 import socket
 import subprocess
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import anyio
-import jinja2
 import pytest
-from click.testing import Result
 
 from toolkiln.build import build_catalog
 from toolkiln.discover import discover_tools
@@ -32,7 +28,6 @@ from toolkiln.runner import LogLine, ProgressLine, Registry, RunSettings, ToolRe
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE_TOOLS = REPO / "tools"
 COMMITTED_CONFIGS = REPO / "config" / "tools"
-TEMPLATE = REPO / "TEMPLATE" / "run.sh"
 
 SAMPLE_DIALECTS = {
     "add-numbers": "help-json",
@@ -667,81 +662,6 @@ def test_legacy_grep_runs_as_a_script_with_its_argparse_options(samples: Registr
     )
     assert (result.text, result.is_error) == ("a cat\n-CAT-", False)
     assert call(samples, "legacy_grep", {"word": "Cat", "text": "a cat\nCat"}).text == "Cat"
-
-
-# the template ---------------------------------------------------------------------
-
-
-def test_template_is_valid_bash_and_renders_unchanged_with_jinja() -> None:
-    subprocess.run(["bash", "-n", TEMPLATE], check=True)
-    text = TEMPLATE.read_text()
-    environment = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
-    assert environment.from_string(text).render() == text
-    assert os.access(TEMPLATE, os.X_OK)
-
-
-def test_template_copied_by_hand_is_discovered_and_runs(
-    tools_dir: Path, run_cli: Callable[..., Result]
-) -> None:
-    shutil.copytree(TEMPLATE.parent, tools_dir / "my-tool")
-    discovered = run_cli("discover", "--strict")
-    assert discovered.exit_code == 0, discovered.output
-    assert "1 created" in discovered.output
-    assert run_cli("build").exit_code == 0
-    listed = json.loads(run_cli("list", "--json").output)
-    assert [(tool["name"], tool["dialect"]) for tool in listed] == [("my-tool", "annotations")]
-    assert [param["name"] for param in listed[0]["parameters"]] == [
-        "function",
-        "name",
-        "times",
-        "shout",
-        "word",
-        "tags",
-    ]
-
-    hello = run_cli("call", "my-tool", "function=hello")
-    assert (hello.exit_code, hello.output) == (0, "Hello, world!\n")
-    shout = run_cli("call", "my-tool", "function=hello", "name=Ada", "times=2", "shout=true", 'tags=["x"]')
-    assert (shout.exit_code, shout.output) == (0, 'HELLO, ADA!\nHELLO, ADA!\ntags: ["x"]\n')
-    lookup = run_cli("call", "my-tool", "function=lookup", "word=kiln")
-    assert (lookup.exit_code, lookup.output) == (0, "kiln: an oven for firing clay\n")
-
-
-@pytest.mark.parametrize(
-    ("arguments", "code", "message"),
-    [
-        (["function=lookup"], 2, "ERROR lookup needs a word: --word=WORD"),
-        (["function=lookup", "word=_draft"], 3, "ERROR '_draft' is a private entry"),
-        (["function=lookup", "word=clay"], 4, "ERROR no glossary entry for 'clay'"),
-    ],
-)
-def test_template_exit_codes(
-    tools_dir: Path, run_cli: Callable[..., Result], arguments: list[str], code: int, message: str
-) -> None:
-    shutil.copytree(TEMPLATE.parent, tools_dir / "my-tool")
-    run_cli("discover")
-    run_cli("build")
-    result = run_cli("call", "my-tool", *arguments)
-    assert result.exit_code == 1
-    assert f"failed with exit code {code}" in result.output
-    assert message in result.output
-
-
-def test_template_reads_env_vars_when_run_by_hand(tmp_path: Path) -> None:
-    script = shutil.copytree(TEMPLATE.parent, tmp_path / "my-tool") / "run.sh"
-    env = {**os.environ, "word": "glaze", "name": "Ada"}
-    by_env = subprocess.run([script, "lookup"], env=env, capture_output=True, text=True, check=False)
-    assert (by_env.returncode, by_env.stdout) == (0, "glaze: a glassy coat fused to clay in the kiln\n")
-    # argv wins over the environment
-    by_argv = subprocess.run(
-        [script, "hello", "--name=Grace"], env=env, capture_output=True, text=True, check=False
-    )
-    assert (by_argv.returncode, by_argv.stdout) == (0, "Hello, Grace!\n")
-    assert "INFO hello done" in by_argv.stderr
-    unknown = subprocess.run(
-        [script, "hello", "--colour=red"], env=env, capture_output=True, text=True, check=False
-    )
-    assert unknown.returncode == 2 and "ERROR unknown option --colour" in unknown.stderr
 
 
 # prompts and resources --------------------------------------------------------------

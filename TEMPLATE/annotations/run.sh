@@ -1,6 +1,5 @@
 #!/bin/bash
-# Tool: my-tool
-# Title: My tool
+# Tool: {{ name }}
 # Version: 0.1.0
 # Description: Say hello, or look a word up in a small pottery glossary. (Replace this with one line that tells a model what your tool does and when to use it.)
 #
@@ -13,13 +12,16 @@
 set -Eeuo pipefail
 
 # ==============================================================================
-# A template for a new tool in the annotations dialect. To start one:
+# The tool {{ name }}, in the annotations dialect: made from the template
+# TEMPLATE/annotations/run.sh by `toolkiln new {{ name }}`, or copied by hand
+# with `cp -r TEMPLATE/annotations tools/my-tool` (the folder's name is the
+# tool's name; the template's placeholders are only in comments). Then:
 #
-#   cp -r TEMPLATE tools/my-tool        # the folder's name is the tool's name
-#   $EDITOR tools/my-tool/run.sh        # the header above and the functions below
+#   $EDITOR tools/{{ name }}/run.sh        # the header above and the functions below
 #   toolkiln discover && toolkiln build
-#   toolkiln call my-tool function=hello name=Ada times=2
-#   ./tools/my-tool/run.sh lookup --word=kiln      # or run it by hand
+#   toolkiln call {{ name }} function=hello name=Ada times=2
+#   ./tools/{{ name }}/run.sh lookup --word=kiln      # or run it by hand
+#   toolkiln doctor                       # if something does not work
 #
 # ------------------------------------------------------------------------------
 # THE HEADER

@@ -70,18 +70,21 @@ def write_catalog(path: Path, catalog: Catalog) -> None:
     write_json_atomic(path, catalog.model_dump(mode="json"))
 
 
-def render_json(data: Any) -> str:
-    """The one JSON style of toolkiln's files: sorted, indented, newline-terminated."""
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+def render_json(data: Any, *, sort_keys: bool = True) -> str:
+    """The one JSON style of toolkiln's files: sorted, indented, newline-terminated.
+
+    Files of other programs (an MCP client's config) keep their own key order.
+    """
+    return json.dumps(data, indent=2, sort_keys=sort_keys, ensure_ascii=False) + "\n"
 
 
-def write_json_atomic(path: Path, data: Any, mode: int | None = None) -> None:
+def write_json_atomic(path: Path, data: Any, mode: int | None = None, *, sort_keys: bool = True) -> None:
     """Write `data` so that readers see either the old file or the new one, never half.
 
     The file keeps its mode, or gets `mode`, or the umask's default when it is new.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = render_json(data)
+    text = render_json(data, sort_keys=sort_keys)
     fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

@@ -1,6 +1,14 @@
 """The `toolkiln` command line: the only home of click."""
 
-from toolkiln.cli import auditing, pipeline, running, serving  # noqa: F401  (each module registers its commands)
+from toolkiln.cli import (  # noqa: F401  (each module registers its commands)
+    auditing,
+    checking,
+    connecting,
+    pipeline,
+    running,
+    scaffolding,
+    serving,
+)
 from toolkiln.cli.app import cli
 
 main = cli

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ class _Cli(click.Group):
         try:
             return super().invoke(ctx)
         except ToolkilnError as error:
-            click.echo(f"toolkiln: error: {error}", err=True)
+            click.echo(f"toolkiln: {paint('error', 'red', err=True, bold=True)}: {error}", err=True)
             ctx.exit(1)
         except KeyboardInterrupt:
             click.echo("toolkiln: interrupted", err=True)
@@ -52,9 +53,12 @@ def cli(ctx: click.Context, verbose: bool, log_level: str | None) -> None:
     """Turn a folder of ordinary scripts into an MCP server.
 
     \b
-    toolkiln discover   read tools/ and write config/tools/<name>.json
-    toolkiln build      merge the enabled tools into config/tools.json
-    toolkiln serve      serve config/tools.json to MCP clients
+    toolkiln new NAME       write a new tool from a template (and discover it)
+    toolkiln discover       read tools/ and write config/tools/<name>.json
+    toolkiln build          merge the enabled tools into config/tools.json
+    toolkiln serve          serve config/tools.json to MCP clients
+    toolkiln config CLIENT  connect Claude Desktop, Claude Code, Cursor, VS Code...
+    toolkiln doctor         find what is wrong with the tools, and how to fix it
     """
     default = "info" if ctx.invoked_subcommand == "serve" else "warning"
     level = "debug" if verbose else (log_level or default)
@@ -75,6 +79,16 @@ class Folders:
     def existing(self, folder: Path) -> Path | None:
         """The prompts or resources folder when there is one (they are optional)."""
         return folder if folder.is_dir() else None
+
+
+def folder_arguments(folders: Folders) -> list[str]:
+    """The folder options that repeat `folders` on a command line (defaults left out)."""
+    arguments = []
+    for key, default, _ in _FOLDERS:
+        folder = getattr(folders, key)
+        if key in ("tools", "config") and folder != Path(default):
+            arguments += [f"--{key}-dir", str(folder)]
+    return arguments
 
 
 _FOLDERS = (
@@ -188,3 +202,25 @@ def render_table(rows: Sequence[tuple[str, ...]]) -> str:
 
 def first_line(text: str) -> str:
     return text.splitlines()[0] if text else ""
+
+
+SEVERITY_COLOURS = {"error": "red", "warning": "yellow", "info": "cyan"}
+
+
+def colour_enabled(*, err: bool = False) -> bool:
+    """Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org)."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    stream = sys.stderr if err else sys.stdout
+    return stream.isatty()
+
+
+def paint(text: str, colour: str, *, err: bool = False, bold: bool = False) -> str:
+    """`text` in a colour, when `colour_enabled`; else as it is."""
+    return click.style(text, fg=colour, bold=bold) if colour_enabled(err=err) else text
+
+
+def echo_problem(severity: str, message: object) -> None:
+    """`error: message` (or warning, info) on stderr, the severity in colour on a terminal."""
+    label = paint(severity, SEVERITY_COLOURS.get(severity, "white"), err=True, bold=severity == "error")
+    click.echo(f"{label}: {message}", err=True)

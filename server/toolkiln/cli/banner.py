@@ -4,32 +4,19 @@ from __future__ import annotations
 
 import json
 import shlex
-import sys
 from pathlib import Path
 
 from toolkiln import __version__
-
-
-def launcher() -> list[str]:
-    """The command that starts this toolkiln (the venv's script, else `python -m toolkiln`)."""
-    script = Path(sys.executable).with_name("toolkiln")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "toolkiln"]
+from toolkiln.clients.launch import serve_command, shell_launcher
 
 
 def stdio_banner(tool_count: int, served_dir: Path, tools_dir: Path, config_dir: Path) -> str:
-    command = launcher()
-    args = [
-        *command[1:],
-        "serve",
-        "--tools-dir",
-        str(tools_dir.resolve()),
-        "--config-dir",
-        str(config_dir.resolve()),
-    ]
-    snippet = json.dumps({"mcpServers": {"toolkiln": {"command": command[0], "args": args}}}, indent=2)
+    command = serve_command(tools_dir, config_dir)
+    snippet = json.dumps({"mcpServers": {"toolkiln": {"command": command[0], "args": command[1:]}}}, indent=2)
     return (
         f"toolkiln {__version__}: serving {tool_count} tools from {served_dir} over stdio.\n"
-        f"To use them from an MCP client (Claude Desktop, Claude Code, Cursor, VS Code), add:\n{snippet}"
+        f"To use them from an MCP client (Claude Desktop, Claude Code, Cursor, VS Code), add:\n{snippet}\n"
+        f"or let `{shell_launcher()} config CLIENT --install` write it into the client's config."
     )
 
 
@@ -75,6 +62,7 @@ def http_banner(tool_count: int, base_url: str, token_file: Path | None, statele
         _indent(json.dumps(vscode, indent=2)),
         "Cursor (~/.cursor/mcp.json):" + (f" first export TOOLKILN_TOKEN={token}" if token_file else ""),
         _indent(json.dumps(cursor, indent=2)),
+        f"Or let `{shell_launcher()} config CLIENT --http --install` write it into a client's config.",
     ]
     return "\n".join(lines)
 

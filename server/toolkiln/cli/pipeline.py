@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from toolkiln.cli.app import Folders, cli, first_line, folder_options, render_table
+from toolkiln.cli.app import Folders, cli, echo_problem, first_line, folder_options, render_table
 from toolkiln.files import catalog_path
 
 if TYPE_CHECKING:
@@ -57,9 +57,9 @@ def discover(
             resources_dir=folders.existing(folders.resources),
         )
     for problem in report.errors:
-        click.echo(f"error: {problem}", err=True)
+        echo_problem("error", problem)
     for warning in report.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        echo_problem("warning", warning)
     if as_json:
         everything = {
             "tools": [dataclasses.asdict(status) for status in report.tools],
@@ -143,7 +143,7 @@ def build(folders: Folders) -> None:
         folders.existing(folders.resources),
     )
     for warning in report.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        echo_problem("warning", warning)
     disabled = f" ({len(report.disabled)} disabled)" if report.disabled else ""
     extras = _also(prompts=len(report.prompts), resources=len(report.resources))
     click.echo(f"built {report.path} with {len(report.tools)} tools{extras}{disabled}")
@@ -191,10 +191,10 @@ def list_tools(folders: Folders, as_json: bool) -> None:
     click.echo(f"\n{counts} in {catalog_file}")
     for name, (requirements, packages) in missing.items():
         if packages:
-            click.echo(
-                f"warning: {name} needs {', '.join(packages)}, not installed for {sys.executable}; "
+            echo_problem(
+                "warning",
+                f"{name} needs {', '.join(packages)}, not installed for {sys.executable}; "
                 f"install them with: {sys.executable} -m pip install -r {tools_dir / str(requirements)}",
-                err=True,
             )
 
 

@@ -1,0 +1,75 @@
+"""`toolkiln doctor`: every check of the tools, their configs and the environment."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING
+
+import click
+
+from toolkiln.cli.app import SEVERITY_COLOURS, Folders, cli, folder_options, paint
+
+if TYPE_CHECKING:
+    from toolkiln.doctor import DoctorReport, Severity
+
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
+
+
+@cli.command()
+@folder_options
+@click.option("--fix", is_flag=True, help="Apply the safe fixes: set the run bit, rebuild a stale build.")
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@click.option(
+    "--server-name",
+    default="toolkiln",
+    show_default=True,
+    help="The server's name in your clients (they prefix it to tool names).",
+)
+def doctor(folders: Folders, fix: bool, as_json: bool, server_name: str) -> None:
+    """Check the tools, their configs and the environment; say what is wrong and how to fix it.
+
+    Each finding has a severity (error, warning, info), a file and line, what is wrong,
+    and the fix. Checks: what discovery reports (bad annotations or schemas, unknown
+    types, defaults of the wrong type or outside the enum, duplicate names), scripts
+    without the run bit or a working #! line, invalid or orphaned per-tool configs, a
+    build missing or older than its configs, tool names too long for Claude Code or
+    Cursor once prefixed with the server's name, more tools than clients take,
+    parameters that would set risky environment variables, missing Python packages,
+    and files others could change. Exits with status 1 when there are errors.
+    """
+    from toolkiln.doctor import run_doctor
+
+    report = run_doctor(
+        folders.tools,
+        folders.config,
+        prompts_dir=folders.existing(folders.prompts),
+        resources_dir=folders.existing(folders.resources),
+        server_name=server_name,
+        fix=fix,
+    )
+    if as_json:
+        counts = {severity: report.count(severity) for severity in SEVERITIES}
+        click.echo(json.dumps({**report.model_dump(mode="json"), "counts": counts}, indent=2))
+    else:
+        click.echo(_render(report, fix))
+    if report.has_errors:
+        sys.exit(1)
+
+
+def _render(report: DoctorReport, fix: bool) -> str:
+    lines = [f"{paint('fixed', 'green')}: {done}" for done in report.fixed]
+    for finding in report.findings:
+        colour = SEVERITY_COLOURS[finding.severity]
+        label = paint(finding.severity, colour, bold=finding.severity == "error")
+        lines.append(f"{finding.location}: {label}: {finding.message} [{finding.check}]")
+        if finding.fix:
+            lines.append(f"  fix: {finding.fix}")
+    summary = ", ".join(_counted(report.count(severity), severity) for severity in SEVERITIES)
+    if not fix and any(finding.fixable for finding in report.findings):
+        summary += "; `toolkiln doctor --fix` applies the fixes that say so"
+    return "\n".join([*lines, summary])
+
+
+def _counted(count: int, severity: str) -> str:
+    return f"{count} {severity}" + ("s" if count != 1 and severity != "info" else "")

@@ -1,0 +1,93 @@
+"""`toolkiln new`: a working tool from a template, discovered at once."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+import click
+
+from toolkiln.cli.app import Folders, cli, echo_problem, folder_arguments, folder_options, paint
+
+if TYPE_CHECKING:
+    from toolkiln.scaffold import NewDialect
+
+DIALECTS = ("annotations", "help-json", "python", "kit")
+
+
+@cli.command()
+@folder_options
+@click.argument("name")
+@click.option(
+    "--dialect",
+    type=click.Choice(DIALECTS),
+    default="annotations",
+    show_default=True,
+    help="How the script declares itself (docs/dialects.md).",
+)
+@click.option(
+    "--template-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar="TOOLKILN_TEMPLATE_DIR",
+    help="Folder of the templates [default: this toolkiln's TEMPLATE/]. Env: TOOLKILN_TEMPLATE_DIR.",
+)
+def new(folders: Folders, name: str, dialect: str, template_dir: Path | None) -> None:
+    """Create the tool NAME from a template, ready to run, and discover it.
+
+    \b
+    annotations  tools/NAME/run.sh  bash, metadata in header comments
+    help-json    tools/NAME.sh      bash that describes itself on --help
+    python       tools/NAME.py      a module with execute(params)
+    kit          tools/NAME.js      node, with Name/Description comments and a schema
+
+    NAME: letters, digits, _ and - (a kit tool's: lower-case words joined by -). An
+    existing tool or file of that name is never overwritten.
+    """
+    from toolkiln.discover import discover_tools
+    from toolkiln.scaffold import create_tool
+
+    created = create_tool(name, cast("NewDialect", dialect), folders.tools, folders.config, template_dir)
+    report = discover_tools(
+        folders.tools,
+        folders.config,
+        prompts_dir=folders.existing(folders.prompts),
+        resources_dir=folders.existing(folders.resources),
+    )
+    script_path = created.script.relative_to(folders.tools).as_posix()
+    own = [error for error in report.errors if error.path == script_path]
+    for error in own:
+        echo_problem("error", error)
+    if own or not any(tool.name == name for tool in report.tools):
+        echo_problem("error", f"{created.script} was created but not discovered as the tool {name!r}")
+        sys.exit(1)
+    if len(report.errors) > len(own):
+        echo_problem(
+            "warning",
+            f"discovery found {len(report.errors) - len(own)} problems elsewhere: run `toolkiln doctor`",
+        )
+    config_file = folders.config / "tools" / f"{name}.json"
+    click.echo(
+        f"{paint('created', 'green')} {created.script} ({dialect}, executable) and its config {config_file}"
+    )
+    click.echo("\n".join(["", *_next_steps(folders, name, created.example)]))
+
+
+def _next_steps(folders: Folders, name: str, example: tuple[str, ...]) -> list[str]:
+    from toolkiln.clients import shell_launcher
+
+    command = shell_launcher()
+    dirs = folder_arguments(folders)
+    options = f" {shlex.join(dirs)}" if dirs else ""
+    return [
+        "Try it:",
+        f"  {command} build{options}",
+        f"  {command} call {name}{options} {shlex.join(example)}",
+        "Serve it:",
+        f"  {command} serve{options}            # over stdio, as MCP clients start it",
+        f"  {command} config claude-desktop --install{options}   # or claude-code, cursor, vscode, windsurf",
+        f"  {command} serve --http{options}     # or over HTTP at http://127.0.0.1:8765/mcp",
+        "Check it:",
+        f"  {command} doctor{options}",
+    ]

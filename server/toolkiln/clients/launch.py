@@ -1,0 +1,126 @@
+"""How to start this toolkiln, and where `serve --http` keeps its token and discovery file.
+
+Clients that spawn a server need the absolute path of the executable; clients that
+connect over HTTP need the URL and the bearer token. Both are read here the way
+`toolkiln serve` writes them, without importing the server (and so the mcp SDK).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+import shlex
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolkiln.errors import ConfigError
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_URL = "http://127.0.0.1:8765/mcp"
+
+
+def launcher() -> list[str]:
+    """The command that starts this toolkiln (the venv's script, else `python -m toolkiln`)."""
+    script = Path(sys.executable).with_name("toolkiln")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "toolkiln"]
+
+
+def shell_launcher() -> str:
+    """What to type to run this toolkiln: `toolkiln` when the PATH finds this one."""
+    command = launcher()
+    on_path = shutil.which("toolkiln")
+    if len(command) == 1 and on_path and Path(on_path).resolve() == Path(command[0]).resolve():
+        return "toolkiln"
+    return shlex.join(command)
+
+
+def serve_command(tools_dir: Path, config_dir: Path) -> list[str]:
+    """The full stdio server command for a client to spawn, with absolute folders."""
+    return [
+        *launcher(),
+        "serve",
+        "--tools-dir",
+        str(tools_dir.resolve()),
+        "--config-dir",
+        str(config_dir.resolve()),
+    ]
+
+
+def default_state_dir() -> Path:
+    """Where `serve --http` keeps its token and discovery file (as serve/guard.py says)."""
+    base = os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config"
+    return Path(base) / "toolkiln"
+
+
+@dataclass(frozen=True)
+class HttpTarget:
+    """Where a client reaches the HTTP server, and the token it sends (None: no auth)."""
+
+    url: str
+    token: str | None
+    token_file: Path | None
+    created_token: bool = False
+
+
+def locate_http_server(url: str | None = None, token_file: Path | None = None) -> HttpTarget:
+    """The URL and token a client should use.
+
+    The URL: `url`, else that of the server running now (its discovery file), else the
+    default. The token: from `token_file`, else the running server's token file, else the
+    default one; a token file that does not exist yet is created as `serve --http` would
+    create it (a random token, mode 0600), so that the server started later uses it.
+    """
+    running = _running_server(default_state_dir() / "server.json")
+    if token_file is None and running is not None:
+        if running.get("token_file") is None:  # it runs with --no-auth
+            return HttpTarget(url=url or str(running["url"]), token=None, token_file=None)
+        token_file = Path(str(running["token_file"]))
+    token_file = token_file or default_state_dir() / "token"
+    token, created = _read_or_create_token(token_file)
+    found_url = str(running["url"]) if running and running.get("url") else DEFAULT_URL
+    return HttpTarget(url=url or found_url, token=token, token_file=token_file, created_token=created)
+
+
+def _running_server(path: Path) -> dict[str, object] | None:
+    """The discovery file of a server that is running now, or None."""
+    try:
+        entry = json.loads(path.read_text(encoding="utf-8"))
+        pid = int(entry["pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None  # a stale file from a server that was killed
+    except PermissionError:
+        pass  # running, as another user
+    return entry if isinstance(entry, dict) else None
+
+
+def _read_or_create_token(path: Path) -> tuple[str, bool]:
+    """(the token, whether it was just created), as `serve --http` reads and makes it."""
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        try:
+            token = path.read_text(encoding="utf-8").strip()
+        except OSError as error:
+            raise ConfigError(f"{path}: cannot read the token: {error.strerror}") from None
+        if not token:
+            raise ConfigError(
+                f"{path}: the token file is empty; delete it to have a new token made"
+            ) from None
+        return token, False
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        return _read_or_create_token(path)
+    token = secrets.token_urlsafe(32)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(token + "\n")
+    logger.info("created a new token in %s", path)
+    return token, True

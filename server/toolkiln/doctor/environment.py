@@ -1,0 +1,105 @@
+"""Checks of what the tools need from their environment: Python packages, and the
+environment variables their parameters become.
+
+Each argument reaches a script as an environment variable named after its parameter.
+Names that would replace PATH, HOME, LD_*, PYTHON* and the like are refused by
+discovery already (doctor reports those as `env-shadowing` errors); the names below are
+allowed, but a caller that sets them changes how common programs in the script behave.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from toolkiln import __version__
+from toolkiln.doctor.findings import Finding, Project
+from toolkiln.runner.requirements import missing_requirements
+
+_PROXY = "curl, git, pip and Python read it, so a caller could send the script's traffic through a proxy"
+_CERTS = "it names the certificates a program trusts, so a caller could make it trust its own"
+_COMMAND = "programs run it as a command, so a caller could run a program of its choosing"
+RISKY_ENV_NAMES = {
+    **dict.fromkeys(
+        (
+            *("http_proxy", "https_proxy", "ftp_proxy", "all_proxy", "no_proxy"),
+            *("HTTP_PROXY", "HTTPS_PROXY", "FTP_PROXY", "ALL_PROXY", "NO_PROXY"),
+        ),
+        _PROXY,
+    ),
+    **dict.fromkeys(("CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS"), _CERTS),
+    **dict.fromkeys(("EDITOR", "VISUAL", "PAGER", "BROWSER", "SUDO_ASKPASS", "SSH_ASKPASS"), _COMMAND),
+    "KUBECONFIG": "kubectl reads it, so a caller could point it at another cluster",
+    "DOCKER_HOST": "docker reads it, so a caller could point it at another daemon",
+    "TERM": "it changes how terminal programs write their output",
+}
+RISKY_ENV_PREFIXES = {
+    "GIT_": "git reads GIT_* variables (GIT_SSH_COMMAND runs a command)",
+    "SSH_": "ssh reads SSH_* variables (SSH_AUTH_SOCK chooses the keys)",
+    "AWS_": "AWS tools read AWS_* variables (credentials, endpoints)",
+    "PIP_": "pip reads PIP_* variables (PIP_INDEX_URL chooses where packages come from)",
+    "NPM_CONFIG_": "npm reads NPM_CONFIG_* variables (the registry it installs from)",
+    "npm_config_": "npm reads npm_config_* variables (the registry it installs from)",
+    "XDG_": "programs look for their config under XDG_* folders",
+}
+
+
+def check_environment(project: Project) -> list[Finding]:
+    findings = [
+        Finding(
+            severity="info",
+            check="python",
+            path=sys.executable,
+            message=f"toolkiln {__version__} on Python {sys.version.split()[0]}: python tools run here, "
+            "and need their packages installed here",
+        )
+    ]
+    for _, config in project.enabled:
+        script = project.script_of(config)
+        for param in config.script_config.parameters:
+            risk = RISKY_ENV_NAMES.get(param.name) or next(
+                (why for prefix, why in RISKY_ENV_PREFIXES.items() if param.name.startswith(prefix)), None
+            )
+            if risk:
+                findings.append(
+                    Finding(
+                        severity="warning",
+                        check="env-shadowing",
+                        path=str(script),
+                        line=_line_of(script, param.name),
+                        message=f"the parameter {param.name!r} of {config.script_config.name!r} becomes "
+                        f"the environment variable {param.name} of the script: {risk}",
+                        fix=f"rename the parameter (e.g. {param.name.lower().strip('_')}_value)",
+                    )
+                )
+        if config.script_config.requirements_file:
+            findings += _requirement_findings(project.tools_dir / config.script_config.requirements_file)
+    return findings
+
+
+def _requirement_findings(requirements: Path) -> list[Finding]:
+    return [
+        Finding(
+            severity="warning",
+            check="missing-requirement",
+            path=str(requirements),
+            line=_line_of(requirements, package),
+            message=f"{package} is not installed for {sys.executable}",
+            fix=f"{sys.executable} -m pip install -r {requirements}",
+        )
+        for package in missing_requirements(requirements)
+    ]
+
+
+def _line_of(path: Path, word: str) -> int | None:
+    """The first line of `path` where `word` stands as a word, if any."""
+    pattern = re.compile(rf"(?<![\w-]){re.escape(word)}(?![\w-])")
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            for number, line in enumerate(handle, start=1):
+                if pattern.search(line):
+                    return number
+    except OSError:
+        pass
+    return None

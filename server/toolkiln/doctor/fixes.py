@@ -1,0 +1,61 @@
+"""The fixes `doctor --fix` applies: only the safe ones.
+
+Setting the run bit on a tool's script, and rebuilding a compiled config that is
+missing, unreadable or older than its per-tool configs. Everything else is the user's
+to decide (a rename, a deletion, a package to install), so doctor only says how.
+"""
+
+from __future__ import annotations
+
+import logging
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from toolkiln.build import build_catalog
+from toolkiln.doctor.findings import Finding, Project
+from toolkiln.errors import ToolkilnError
+
+logger = logging.getLogger(__name__)
+
+BUILD_CHECKS = ("not-built", "invalid-build", "stale-build")
+
+
+@dataclass
+class FixOutcome:
+    fixed: list[str] = field(default_factory=list)
+    failed: list[Finding] = field(default_factory=list)
+
+
+def apply_fixes(project: Project, findings: list[Finding]) -> FixOutcome:
+    outcome = FixOutcome()
+    for finding in findings:
+        if finding.fixable and finding.check == "not-executable" and finding.path:
+            outcome.fixed.append(_set_run_bit(Path(finding.path)))
+    if any(finding.fixable and finding.check in BUILD_CHECKS for finding in findings):
+        try:
+            report = build_catalog(
+                project.config_dir, project.tools_dir, project.prompts_dir, project.resources_dir
+            )
+        except ToolkilnError as error:
+            outcome.failed.append(
+                Finding(
+                    severity="error",
+                    check="build-failed",
+                    path=str(project.config_dir / "tools.json"),
+                    message=f"could not be rebuilt: {error}",
+                    fix="fix what the message names, then toolkiln build",
+                )
+            )
+        else:
+            outcome.fixed.append(f"rebuilt {report.path} with {len(report.tools)} tools")
+    return outcome
+
+
+def _set_run_bit(path: Path) -> str:
+    """chmod +x for whoever may read it (as `chmod +x` does under the usual umask)."""
+    mode = stat.S_IMODE(path.stat().st_mode)
+    readers = mode & (stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+    path.chmod(mode | stat.S_IXUSR | (readers >> 2))
+    logger.info("set the run bit of %s", path)
+    return f"chmod +x {path}"

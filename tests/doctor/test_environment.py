@@ -1,0 +1,56 @@
+"""doctor's checks of what tools need from their environment."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from tests.conftest import MakeTool
+from tests.doctor.helpers import doctor, found, pipeline
+
+
+def test_parameters_that_set_risky_environment_variables(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    script = make_tool(
+        "fetch/run.sh",
+        """\
+        #!/bin/bash
+        # Tool: fetch
+        # Description: Fetch a URL
+        # @param url: The URL (type: string, required: true)
+        # @param https_proxy: A proxy (type: string, default: "")
+        # @param GIT_SSH_COMMAND: How git runs ssh (type: string, default: ssh)
+        # @param path: A lower-case path is harmless (type: string, default: x)
+        curl "$url"
+        """,
+    )
+    pipeline(tools_dir, config_dir)
+    findings = {f.line: f for f in found(doctor(tools_dir, config_dir), "env-shadowing")}
+    assert set(findings) == {5, 6}
+    assert all(f.severity == "warning" and f.path == str(script) for f in findings.values())
+    assert "environment variable https_proxy" in findings[5].message and "proxy" in findings[5].message
+    assert "GIT_SSH_COMMAND runs a command" in findings[6].message
+    assert "rename the parameter" in findings[6].fix
+
+
+def test_missing_packages_of_a_requirements_file(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool("stats/run.sh", "#!/bin/bash\n# Tool: stats\n# Description: d\necho\n")
+    requirements = make_tool(
+        "stats/requirements.txt",
+        "# what stats.py imports\npydantic>=2\ntoolkiln-no-such-package==1.0\n",
+        executable=False,
+    )
+    pipeline(tools_dir, config_dir)
+    [finding] = found(doctor(tools_dir, config_dir), "missing-requirement")
+    assert (finding.severity, finding.path, finding.line) == ("warning", str(requirements), 3)
+    assert f"toolkiln-no-such-package is not installed for {sys.executable}" == finding.message
+    assert finding.fix == f"{sys.executable} -m pip install -r {requirements}"
+
+
+def test_the_python_that_runs_python_tools_is_named(tools_dir: Path, config_dir: Path) -> None:
+    [finding] = found(doctor(tools_dir, config_dir), "python")
+    assert (finding.severity, finding.path) == ("info", sys.executable)
+    assert f"Python {sys.version.split()[0]}" in finding.message

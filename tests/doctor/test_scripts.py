@@ -1,0 +1,154 @@
+"""doctor's checks of the scripts: discovery's errors, the run bit, the #! line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import MakeTool
+from tests.doctor.helpers import ANNOTATED, HELP_JSON, doctor, found, pipeline
+
+
+@pytest.mark.parametrize(
+    ("param_line", "message"),
+    [
+        ("# @param n: N (type: strin)", "unknown type 'strin'"),
+        ("# @param n: N (type: integer, default: abc)", "default 'abc' is not a valid integer"),
+        ("# @param n: N (type: enum, enum: x|y, default: z)", "default 'z': is not one of ['x', 'y']"),
+        ("# @param n: N (type: integer, min: 5, max: 1)", "'min' (5) is greater than 'max' (1)"),
+    ],
+)
+def test_discovery_errors_are_reported_with_file_and_line(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, param_line: str, message: str
+) -> None:
+    make_tool("broken/run.sh", f"#!/bin/bash\n# Tool: b\n# Description: d\n{param_line}\n")
+    report = doctor(tools_dir, config_dir)
+    [finding] = found(report, "declaration")
+    assert (finding.severity, finding.path, finding.line) == ("error", str(tools_dir / "broken/run.sh"), 4)
+    assert message in finding.message
+    assert "toolkiln discover" in finding.fix
+    assert report.has_errors
+    assert not (config_dir / "tools").exists(), "doctor writes no config"
+
+
+def test_a_help_json_schema_mistake_names_the_file(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool(
+        "calc.sh",
+        """\
+        #!/bin/bash
+        echo '{"description": "Adds"}'
+        echo '{"a": {"description": "A", "value_type": "integr", "required": true}}' >&2
+        """,
+    )
+    [finding] = found(doctor(tools_dir, config_dir), "declaration")
+    assert finding.path == str(tools_dir / "calc.sh")
+    assert "integr" in finding.message
+
+
+def test_a_parameter_named_like_a_sensitive_variable_is_an_error(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool("p.sh", "#!/bin/bash\n# Tool: p\n# Description: d\n# @param LD_PRELOAD: x\n")
+    [finding] = found(doctor(tools_dir, config_dir), "env-shadowing")
+    assert (finding.severity, finding.line) == ("error", 4)
+    assert "would overwrite the environment variable LD_PRELOAD" in finding.message
+
+
+def test_a_run_sh_without_the_run_bit_is_a_fixable_error(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool("t/run.sh", ANNOTATED, executable=False)
+    [finding] = found(doctor(tools_dir, config_dir), "not-executable")
+    assert (finding.severity, finding.fixable, finding.path) == ("error", True, str(tools_dir / "t/run.sh"))
+    assert f"chmod +x {tools_dir / 't/run.sh'}" in finding.fix
+    assert found(doctor(tools_dir, config_dir), "declaration") == [], "reported once, not twice"
+
+
+def test_a_tool_that_lost_its_run_bit_is_a_fixable_error(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    script = make_tool("hi.sh", HELP_JSON)
+    pipeline(tools_dir, config_dir)
+    script.chmod(0o644)
+    [finding] = found(doctor(tools_dir, config_dir), "not-executable")
+    assert (finding.severity, finding.fixable) == ("error", True)
+
+
+def test_an_annotated_script_without_the_run_bit_is_fixable(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool("words.sh", ANNOTATED, executable=False)  # discovery skips it silently
+    [finding] = found(doctor(tools_dir, config_dir), "not-executable")
+    assert (finding.severity, finding.fixable) == ("error", True)
+
+
+def test_a_script_with_a_shebang_and_no_run_bit_is_a_warning(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool("helper.sh", "#!/bin/bash\necho helping\n", executable=False)
+    make_tool("notes.txt", "just text\n", executable=False)
+    make_tool(
+        "module.py", '"""Doc.\n\n@param a: A\n"""\n\ndef execute(params):\n    return 1\n', executable=False
+    )
+    make_tool("tool/run.sh", ANNOTATED)
+    make_tool("tool/lib.sh", "#!/bin/bash\n", executable=False)  # a tool folder's own file
+    [finding] = found(doctor(tools_dir, config_dir), "not-executable")
+    assert (finding.severity, finding.fixable, finding.line) == ("warning", False, 1)
+    assert finding.path == str(tools_dir / "helper.sh")
+    assert "discovery skips it" in finding.message
+
+
+def test_a_script_without_a_shebang_line(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> None:
+    script = make_tool("hi.sh", HELP_JSON)
+    pipeline(tools_dir, config_dir)
+    script.write_text(HELP_JSON.removeprefix("#!/bin/bash\n"))
+    [finding] = found(doctor(tools_dir, config_dir), "shebang")
+    assert (finding.severity, finding.path, finding.line) == ("error", str(script), 1)
+    assert "#!/bin/bash" in finding.fix
+
+
+def test_a_shebang_naming_a_missing_interpreter(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    via_env = make_tool("hi.sh", HELP_JSON)
+    absolute = make_tool("direct/run.sh", ANNOTATED)
+    pipeline(tools_dir, config_dir)
+    via_env.write_text(HELP_JSON.replace("#!/bin/bash", "#!/usr/bin/env -S toolkiln-no-such-shell -e"))
+    absolute.write_text(ANNOTATED.replace("#!/bin/bash", "#!/opt/nowhere/zsh"))
+    findings = {f.path: f for f in found(doctor(tools_dir, config_dir), "interpreter")}
+    assert set(findings) == {str(via_env), str(absolute)}
+    assert "names toolkiln-no-such-shell, which is not installed" in findings[str(via_env)].message
+    assert "names /opt/nowhere/zsh" in findings[str(absolute)].message
+    assert {f.line for f in findings.values()} == {1}
+
+
+def test_a_kit_script_whose_shebang_names_a_missing_interpreter(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    kit = "#!/usr/bin/env {}\n// Name: Shout\n// Description: d\n"
+    kit += "schema = {{ input: {{ w: {{ type: 'string' }} }} }}\n"
+    script = make_tool("shout.js", kit.format("node"))
+    pipeline(tools_dir, config_dir)  # kit discovery reads the file and never runs it
+    script.write_text(kit.format("toolkiln-no-such-node"))
+    [finding] = found(doctor(tools_dir, config_dir), "interpreter")
+    assert (finding.path, finding.line) == (str(script), 1)
+    assert "toolkiln-no-such-node" in finding.message
+
+
+def test_no_tools_folder(tmp_path: Path) -> None:
+    report = doctor(tmp_path / "missing", tmp_path / "config")
+    [finding] = found(report, "tools-folder")
+    assert finding.severity == "error" and "toolkiln new NAME" in finding.fix
+
+
+def test_a_healthy_project_has_no_errors_or_warnings(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool("t/run.sh", ANNOTATED)
+    make_tool("hi.sh", HELP_JSON)
+    pipeline(tools_dir, config_dir)
+    report = doctor(tools_dir, config_dir)
+    assert [(f.severity, f.check) for f in report.findings] == [("info", "python")]
