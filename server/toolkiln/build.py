@@ -144,6 +144,7 @@ def compile_tool(config: ToolConfig, config_file: str) -> CompiledTool:
             open_world=script.open_world,
         ),
         requires_confirmation=script.requires_confirmation,
+        interactive=script.interactive,
         timeout_seconds=script.timeout_seconds,
         max_concurrency=script.max_concurrency,
         workspace=script.workspace_config,
@@ -182,6 +183,7 @@ def compile_resource(config: ResourceConfig, config_file: str) -> CompiledResour
         binary=resource.binary,
         file_path=resource.file_path,
         config_file=config_file,
+        completions=resource.completions,
     )
 
 

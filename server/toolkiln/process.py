@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import anyio
+from anyio.abc import ObjectReceiveStream
 
 from toolkiln.errors import ProcessStartError
 from toolkiln.model.limits import Limits
@@ -82,6 +83,7 @@ async def run_process(
     cwd: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
     input: bytes | None = None,
+    more_input: ObjectReceiveStream[bytes] | None = None,
     stdout_limit: int = 1024 * 1024,
     stderr_limit: int = 64 * 1024,
     on_stderr_line: StderrLineHandler | None = None,
@@ -89,19 +91,23 @@ async def run_process(
 ) -> ProcessResult:
     """Run `argv` to completion or until `timeout` seconds, whichever comes first.
 
+    stdin gets `input`, then each chunk `more_input` brings (an interactive script's
+    answers) until that stream ends; without either, stdin is /dev/null.
+
     `limits` become the child's rlimits (see `rlimit_preexec`); its `max_output_bytes`
     is the caller's business (pass it as `stdout_limit`).
     Raises `ProcessStartError` when the program cannot be started at all.
     Cancelling the caller stops the process group before the cancellation continues.
     """
     started = time.perf_counter()
-    process = _start(argv, piped_stdin=input is not None, cwd=cwd, env=env, limits=limits)
+    piped = input is not None or more_input is not None
+    process = _start(argv, piped_stdin=piped, cwd=cwd, env=env, limits=limits)
     stdout = _CappedBuffer(stdout_limit)
     stderr = _StderrReader(stderr_limit, on_stderr_line)
     timed_out = False
     try:
         with anyio.move_on_after(timeout) as deadline:
-            await _communicate(process, input, stdout, stderr)
+            await _communicate(process, input, more_input, stdout, stderr)
         timed_out = deadline.cancelled_caught
     finally:
         with anyio.CancelScope(shield=True):
@@ -212,7 +218,11 @@ def _clamped(which: int, soft: int, hard: int) -> tuple[int, tuple[int, int]]:
 
 
 async def _communicate(
-    process: subprocess.Popen[bytes], input: bytes | None, stdout: _CappedBuffer, stderr: _StderrReader
+    process: subprocess.Popen[bytes],
+    input: bytes | None,
+    more_input: ObjectReceiveStream[bytes] | None,
+    stdout: _CappedBuffer,
+    stderr: _StderrReader,
 ) -> None:
     assert process.stdout is not None and process.stderr is not None
     pipes_closed = anyio.Event()
@@ -225,8 +235,8 @@ async def _communicate(
         pipes_closed.set()
 
     async with anyio.create_task_group() as tasks:
-        if input is not None:
-            tasks.start_soon(_feed, process, input)
+        if process.stdin is not None:
+            tasks.start_soon(_feed, process, input or b"", more_input)
         tasks.start_soon(read_both)
         await _wait_for_exit(process)
         # The call is over when the main process is; anything it left behind in
@@ -238,22 +248,31 @@ async def _communicate(
     stderr.finish()
 
 
-async def _feed(process: subprocess.Popen[bytes], data: bytes) -> None:
+async def _feed(
+    process: subprocess.Popen[bytes], data: bytes, more: ObjectReceiveStream[bytes] | None
+) -> None:
     assert process.stdin is not None
     fd = process.stdin.fileno()
     os.set_blocking(fd, False)
-    view = memoryview(data)
     try:
-        while view:
-            await anyio.wait_writable(fd)
-            try:
-                view = view[os.write(fd, view) :]
-            except BlockingIOError:
-                continue
+        await _write_all(fd, data)
+        if more is not None:
+            async for chunk in more:
+                await _write_all(fd, chunk)
     except (BrokenPipeError, ConnectionResetError):
         pass  # the script did not read its input; that is its choice
     finally:
         process.stdin.close()
+
+
+async def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        await anyio.wait_writable(fd)
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:
+            continue
 
 
 async def _drain(fd: int, sink: Callable[[bytes], None]) -> None:

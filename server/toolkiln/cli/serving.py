@@ -268,6 +268,7 @@ async def _with_watcher(
     from toolkiln.serve import watch_and_reload
 
     async with anyio.create_task_group() as group:
+        await group.start(service.parked.run)  # interactive calls waiting for a client's answers
         if rebuild is not None:
             watched = [folders.tools, folders.prompts, folders.resources]
             watched += [folders.config / kind for kind in ("tools", "prompts", "resources")]

@@ -33,7 +33,7 @@ TYPE_ALIASES: dict[str, ParamType] = {
     "str": "string", "text": "string", "int": "integer", "float": "number", "double": "number",
     "bool": "boolean", "list": "array", "dict": "object", "json": "any",
 }  # fmt: skip
-OPTION_KEYS = ("type", "required", "default", "enum", "min", "max", "items", "secret")
+OPTION_KEYS = ("type", "required", "default", "enum", "examples", "min", "max", "items", "secret")
 _TRUE = {"true", "yes", "1"}
 _FALSE = {"false", "no", "0"}
 
@@ -129,10 +129,11 @@ def parse_param_line(text: str, path: str, line: int) -> Parameter:
             fields[flag] = _parse_bool(options.pop(flag), flag, path, line)
     if "items" in options:
         fields["items"] = _parse_type(options.pop("items"), path, line)
-    if "enum" in options:
-        fields["enum"] = [
-            _parse_value(v, param_type, "enum", path, line) for v in _split_enum(options.pop("enum"))
-        ]
+    for listed in ("enum", "examples"):
+        if listed in options:
+            fields[listed] = [
+                _parse_value(v, param_type, listed, path, line) for v in _split_enum(options.pop(listed))
+            ]
     for bound in ("min", "max"):
         if bound in options:
             fields[bound] = _parse_value(options.pop(bound), "number", bound, path, line)

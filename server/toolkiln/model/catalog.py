@@ -38,6 +38,8 @@ class CompiledTool(BaseModel):
     input_schema: dict[str, Any]
     hints: ToolHints = Field(default_factory=ToolHints)
     requires_confirmation: bool = False
+    # The script may ask the client for input while it runs (runner/interactive.py).
+    interactive: bool = False
     timeout_seconds: float | None = None
     max_concurrency: int | None = None
     workspace: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
@@ -78,6 +80,7 @@ class CompiledResource(BaseModel):
     binary: bool = False
     file_path: str
     config_file: str
+    completions: dict[str, list[str]] = Field(default_factory=dict)
 
 
 class Catalog(BaseModel):

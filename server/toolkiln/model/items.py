@@ -49,6 +49,8 @@ class ResourceSettings(BaseModel):
     description: str | None = None
     uri: str | None = None  # None: toolkiln://resources/<file path>
     mime_type: str | None = None  # None: the detected one
+    # A template's suggested values per placeholder, offered by `completion/complete`.
+    completions: dict[str, list[str]] = Field(default_factory=dict)
     # Owned by discovery.
     file_path: str
     detected_mime_type: str
@@ -61,6 +63,9 @@ class ResourceSettings(BaseModel):
                 f"uri {self.uri!r} must hold the same placeholders as its file {self.file_path!r}: "
                 f"{sorted(placeholders(self.file_path))}"
             )
+        unknown = set(self.completions) - placeholders(self.file_path)
+        if unknown:
+            raise ValueError(f"completions for {sorted(unknown)}: the file name has no such placeholder")
         return self
 
 
@@ -87,4 +92,4 @@ class ResourceConfig(_ItemConfig):
 
 
 USER_PROMPT_KEYS = ("name", "title")
-USER_RESOURCE_KEYS = ("name", "title", "description", "uri", "mime_type")
+USER_RESOURCE_KEYS = ("name", "title", "description", "uri", "mime_type", "completions")

@@ -73,6 +73,8 @@ class Parameter(BaseModel):
     required: bool = False
     default: Any = None
     enum: list[Any] | None = None
+    # Suggested values (JSON Schema's `examples`): what completion offers, not a limit.
+    examples: list[Any] | None = None
     min: float | None = None
     max: float | None = None
     items: ParamType | None = None
@@ -128,7 +130,7 @@ def _parameter_problems(param: Parameter) -> list[str]:
         bound = getattr(param, key)
         if bound is not None and not math.isfinite(bound):
             problems.append(f"'{key}' must be a finite number, not {bound!r}")
-    for key in ("default", "enum"):
+    for key in ("default", "enum", "examples"):
         if not _is_strict_json(getattr(param, key)):
             problems.append(f"'{key}' must be plain JSON (NaN and Infinity are not JSON numbers)")
     if problems:

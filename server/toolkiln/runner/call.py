@@ -6,6 +6,7 @@ from the command line as from an MCP client.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -24,6 +25,7 @@ from toolkiln.runner.adapters import ARGV_BUILDERS, stdin_json
 from toolkiln.runner.content import rich_result
 from toolkiln.runner.envelope import result_from_answer
 from toolkiln.runner.environment import base_env, script_env
+from toolkiln.runner.interactive import Conversation
 from toolkiln.runner.limits import limit_hit, output_limit, output_limit_hit
 from toolkiln.runner.python_pool import PythonWorkers
 from toolkiln.runner.registry import Registry
@@ -56,9 +58,13 @@ class CallObserver(Protocol):
 
     def on_progress(self, tool: str, line: ProgressLine) -> None: ...
 
+    async def on_input(self, tool: str, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        """An interactive script's questions (runner/interactive.py): a result per key."""
+        ...
+
 
 class LoggingObserver:
-    """The default observer: script logs go to the server's own log."""
+    """The default observer: script logs go to the server's own log; nobody answers questions."""
 
     def on_log(self, tool: str, line: LogLine) -> None:
         logging.getLogger(f"toolkiln.tool.{tool}").log(_LOG_LEVELS[line.level], "%s", line.message)
@@ -66,6 +72,10 @@ class LoggingObserver:
     def on_progress(self, tool: str, line: ProgressLine) -> None:
         total = f"/{line.total:g}" if line.total is not None else ""
         logger.debug("%s progress %g%s %s", tool, line.progress, total, line.message or "")
+
+    async def on_input(self, tool: str, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        refusal = {"error": "there is no MCP client to ask: the tool runs outside a client session"}
+        return dict.fromkeys(requests, refusal)
 
 
 @dataclass(frozen=True)
@@ -178,8 +188,11 @@ class ToolRunner:
             )
         script = self.registry.script_path(tool)
         stderr_lines: deque[str] = deque(maxlen=STDERR_LINES_KEPT)
+        conversation = Conversation(functools.partial(observer.on_input, name)) if tool.interactive else None
 
         def on_stderr_line(line: str) -> None:
+            if conversation is not None and conversation.offer(line):
+                return
             kind = classify_line(line)
             if isinstance(kind, ProgressLine):
                 observer.on_progress(name, kind)
@@ -205,17 +218,21 @@ class ToolRunner:
             return result_from_answer(tool, answer, timeout, list(stderr_lines), script.parent)
         env = script_env(self._env, tool, script, arguments)
         argv = ARGV_BUILDERS[tool.dialect](script, tool, arguments)
+        run = functools.partial(
+            run_process,
+            argv,
+            timeout=max(remaining, 0.001),
+            cwd=script.parent,
+            env=env,
+            stdout_limit=output_limit(tool.limits, self.settings.max_output_bytes),
+            on_stderr_line=on_stderr_line,
+            limits=tool.limits,
+        )
         try:
-            result = await run_process(
-                argv,
-                timeout=max(remaining, 0.001),
-                cwd=script.parent,
-                env=env,
-                input=stdin_json(arguments),
-                stdout_limit=output_limit(tool.limits, self.settings.max_output_bytes),
-                on_stderr_line=on_stderr_line,
-                limits=tool.limits,
-            )
+            if conversation is None:
+                result = await run(input=stdin_json(arguments))
+            else:  # the arguments as one line; stdin stays open for the answers
+                result = await conversation.run(run, stdin_json(arguments) + b"\n")
         except ProcessStartError as error:
             return ToolResult(
                 text=f"Tool {name!r} could not start: {error}. {_start_hint(script, argv[0])}", is_error=True

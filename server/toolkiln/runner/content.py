@@ -70,7 +70,7 @@ def _rich_output(value: Any, base_dir: Path) -> _RichOutput | None:
         return None
     structured, meta = value.get("structuredContent"), value.get("_meta")
     return _RichOutput(
-        content=[_with_file_read(item, base_dir, index) for index, item in enumerate(items, 1)],
+        content=[with_files_read(item, base_dir, index) for index, item in enumerate(items, 1)],
         structured=structured if isinstance(structured, dict) else None,
         is_error=value.get("isError") is True,
         meta=meta if isinstance(meta, dict) else None,
@@ -96,7 +96,8 @@ def summary(content: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def _with_file_read(item: dict[str, Any], base_dir: Path, index: int) -> dict[str, Any]:
+def with_files_read(item: dict[str, Any], base_dir: Path, index: int) -> dict[str, Any]:
+    """The content item with the file its `path` names read in; raises `ContentError`."""
     if item["type"] in ("image", "audio") and "path" in item:
         item = dict(item)
         path = item.pop("path")

@@ -10,9 +10,11 @@ import mcp.types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolkiln import __version__
+from toolkiln.serve.completion import complete
 from toolkiln.serve.notify import ClientNotifier, LogLevels, sdk_deprecations_silenced
 from toolkiln.serve.prompts import PromptService
 from toolkiln.serve.resources import ResourceService
@@ -108,12 +110,17 @@ def build_server(service: ToolService) -> Server[Any]:
         broadcaster.unsubscribe(ctx, str(params.uri))
         return types.EmptyResult()
 
+    async def completion(
+        ctx: ServerRequestContext[Any], params: types.CompleteRequestParams
+    ) -> types.CompleteResult:
+        return complete(service.registry, params)
+
     def input_schema(name: str) -> dict[str, Any] | None:
         tool = service.registry.tools.get(name)  # the registry a reload may have swapped
         return tool.input_schema if tool is not None else None
 
     with sdk_deprecations_silenced():
-        return ToolkilnServer(
+        server = ToolkilnServer(
             SERVER_NAME,
             version=__version__,
             instructions=f"Tools from the scripts in {service.registry.tools_dir}.",
@@ -128,5 +135,12 @@ def build_server(service: ToolService) -> Server[Any]:
             on_subscribe_resource=subscribe,
             on_unsubscribe_resource=unsubscribe,
             on_subscriptions_listen=broadcaster.listen_handler,
+            on_completion=completion,
             get_tool_input_schema=input_schema,
         )
+    # requestState (2026-07-28) sealed on the way out and checked on the way back, so a
+    # client can neither read nor forge the state of a waiting call or a confirmation.
+    server.middleware.append(
+        RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=SERVER_NAME)
+    )
+    return server

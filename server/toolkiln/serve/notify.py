@@ -22,6 +22,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from toolkiln.runner import LoggingObserver, LogLine, ProgressLine
+from toolkiln.serve.interactive import ask_client_now
 
 logger = logging.getLogger(__name__)
 
@@ -95,6 +96,9 @@ class ClientNotifier:
         if line.progress > self._sent_progress:
             self._progress = line
             self._wake.set()
+
+    async def on_input(self, tool: str, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        return await ask_client_now(self.ctx, requests)
 
     async def forward(self) -> None:
         """Send what arrives, throttled, until cancelled (then `flush` sends the rest)."""

@@ -3,19 +3,40 @@
 The template is read when a client asks for it, so an edit of its body shows at once;
 its arguments come from the compiled catalog. Arguments are checked first (required,
 unknown, enum, length), and a bad one is an invalid-params error that says which.
+
+A body renders to one user message, unless it renders to a JSON object with a
+`messages` array: then those are the prompt's messages, with any MCP content (an
+image or an embedded resource may name a file, as in a tool's rich result,
+relative to the template's folder).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from typing import Any
 
 import mcp.types as types
 from mcp.shared.exceptions import MCPError
+from pydantic import TypeAdapter, ValidationError
 
 from toolkiln.model import CompiledPrompt
 from toolkiln.render import FrontMatterError, RenderError, render_text, split_front_matter
 from toolkiln.runner import Registry, ToolRunner
+from toolkiln.runner.content import ContentError, with_files_read
 from toolkiln.schema import ArgumentChecker, parameters_to_schema, prepare_arguments
+
+_MESSAGES = TypeAdapter(list[types.PromptMessage])
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 class PromptService:
@@ -64,8 +85,27 @@ class PromptService:
             schema, arguments or {}
         )
         text = self._render(prompt, values)
-        message = types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))
-        return types.GetPromptResult(description=prompt.description or None, messages=[message])
+        return types.GetPromptResult(
+            description=prompt.description or None, messages=self._messages(prompt, text)
+        )
+
+    def _messages(self, prompt: CompiledPrompt, text: str) -> list[types.PromptMessage]:
+        value = _json_object(text)
+        if value is None or not isinstance(value.get("messages"), list):
+            return [types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))]
+        assert self.registry.prompts_dir is not None
+        folder = (self.registry.prompts_dir / prompt.template_path).parent
+        try:
+            messages = [
+                {**message, "content": with_files_read(message["content"], folder, index)}
+                if isinstance(message, dict) and isinstance(message.get("content"), dict)
+                else message
+                for index, message in enumerate(value["messages"], 1)
+            ]
+            return _MESSAGES.validate_python(messages)
+        except (ContentError, ValidationError) as error:
+            message = f"Prompt {prompt.name!r} rendered messages that are not valid MCP: {error}"
+            raise MCPError(code=types.INTERNAL_ERROR, message=message) from None
 
     def _render(self, prompt: CompiledPrompt, values: Mapping[str, str]) -> str:
         assert self.registry.prompts_dir is not None

@@ -11,13 +11,14 @@ from __future__ import annotations
 import functools
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from typing import Any
 
 import anyio
 import mcp.types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter, ValidationError
 
 from toolkiln.audit import AuditLog, redact
@@ -25,6 +26,7 @@ from toolkiln.model import CompiledTool
 from toolkiln.runner import Registry, ToolResult, ToolRunner, UnknownToolError
 from toolkiln.serve.changes import Broadcaster
 from toolkiln.serve.confirm import confirm, confirmation_mode, with_confirm_argument
+from toolkiln.serve.interactive import ParkedCalls
 from toolkiln.serve.notify import ClientNotifier
 from toolkiln.serve.resources import state_uris
 
@@ -42,6 +44,7 @@ class ToolService:
         self.audit = audit
         self.broadcaster = broadcaster or Broadcaster()
         self._tool_lists: dict[bool, types.ListToolsResult] = {}
+        self.parked = ParkedCalls()  # `run` it beside the server (cli/serving.py does)
 
     def swap(self, registry: Registry) -> dict[str, bool]:
         """Serve `registry` from now on; which of tools, prompts and resources changed."""
@@ -95,7 +98,13 @@ class ToolService:
                 return mcp_result(ToolResult(text=confirmation.refusal, is_error=True))
             arguments = confirmation.arguments
         try:
-            result = await self._run(name, arguments, notifier)
+            if tool.interactive and ctx is not None and ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                outcome = await self._run_parked(tool, arguments, params, ctx.session.client_capabilities)
+                if isinstance(outcome, types.InputRequiredResult):
+                    return outcome  # the script waits for the client's answers
+                result = outcome
+            else:
+                result = await self._run(name, arguments, notifier)
         except anyio.get_cancelled_exc_class():  # the client went away, or the server is stopping
             record(success=False, exit_code=None, error="cancelled")
             raise
@@ -109,18 +118,40 @@ class ToolService:
     async def _run(
         self, name: str, arguments: Mapping[str, Any] | None, notifier: ClientNotifier | None
     ) -> ToolResult:
+        if notifier is None:
+            return await self._guarded(name, self.runner.call(name, arguments))
+        async with anyio.create_task_group() as forwarding:
+            forwarding.start_soon(notifier.forward)
+            result = await self._guarded(name, self.runner.call(name, arguments, notifier))
+            forwarding.cancel_scope.cancel()
+        await notifier.flush()  # what is left goes out before the result
+        return result
+
+    async def _run_parked(
+        self,
+        tool: CompiledTool,
+        arguments: Mapping[str, Any] | None,
+        params: types.CallToolRequestParams | None,
+        capabilities: types.ClientCapabilities | None,
+    ) -> ToolResult | types.InputRequiredResult:
+        """An interactive call of a 2026-07-28 client: started, or resumed with its answers."""
+        state = params.request_state if params is not None else None
+        if state is not None and (self.parked.is_waiting(state) or not tool.requires_confirmation):
+            responses = params.input_responses if params is not None else None
+            return await self.parked.resume(state, responses, capabilities)
+        return await self.parked.start(
+            lambda observer: self._guarded(tool.name, self.runner.call(tool.name, arguments, observer)),
+            capabilities,
+        )
+
+    @staticmethod
+    async def _guarded(name: str, call: Awaitable[ToolResult]) -> ToolResult:
+        """Never let an exception escape into the SDK: it would become an anonymous -32603."""
         try:
-            if notifier is None:
-                return await self.runner.call(name, arguments)
-            async with anyio.create_task_group() as forwarding:
-                forwarding.start_soon(notifier.forward)
-                result = await self.runner.call(name, arguments, notifier)
-                forwarding.cancel_scope.cancel()
-            await notifier.flush()  # what is left goes out before the result
-            return result
+            return await call
         except anyio.get_cancelled_exc_class():
             raise
-        except Exception:  # never let one escape into the SDK: it would become an anonymous -32603
+        except Exception:
             logger.exception("tool %r failed inside toolkiln", name)
             return ToolResult(
                 text=f"Tool {name!r} failed inside toolkiln; see the server log.", is_error=True
