@@ -152,3 +152,20 @@ def test_a_healthy_project_has_no_errors_or_warnings(
     pipeline(tools_dir, config_dir)
     report = doctor(tools_dir, config_dir)
     assert [(f.severity, f.check) for f in report.findings] == [("info", "python")]
+
+
+def test_a_script_not_discovered_yet_or_changed_since(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    changed = make_tool("t/run.sh", ANNOTATED)
+    pipeline(tools_dir, config_dir)
+    changed.write_text(ANNOTATED.replace("A tool", "A better tool"))
+    fresh = make_tool("hi.sh", HELP_JSON)
+    changed.touch()
+    findings = {f.path: f for f in found(doctor(tools_dir, config_dir), "not-discovered")}
+    assert set(findings) == {str(changed), str(fresh)}
+    assert "changed since its config was written" in findings[str(changed)].message
+    assert "'hi', which has no config yet" in findings[str(fresh)].message
+    assert {f.severity for f in findings.values()} == {"warning"}
+    assert findings[str(fresh)].fix == "toolkiln discover && toolkiln build"
+    assert not (config_dir / "tools" / "hi.json").exists()

@@ -48,7 +48,8 @@ def apply_fixes(project: Project, findings: list[Finding]) -> FixOutcome:
                 )
             )
         else:
-            outcome.fixed.append(f"rebuilt {report.path} with {len(report.tools)} tools")
+            count = len(report.tools)
+            outcome.fixed.append(f"rebuilt {report.path} with {count} tool{'' if count == 1 else 's'}")
     return outcome
 
 

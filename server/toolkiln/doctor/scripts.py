@@ -59,7 +59,25 @@ def _discovery_findings(project: Project) -> list[Finding]:
             if not problem.path or problem.reason.startswith(NOT_EXECUTABLE):
                 continue  # an invalid config (check_configs) or the run bit (below)
             findings.append(_from_discovery(project, problem, severity))
+    for status in report.tools:
+        if status.change in ("created", "updated"):
+            findings.append(_undiscovered(project.tools_dir / status.script_path, status.name, status.change))
     return findings
+
+
+def _undiscovered(script: Path, name: str, change: str) -> Finding:
+    """A script that discovery would write a config for, or a new config."""
+    if change == "created":
+        message = f"declares the tool {name!r}, which has no config yet, so it is not served"
+    else:
+        message = f"changed since its config was written: the tool {name!r} is served as it was before"
+    return Finding(
+        severity="warning",
+        check="not-discovered",
+        path=str(script),
+        message=message,
+        fix="toolkiln discover && toolkiln build",
+    )
 
 
 def _from_discovery(project: Project, problem: DiscoveryError, severity: str) -> Finding:
