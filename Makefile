@@ -43,6 +43,13 @@ serve-stdio: $(STAMP)  ## The same over stdio (what MCP clients spawn)
 test: lint  ## Lint, type-check and run the whole test suite
 	$(BIN)/python -m pytest
 
+.PHONY: test-faults soak
+test-faults: $(STAMP)  ## The fault suite, slow cases too: faulty scripts, bad input, load (tests/faults)
+	TOOLKILN_SLOW=1 $(BIN)/python -m pytest tests/faults
+
+soak: $(STAMP)  ## Minutes of mixed load on one server (SOAK_SECONDS, default 300)
+	TOOLKILN_SOAK=1 $(BIN)/python -m pytest tests/faults/test_load.py -m soak -s -o timeout=0
+
 lint: $(STAMP)  ## ruff (format and check) and mypy
 	$(BIN)/ruff format --check server tests benchmarks docs tools README.md
 	$(BIN)/ruff check server tests benchmarks docs tools

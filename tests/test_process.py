@@ -181,3 +181,30 @@ async def test_a_cpu_limit_stops_a_busy_loop_with_sigxcpu() -> None:
     )
     assert not result.timed_out
     assert result.returncode == -signal.SIGXCPU
+
+
+async def test_a_child_that_leaves_the_session_is_killed_with_its_run(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    # A daemon: its own session, its output elsewhere; killpg cannot reach it.
+    script = (
+        f"setsid bash -c 'echo $$ > {pid_file}.new; mv {pid_file}.new {pid_file}; exec sleep 60' "
+        f"</dev/null >/dev/null 2>&1 & while [ ! -e {pid_file} ]; do sleep 0.01; done; echo started"
+    )
+    result = await run_process(["bash", "-c", script], timeout=10)
+    assert result.stdout == b"started\n"
+    assert pids_alive([int(pid_file.read_text())]) == []
+
+
+async def test_a_child_that_leaves_the_group_is_killed_at_the_timeout(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    script = (
+        "import os, sys, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setpgid(0, 0)\n"
+        f"    open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+        "    time.sleep(60)\n"
+        "time.sleep(60)\n"
+    )
+    result = await run_process([sys.executable, "-c", script], timeout=1)
+    assert result.timed_out
+    assert pids_alive([int(pid_file.read_text())]) == []

@@ -7,18 +7,26 @@ shutdown the whole group gets SIGTERM, a short grace period, then SIGKILL. When 
 main process exits, whatever it left running in its group is killed: no process
 outlives its call. A tool's resource limits (`Limits`) are set in the child, before
 exec, as rlimits that it and its children inherit.
+
+A child that leaves the group (`setpgid`) or the session (`setsid`, a daemon's double
+fork) is out of reach of a group kill. On Linux this process is a child subreaper, so
+such a child, once orphaned, becomes our child instead of init's; when a run ends, the
+sweep (`_sweep`) kills and reaps every child of ours that belongs to it: by its group or
+session, or by the run's marker (`RUN_MARKER`) in its environment.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import itertools
 import logging
 import math
 import os
 import resource
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -40,10 +48,17 @@ DRAIN_SECONDS = 1.0
 # RLIMIT_CPU: SIGXCPU at the soft limit, SIGKILL this many CPU seconds later (the hard
 # limit) for a process that catches SIGXCPU.
 CPU_KILL_GRACE_SECONDS = 1
+# Every process a run starts inherits this variable, unique to the run, so that one that
+# left the run's session can still be told apart.
+RUN_MARKER = "TOOLKILN_RUN_ID"
+_PR_SET_CHILD_SUBREAPER = 36  # from <linux/prctl.h>
+SWEEP_PASSES = 20  # each pass reaps one more generation of a tree being killed
 
 StderrLineHandler = Callable[[str], None]
 
-_live_groups: set[int] = set()
+_live_groups: dict[int, str] = {}  # pid (= group = session) of each run not yet stopped -> its marker
+_run_numbers = itertools.count(1)
+_subreaper: bool | None = None  # None: not tried yet
 
 
 @dataclass(frozen=True)
@@ -140,6 +155,8 @@ def _start(
 ) -> subprocess.Popen[bytes]:
     """Popen in a new session (its own process group, tracked until it is stopped);
     `ProcessStartError` when the program cannot be started at all."""
+    _become_subreaper()
+    marker = f"{os.getpid()}-{next(_run_numbers)}"
     try:
         process = subprocess.Popen(
             argv,
@@ -147,7 +164,7 @@ def _start(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=cwd,
-            env=env,
+            env={**(os.environ if env is None else env), RUN_MARKER: marker},
             start_new_session=True,
             preexec_fn=rlimit_preexec(limits),
         )
@@ -157,7 +174,7 @@ def _start(
         raise ProcessStartError(f"cannot start {argv[0]}: an argument contains a NUL character") from None
     except subprocess.SubprocessError as error:  # setting a limit failed in the child
         raise ProcessStartError(f"cannot start {argv[0]}: {error}") from None
-    _live_groups.add(process.pid)
+    _live_groups[process.pid] = marker
     return process
 
 
@@ -240,8 +257,9 @@ async def _communicate(
         tasks.start_soon(read_both)
         await _wait_for_exit(process)
         # The call is over when the main process is; anything it left behind in
-        # its group goes now, which also closes the pipes those children held.
+        # its group, or that escaped it, goes now, which also closes the pipes those held.
         _signal_group(process.pid, signal.SIGKILL)
+        await _sweep(process.pid)
         with anyio.move_on_after(DRAIN_SECONDS):
             await pipes_closed.wait()
         tasks.cancel_scope.cancel()
@@ -311,7 +329,8 @@ async def _stop_group(process: subprocess.Popen[bytes]) -> None:
     _signal_group(process.pid, signal.SIGKILL)
     if process.poll() is None:
         await _wait_for_exit(process)
-    _live_groups.discard(process.pid)
+    await _sweep(process.pid)
+    _live_groups.pop(process.pid, None)
 
 
 def _close_pipes(process: subprocess.Popen[bytes]) -> None:
@@ -331,9 +350,94 @@ def kill_all_groups() -> None:
 
     Servers call it as they stop too: a stop by signal may end the process before
     the cancelled calls have cleaned up after themselves, and before atexit runs."""
-    for pgid in list(_live_groups):
+    runs = dict(_live_groups)
+    for pgid in runs:
         _signal_group(pgid, signal.SIGKILL)
+    _kill_orphans(runs)
     _live_groups.clear()
+
+
+def _become_subreaper() -> None:
+    """Have orphaned descendants re-parented to this process (Linux), once per process."""
+    global _subreaper
+    if _subreaper is not None:
+        return
+    _subreaper = False
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            _subreaper = ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    if not _subreaper:
+        logger.debug("not a child subreaper: a process that leaves its session may outlive its call")
+
+
+async def _sweep(pid: int) -> None:
+    """Kill and reap every orphan of run `pid` that was re-parented to us, generation by
+    generation (killing one orphans its own children in turn)."""
+    if not _subreaper or pid not in _live_groups:
+        return
+    for _ in range(SWEEP_PASSES):
+        orphans = _kill_orphans({pid: _live_groups[pid]})
+        if not orphans:
+            return
+        logger.debug("run %d left %d processes outside its group or alive: %s", pid, len(orphans), orphans)
+        for orphan in orphans:
+            with anyio.move_on_after(KILL_GRACE_SECONDS):
+                await _wait_for_pid(orphan)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(orphan, os.WNOHANG)
+
+
+def _kill_orphans(runs: Mapping[int, str]) -> list[int]:
+    """SIGKILL the children of ours, not started by us, that belong to one of `runs` (pid ->
+    marker): by group or session, or by marker for one that left the session. Returns their pids."""
+    found = []
+    for pid in _children() - _live_groups.keys():
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            state, pgid, sid = fields[0], int(fields[2]), int(fields[3])
+        except (OSError, IndexError, ValueError):
+            continue
+        if pgid in runs or sid in runs or (state != "Z" and _marker_of(pid) in runs.values()):
+            if pgid not in _live_groups or pgid in runs:  # never another run's group
+                _signal_group(pgid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            found.append(pid)
+    return found
+
+
+def _children() -> set[int]:
+    """The pids of this process's children, from every thread's /proc children list."""
+    children: set[int] = set()
+    with contextlib.suppress(OSError):
+        for task in os.listdir("/proc/self/task"):
+            with contextlib.suppress(OSError), open(f"/proc/self/task/{task}/children") as listing:
+                children.update(int(pid) for pid in listing.read().split())
+    return children
+
+
+def _marker_of(pid: int) -> str | None:
+    prefix = f"{RUN_MARKER}=".encode()
+    with contextlib.suppress(OSError), open(f"/proc/{pid}/environ", "rb") as environ:
+        for entry in environ.read().split(b"\0"):
+            if entry.startswith(prefix):
+                return entry[len(prefix) :].decode(errors="replace")
+    return None
+
+
+async def _wait_for_pid(pid: int) -> None:
+    """Wait until process `pid` (not started by Popen) has exited."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return
+    try:
+        await anyio.wait_readable(pidfd)
+    finally:
+        os.close(pidfd)
 
 
 class _CappedBuffer:
@@ -478,11 +582,17 @@ class LiveProcess:
         """The next stdout line (without its newline), or None when stdout closed; its
         stderr lines meanwhile go to `on_stderr_line`."""
         self._stderr_reader.on_line = on_stderr_line
+        line: bytes | LineTooLong | None = None
         try:
             async with anyio.create_task_group() as readers:
                 readers.start_soon(_drain, self._stderr, self._stderr_reader.add)
-                line = await self._next_line(limit)
+                try:
+                    line = await self._next_line(limit)
+                except LineTooLong as error:  # raised below, not in the task group's ExceptionGroup
+                    line = error
                 readers.cancel_scope.cancel()
+            if isinstance(line, LineTooLong):
+                raise line
             self._read_available_stderr()  # what it wrote just before the answer
             return line
         finally:

@@ -111,7 +111,7 @@ class PythonWorkers:
                     request = json.dumps({"params": dict(arguments)}, ensure_ascii=False).encode() + b"\n"
                     await self._send(worker, request)
                     answer = await self._read_answer(worker, max_answer_bytes, on_stderr_line, started)
-            if answer is None:
+            if answer is None or answer.outcome == "ready":  # a new worker said it was ready, no more
                 answer = WorkerAnswer("timed_out", duration=time.perf_counter() - started)
         finally:
             if worker is not None:

@@ -6,12 +6,12 @@ stream, no handshake needed. Tool calls go through the same `ToolService` as MCP
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
+import pydantic_core
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 from starlette.requests import Request
@@ -68,8 +68,11 @@ def rpc_endpoint(service: ToolService) -> Endpoint:
 
 def _parse(body: bytes) -> dict[str, Any]:
     try:
-        message = json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        # Strict JSON, as the MCP transports read it: no NaN, no lone surrogate (which no
+        # script could be given), at most 200 levels deep (json.loads would raise
+        # RecursionError past ~1,000 and answer 500).
+        message = pydantic_core.from_json(body, allow_inf_nan=False)
+    except ValueError as error:
         raise _RpcError(PARSE_ERROR, f"Parse error: {error}") from None
     if isinstance(message, list):
         raise _RpcError(INVALID_REQUEST, "Invalid Request: batches are not supported; send one request")

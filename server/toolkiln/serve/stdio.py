@@ -4,11 +4,16 @@ The SDK's `stdio_server` reads stdin in a worker thread that cannot be cancelled
 SIGTERM would wait for the client's next message before the server could stop. We hand
 it our own streams instead: reads and writes that wait on the event loop, so shutdown
 is immediate and every tool process of a call in flight is stopped on the way out.
+
+The SDK drops a line it cannot read as a JSON-RPC message, so a request with an id
+would never be answered; the reader answers those itself (JSON-RPC 2.0: -32700 for
+invalid JSON, -32600 for an invalid request, -32602 for params that are not an object).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import signal
@@ -17,6 +22,8 @@ from collections.abc import Iterator
 from typing import Any, cast
 
 import anyio
+import mcp.types as types
+import pydantic_core
 from mcp.server.stdio import stdio_server
 
 from toolkiln.serve.handlers import build_server
@@ -33,7 +40,8 @@ async def serve_stdio(service: ToolService) -> None:
     with _protocol_fds() as (wire_in, wire_out):
         async with anyio.create_task_group() as group:
             group.start_soon(_stop_on_signal, group.cancel_scope)
-            streams = cast(Any, _LineReader(wire_in)), cast(Any, _Writer(wire_out))
+            writer = _Writer(wire_out)
+            streams = cast(Any, _LineReader(wire_in, writer)), cast(Any, writer)
             async with stdio_server(*streams) as (read_stream, write_stream):
                 await server.run(read_stream, write_stream, server.create_initialization_options())
             group.cancel_scope.cancel()
@@ -66,10 +74,12 @@ def _protocol_fds() -> Iterator[tuple[int, int]]:
 
 
 class _LineReader:
-    """Lines of an fd, each read waiting on the event loop (cancellable)."""
+    """Lines of an fd, each read waiting on the event loop (cancellable); a line that is
+    no JSON-RPC message is answered on `writer` (if it needs an answer) and skipped."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, writer: _Writer) -> None:
         self.fd = fd
+        self.writer = writer
         self.buffer = bytearray()
         self.eof = False
         # A file or /dev/null cannot be polled (and a read from it never waits).
@@ -79,6 +89,25 @@ class _LineReader:
         return self
 
     async def __anext__(self) -> str:
+        while True:
+            line = await self._next_line()
+            if not line.strip():
+                continue
+            try:
+                message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+            except ValueError:  # pydantic's ValidationError is one
+                answer = _answer_to_invalid(line)
+            else:
+                # The SDK reads a request whose id is not a string or an integer as a notification.
+                if not (isinstance(message, types.JSONRPCNotification) and '"id"' in line):
+                    return line
+                if (answer := _answer_to_invalid(line)) is None:
+                    return line  # "id" was not the message's own
+            logger.warning("ignored an invalid message on stdin: %.200s", line.rstrip())
+            if answer is not None:
+                await self.writer.write(json.dumps(answer) + "\n")
+
+    async def _next_line(self) -> str:
         while (end := self.buffer.find(b"\n")) < 0 and not self.eof:
             if self.pollable:
                 await anyio.wait_readable(self.fd)
@@ -94,22 +123,51 @@ class _LineReader:
         return line.decode("utf-8", errors="replace")
 
 
+def _answer_to_invalid(line: str) -> dict[str, Any] | None:
+    """The JSON-RPC error for a line the SDK would drop; None for what needs no answer
+    (a notification or a response, however malformed)."""
+    try:
+        message = pydantic_core.from_json(line, allow_inf_nan=False)
+    except ValueError as error:
+        return _rpc_error(None, types.PARSE_ERROR, f"Parse error: {error}")
+    if not isinstance(message, dict):
+        return _rpc_error(None, types.INVALID_REQUEST, "Invalid Request: expected one JSON object")
+    if "id" not in message or "method" not in message:
+        return None
+    request_id = message["id"]
+    if isinstance(request_id, bool) or not isinstance(request_id, str | int):
+        return _rpc_error(None, types.INVALID_REQUEST, 'Invalid Request: "id" must be a string or an integer')
+    if message.get("jsonrpc") != "2.0" or not isinstance(message["method"], str):
+        return _rpc_error(
+            request_id, types.INVALID_REQUEST, 'Invalid Request: expected "jsonrpc": "2.0" and a "method"'
+        )
+    if not isinstance(message.get("params", {}), dict):
+        return _rpc_error(request_id, types.INVALID_PARAMS, 'Invalid params: "params" must be an object')
+    return _rpc_error(request_id, types.INVALID_REQUEST, "Invalid Request: not a valid MCP request")
+
+
+def _rpc_error(request_id: str | int | None, code: int, message: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+
+
 class _Writer:
-    """Writes to an fd without blocking the event loop on a slow reader."""
+    """Writes to an fd without blocking the event loop on a slow reader, one line at a time."""
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
+        self.lock = anyio.Lock()  # the SDK's answers and the reader's must not interleave
         # Only a pipe or socket is ours alone; a terminal's flags are shared with the shell.
         if _is_stream(fd):
             os.set_blocking(fd, False)
 
     async def write(self, text: str) -> None:
         data = memoryview(text.encode("utf-8"))
-        while data:
-            try:
-                data = data[os.write(self.fd, data) :]
-            except BlockingIOError:
-                await anyio.wait_writable(self.fd)
+        async with self.lock:
+            while data:
+                try:
+                    data = data[os.write(self.fd, data) :]
+                except BlockingIOError:
+                    await anyio.wait_writable(self.fd)
 
     async def flush(self) -> None:
         return None
