@@ -53,3 +53,19 @@ def test_a_token_others_can_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     token.chmod(0o644)
     [finding] = found(doctor(tools_dir, tmp_path / "config"), "token-readable")
     assert (finding.severity, finding.path, finding.fix) == ("warning", str(token), f"chmod 600 {token}")
+
+
+def test_hidden_and_skipped_folders_are_not_searched(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool("t/run.sh", ANNOTATED)
+    for folder in (".git", "node_modules"):
+        (tools_dir / folder).mkdir()
+        (tools_dir / folder / "loose").write_text("x")
+        (tools_dir / folder / "loose").chmod(0o666)
+    pipeline(tools_dir, config_dir)
+    assert not found(doctor(tools_dir, config_dir), "writable-by-others")
+    (tools_dir / "t" / "data").mkdir(mode=0o777)
+    (tools_dir / "t" / "data").chmod(0o777)
+    [finding] = found(doctor(tools_dir, config_dir), "writable-by-others")
+    assert finding.path == str(tools_dir / "t" / "data")

@@ -90,7 +90,7 @@ def discover_tools(
     report = DiscoveryReport()
     pending: list[_Pending] = []
     seen: dict[str, str] = {}
-    for candidate, dialect in scan_tools(tools_dir, ALL_DIALECTS):
+    for candidate, dialect in scan_tools(tools_dir, ALL_DIALECTS, report.warnings):
         name = _tool_name(candidate, dialect)
         if name in seen:
             report.errors.append(
@@ -147,6 +147,8 @@ def _unchanged_status(candidate: Candidate, config_file: Path) -> ToolStatus | N
     its current mtime and size. Anything else (no config, a change, a config that is not
     what it should be) goes the long way, through the models and the fingerprint's hash."""
     try:
+        if not config_file.is_file():  # missing, or a FIFO that a read would wait on forever
+            return None
         data = json.loads(config_file.read_bytes())
         script, source = data["script_config"], data["source"]
         current = (
@@ -164,7 +166,7 @@ def _unchanged_status(candidate: Candidate, config_file: Path) -> ToolStatus | N
                 True,
                 "unchanged",
             )
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
         pass
     return None
 

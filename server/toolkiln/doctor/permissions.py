@@ -46,7 +46,9 @@ def _guarded_paths(project: Project) -> Iterator[Path]:
     if project.tools_dir.is_dir():
         yield project.tools_dir
         for folder, subfolders, files in os.walk(project.tools_dir):
-            subfolders[:] = sorted(name for name in subfolders if name not in SKIPPED_FOLDERS)
+            subfolders[:] = sorted(
+                name for name in subfolders if name not in SKIPPED_FOLDERS and not name.startswith(".")
+            )
             for name in [*subfolders, *sorted(files)]:
                 yield Path(folder) / name
     for path in (project.config_dir, tool_configs_dir(project.config_dir), catalog_path(project.config_dir)):
