@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any, TypeVar
@@ -123,6 +124,8 @@ def _current_umask() -> int:
 def load_model(path: Path, model: type[ModelT], context: dict[str, Any] | None = None) -> ModelT:
     """`path` read as `model`, or a `ConfigError` naming the file, line and field."""
     try:
+        if not stat.S_ISREG(path.stat().st_mode):  # reading a FIFO would wait forever
+            raise ConfigError(f"{path}: not a regular file; replace it with the JSON file")
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
@@ -140,6 +143,8 @@ def load_model(path: Path, model: type[ModelT], context: dict[str, Any] | None =
                 raise ConfigError(
                     f"{path}:{invalid.lineno}: invalid JSON: {invalid.msg} (column {invalid.colno})"
                 ) from None
+            except RecursionError:
+                raise ConfigError(f"{path}: invalid JSON: nested too deeply") from None
         raise ConfigError(_describe_validation_error(path, text, error)) from None
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from toolkiln.discover.base import Candidate, Dialect
 from toolkiln.discover.naming import ENTRY_POINT
+from toolkiln.errors import DiscoveryError
 
 logger = logging.getLogger(__name__)
 
@@ -17,17 +18,22 @@ MAX_DEPTH = 5  # folders below the tools folder, as in seeds/000
 SKIPPED_FOLDERS = {"__pycache__", "node_modules", "TEMPLATE", "venv", "site-packages"}
 
 
-def scan_tools(tools_dir: Path, dialects: Sequence[Dialect]) -> Iterator[tuple[Candidate, Dialect]]:
+def scan_tools(
+    tools_dir: Path, dialects: Sequence[Dialect], skipped: list[DiscoveryError] | None = None
+) -> Iterator[tuple[Candidate, Dialect]]:
     """Yield each file some dialect claims, with that dialect, in a stable order.
 
     A folder whose `run.sh` is claimed is one tool: its other files and subfolders
-    are that tool's implementation and are not offered again (seeds/003).
+    are that tool's implementation and are not offered again (seeds/003). A file that
+    cannot be looked at (a symlink loop or one to nothing, a FIFO, a device) is left
+    out, and said so in `skipped`.
     """
+    skipped = [] if skipped is None else skipped
     for folder, subfolders, files in os.walk(tools_dir):
         here = Path(folder)
         depth = len(here.relative_to(tools_dir).parts)
         subfolders[:] = sorted(name for name in subfolders if _wanted_folder(here / name, depth))
-        candidates = [c for name in sorted(files) if (c := _candidate(tools_dir, here / name))]
+        candidates = [c for name in sorted(files) if (c := _candidate(tools_dir, here / name, skipped))]
         entry = next((c for c in candidates if c.path.name == ENTRY_POINT), None)
         if entry and (dialect := _claimant(entry, dialects)) and dialect.CLAIM_IS_CERTAIN:
             subfolders.clear()
@@ -48,16 +54,25 @@ def _wanted_folder(path: Path, depth: int) -> bool:
     return True
 
 
-def _candidate(tools_dir: Path, path: Path) -> Candidate | None:
+def _candidate(tools_dir: Path, path: Path, skipped: list[DiscoveryError]) -> Candidate | None:
     if path.name.startswith("."):
         return None
+    relative_path = path.relative_to(tools_dir).as_posix()
     try:
         stat = path.stat()
-    except OSError:  # a dangling symlink, or a file that vanished mid-walk
+    except FileNotFoundError:  # vanished mid-walk, or a symlink to nothing
+        if path.is_symlink():
+            skipped.append(DiscoveryError("is a symlink to nothing; skipped", path=relative_path))
+        return None
+    except OSError as error:  # a symlink loop, a folder we may not search
+        skipped.append(DiscoveryError(f"cannot be read ({error.strerror}); skipped", path=relative_path))
         return None
     if not stat_module.S_ISREG(stat.st_mode):
+        skipped.append(
+            DiscoveryError("is not a regular file (a FIFO, socket or device); skipped", path=relative_path)
+        )
         return None
-    return Candidate(path=path, relative_path=path.relative_to(tools_dir).as_posix(), stat=stat)
+    return Candidate(path=path, relative_path=relative_path, stat=stat)
 
 
 def _claimant(candidate: Candidate, dialects: Sequence[Dialect]) -> Dialect | None:

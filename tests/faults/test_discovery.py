@@ -1,0 +1,142 @@
+"""Faults at discovery time: `--help` probes that crash, hang, flood, detach or lie, and a
+tools folder with symlink loops, FIFOs and 10,000 files. Discovery survives each: an
+error or a warning that names the file (or the file is simply not a tool), the other
+tools discovered, and no probe process left behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import MakeTool, child_env
+from tests.faults.helpers import MARK_VAR, assert_no_leftovers, new_mark
+from tests.faults.scripts import ECHO, HELP_FAULTS, write_script
+from tests.faults.tally import BAD_INPUTS, FAULTS, count
+from toolkiln.build import build_catalog
+from toolkiln.discover import discover_tools
+from toolkiln.files import load_catalog
+
+HELP_ECHO = """\
+#!/bin/bash
+if [ "$1" = "--help" ]; then
+  echo '{"description": "A help-json tool that behaves"}'
+  echo '{"message": {"required": true, "value_type": "string"}}' >&2
+  exit 0
+fi
+printf '%s\\n' "$message"
+"""
+PROBE_TIMEOUT = 2
+# These can only end by the probe's timeout, so each must be an error.
+MUST_FAIL = {
+    "help_hang",
+    "help_ignores_sigterm",
+    "help_reads_stdin",
+    "help_json_flood",
+    "help_shebang_nowhere",
+}
+
+
+def _discover(tools_dir: Path, config_dir: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], str]:
+    """`toolkiln discover --json` as a real process, its probes marked; returns it and the mark."""
+    mark = new_mark()
+    result = subprocess.run(
+        [sys.executable, "-m", "toolkiln", "discover", "--tools-dir", str(tools_dir),
+         "--config-dir", str(config_dir), "--json", *args],
+        capture_output=True, text=True, timeout=120, env={**child_env(), MARK_VAR: mark},
+    )  # fmt: skip
+    return result, mark
+
+
+def test_help_probes_that_misbehave_break_only_their_own_file(tools_dir: Path, config_dir: Path) -> None:
+    write_script(tools_dir / "echo.sh", ECHO)
+    write_script(tools_dir / "help_echo", HELP_ECHO)
+    for name, body in HELP_FAULTS.items():
+        write_script(tools_dir / name, body)
+    started = time.monotonic()
+    result, mark = _discover(tools_dir, config_dir, "--probe-timeout", str(PROBE_TIMEOUT))
+    elapsed = time.monotonic() - started
+    assert_no_leftovers(mark)
+    report = json.loads(result.stdout)
+    errors = result.stderr  # each error is a line that starts with its file
+    discovered = {tool["script_path"] for tool in report["tools"]}
+    # The good tools are discovered, whatever the others did.
+    assert {"echo.sh", "help_echo"} <= discovered
+    for name in HELP_FAULTS:
+        if name in MUST_FAIL:
+            assert name in errors, f"{name}: no error in\n{errors}"
+        else:  # an error that names it, a tool, or not a tool at all: never a crash
+            assert name in errors or name in discovered or name not in result.stdout, name
+    # The probes run in parallel: the hung ones cost one timeout, not one each.
+    assert elapsed < 60
+    count(FAULTS, len(HELP_FAULTS))
+
+
+def test_symlink_loops_fifos_and_dangling_links_are_named_and_skipped(
+    tools_dir: Path, config_dir: Path
+) -> None:
+    write_script(tools_dir / "echo.sh", ECHO)
+    (tools_dir / "loop_a").symlink_to("loop_b")
+    (tools_dir / "loop_b").symlink_to("loop_a")
+    (tools_dir / "self").symlink_to("self")
+    (tools_dir / "folder_loop").symlink_to(".")  # a folder that contains itself
+    (tools_dir / "dangling.sh").symlink_to(tools_dir / "nowhere")
+    os.mkfifo(tools_dir / "fifo.sh")  # reading it would wait forever
+    sub = tools_dir / "sub"
+    sub.mkdir()
+    os.mkfifo(sub / "run.sh")
+    report = discover_tools(tools_dir, config_dir)
+    assert [tool.name for tool in report.tools] == ["echo"]
+    assert not report.errors
+    warned = {warning.path: str(warning) for warning in report.warnings}
+    assert set(warned) == {"loop_a", "loop_b", "self", "dangling.sh", "fifo.sh", "sub/run.sh"}
+    assert "symbolic links" in warned["self"]
+    assert "symlink to nothing" in warned["dangling.sh"]
+    assert "not a regular file" in warned["fifo.sh"]
+    count(BAD_INPUTS, len(warned) + 1)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file of mode 000 all the same")
+def test_an_unreadable_script_is_an_error_naming_it(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool("echo.sh", ECHO)
+    make_tool("secret.sh", HELP_ECHO).chmod(0o111)  # executable, not readable
+    report = discover_tools(tools_dir, config_dir)
+    assert [tool.name for tool in report.tools] == ["echo"]
+    assert any("secret.sh" in str(problem) for problem in [*report.errors, *report.warnings])
+    count(BAD_INPUTS)
+
+
+@pytest.mark.slow
+def test_ten_thousand_files(tools_dir: Path, config_dir: Path) -> None:
+    """10,000 files in 100 folders: 5,000 annotated tools and 5,000 data files beside them."""
+    for folder in range(100):
+        here = tools_dir / f"group{folder:03}"
+        here.mkdir()
+        for index in range(50):
+            name = f"t{folder:03}_{index:02}"
+            script = here / f"{name}.sh"
+            script.write_text(f"#!/bin/bash\n# Tool: {name}\n# Description: tool {name}\necho {name}\n")
+            script.chmod(0o755)
+            (here / f"{name}.txt").write_text("data, not a tool\n")
+    report = discover_tools(tools_dir, config_dir)
+    assert not report.errors
+    assert report.count("created") == 5000
+    build_catalog(config_dir, tools_dir)
+    catalog = load_catalog(config_dir / "tools.json")
+    assert len(catalog.tools) == 5000
+    again = discover_tools(tools_dir, config_dir)
+    assert again.count("unchanged") == 5000
+    count(BAD_INPUTS)
+
+
+def _tools_json(config_dir: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((config_dir / "tools.json").read_text())
+    return data
