@@ -34,4 +34,12 @@ class ToolRunError(ToolkilnError):
 
 
 class ProcessStartError(ToolRunError):
-    """The operating system refused to start a program."""
+    """The operating system refused to start a program.
+
+    `about_arguments`: refused for what it was given (a value too big, a NUL character),
+    not for the program itself.
+    """
+
+    def __init__(self, message: str, *, about_arguments: bool = False) -> None:
+        super().__init__(message)
+        self.about_arguments = about_arguments

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import errno
 import itertools
 import logging
 import math
@@ -169,9 +170,17 @@ def _start(
             preexec_fn=rlimit_preexec(limits),
         )
     except OSError as error:
+        if error.errno == errno.E2BIG:
+            raise ProcessStartError(
+                f"cannot start {argv[0]}: its arguments are too big for a command line and environment "
+                "(at most 128 KiB a value, about 2 MiB in all); pass big data in a file",
+                about_arguments=True,
+            ) from None
         raise ProcessStartError(f"cannot start {argv[0]}: {error.strerror or error}") from None
-    except ValueError:  # the OS cannot pass a NUL character in argv or env
-        raise ProcessStartError(f"cannot start {argv[0]}: an argument contains a NUL character") from None
+    except ValueError:  # the OS cannot pass a NUL character (or text that is not UTF-8) in argv or env
+        raise ProcessStartError(
+            f"cannot start {argv[0]}: an argument contains a NUL character", about_arguments=True
+        ) from None
     except subprocess.SubprocessError as error:  # setting a limit failed in the child
         raise ProcessStartError(f"cannot start {argv[0]}: {error}") from None
     _live_groups[process.pid] = marker

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import math
 import os
 from collections import deque
 from collections.abc import Mapping
@@ -112,7 +113,7 @@ class ToolRunner:
         """Run tool `name`. Raises `UnknownToolError`; every other failure is a result."""
         tool = self.registry.get(name)
         arguments = dict(arguments or {})
-        problems = self.registry.checker(tool).problems(arguments)
+        problems = self.registry.checker(tool).problems(arguments) + _not_json_numbers(arguments)
         if problems:
             listing = "\n".join(f"- {problem}" for problem in problems)
             return ToolResult(text=f"Invalid arguments for tool {name!r}:\n{listing}", is_error=True)
@@ -235,7 +236,9 @@ class ToolRunner:
                 result = await conversation.run(run, stdin_json(arguments) + b"\n")
         except ProcessStartError as error:
             return ToolResult(
-                text=f"Tool {name!r} could not start: {error}. {_start_hint(script, argv[0])}", is_error=True
+                text=f"Tool {name!r} could not start: {error}."
+                + ("" if error.about_arguments else f" {_start_hint(script, argv[0])}"),
+                is_error=True,
             )
         return _result_from_process(tool, result, timeout, list(stderr_lines), script.parent)
 
@@ -321,6 +324,22 @@ def _json_object(text: str) -> dict[str, Any] | None:
     except json.JSONDecodeError:
         return None
     return value if isinstance(value, dict) else None
+
+
+def _not_json_numbers(arguments: Mapping[str, Any]) -> list[str]:
+    """NaN and Infinity, which JSON has no words for (the SDK's parser and Python's take
+    them all the same): a script could not read them in its stdin JSON."""
+    found = []
+    pending: list[tuple[str, Any]] = list(arguments.items())
+    while pending:  # a loop, not recursion: arguments may be nested deep
+        where, value = pending.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            found.append(f"{where}: {value} is not a JSON number")
+        elif isinstance(value, dict):
+            pending += [(f"{where}.{key}", item) for key, item in value.items()]
+        elif isinstance(value, list):
+            pending += [(f"{where}[{index}]", item) for index, item in enumerate(value)]
+    return sorted(found)
 
 
 def _start_hint(script: os.PathLike[str], program: str) -> str:
