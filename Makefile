@@ -43,6 +43,10 @@ serve-stdio: $(STAMP)  ## The same over stdio (what MCP clients spawn)
 test: lint  ## Lint, type-check and run the whole test suite
 	$(BIN)/python -m pytest
 
+.PHONY: conformance
+conformance: $(STAMP)  ## The official MCP conformance suite, every spec version (Node 22 from npm)
+	$(BIN)/python tests/conformance/run.py
+
 .PHONY: test-faults soak
 test-faults: $(STAMP)  ## The fault suite, slow cases too: faulty scripts, bad input, load (tests/faults)
 	TOOLKILN_SLOW=1 $(BIN)/python -m pytest tests/faults

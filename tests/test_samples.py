@@ -685,13 +685,17 @@ def test_committed_prompt_and_resource_configs_are_up_to_date(tmp_path: Path) ->
 
 
 def test_sample_prompts_render(tmp_path: Path) -> None:
+    import mcp.types as types
+
     from toolkiln.serve.prompts import PromptService
 
     for kind in ("tools", "prompts", "resources"):
         shutil.copytree(REPO / "config" / kind, tmp_path / kind)
     build_catalog(tmp_path, SAMPLE_TOOLS, REPO / "prompts", REPO / "resources")
     prompts = PromptService(ToolRunner(Registry.load(tmp_path / "tools.json"), RunSettings()))
-    review = prompts.get_prompt("code-review", {"code": "echo hi", "language": "bash", "focus": "quoting"})
+    arguments = {"code": "echo hi", "language": "bash", "focus": "quoting"}
+    review = anyio.run(prompts.get_prompt, "code-review", arguments)
+    assert isinstance(review, types.GetPromptResult)
     text = review.messages[0].content.text  # type: ignore[union-attr]
     assert text.startswith("Please review this bash code.")
     assert "Pay most attention to: quoting." in text

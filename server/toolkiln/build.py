@@ -136,7 +136,7 @@ def compile_tool(config: ToolConfig, config_file: str) -> CompiledTool:
         script_path=script.script_path,
         script_type=script.script_type,
         parameters=script.parameters,
-        input_schema=parameters_to_schema(script.parameters),
+        input_schema=script.input_schema or parameters_to_schema(script.parameters),
         hints=ToolHints(
             read_only=script.read_only,
             destructive=script.destructive,
@@ -165,6 +165,7 @@ def compile_prompt(config: PromptConfig, config_file: str) -> CompiledPrompt:
         title=prompt.title or prompt.declared_title,
         description=prompt.description,
         arguments=prompt.arguments,
+        asks=prompt.asks,
         template_path=prompt.template_path,
         config_file=config_file,
     )

@@ -61,6 +61,8 @@ def parameter_to_schema(param: Parameter) -> dict[str, Any]:
         schema["enum"] = list(param.enum)
     if param.examples is not None:
         schema["examples"] = list(param.examples)
+    if param.header is not None:
+        schema["x-mcp-header"] = param.header
     if param.items is not None and (item_type := _JSON_TYPES[param.items]) is not None:
         schema["items"] = {"type": item_type}
     low, high = _LIMIT_KEYWORDS.get(param.type, ("", ""))

@@ -427,7 +427,7 @@ def test_malformed_options(text: str, reason: str) -> None:
 def test_unknown_option_lists_the_known_ones() -> None:
     error = param_error("x: desc (type: string, colour: red)")
     assert error.reason == (
-        "unknown option 'colour' (known options: type, required, default, enum, examples, min, max, items, secret)"
+        "unknown option 'colour' (known options: type, required, default, enum, examples, min, max, items, secret, header)"
     )
 
 
@@ -666,3 +666,12 @@ def test_secret_marks_a_parameter_for_redaction() -> None:
 def test_type_path_is_a_string_of_the_path_kind() -> None:
     param = parse_param_line("file: Which file (type: path, required: true)", PATH, 3)
     assert (param.type, param.kind, param.required) == ("string", "path", True)
+
+
+def test_examples_and_header_options() -> None:
+    param = parse_param_line("region: Where (required: true, examples: eu|us, header: Region)", "t.sh", 1)
+    assert (param.examples, param.header) == (["eu", "us"], "Region")
+    assert param_error("n: count (type: number, header: Count)").reason == (
+        "parameter 'n': 'header' applies only to string, integer and boolean parameters"
+    )
+    assert "letters, digits and - only" in param_error("r: x (header: Bad Name)").reason

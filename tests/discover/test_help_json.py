@@ -588,3 +588,69 @@ def test_value_type_path_is_a_string_of_the_path_kind() -> None:
         {"description": "d"}, '{"file": {"required": true, "value_type": "path"}}', "t.sh"
     ).parameters
     assert (param.type, param.kind) == ("string", "path")
+
+
+SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "$defs": {"address": {"type": "object", "properties": {"city": {"type": "string"}}}},
+    "properties": {
+        "name": {"type": "string", "description": "Who"},
+        "address": {"$ref": "#/$defs/address"},
+        "method": {"type": "string", "enum": ["phone", "email"]},
+        "phone": {"type": "string"},
+    },
+    "required": ["name"],
+    "if": {"properties": {"method": {"const": "phone"}}, "required": ["method"]},
+    "then": {"required": ["phone"]},
+    "additionalProperties": False,
+}
+
+
+def test_a_whole_input_schema_is_kept_and_its_properties_become_parameters() -> None:
+    declaration = parse_help({"description": "d", "input_schema": SCHEMA}, "", "contact.sh")
+    assert declaration.input_schema == SCHEMA
+    assert [(p.name, p.type, p.required) for p in declaration.parameters] == [
+        ("name", "string", True),
+        ("address", "any", False),
+        ("method", "string", False),
+        ("phone", "string", False),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("schema", "reason"),
+    [
+        ({"type": "array"}, "must be a JSON Schema of type object"),
+        (
+            {"type": "object", "properties": {"n": {"type": 7}}},
+            "not a valid JSON Schema at properties/n/type",
+        ),
+    ],
+)
+def test_an_input_schema_that_is_not_valid_is_a_discovery_error(schema: dict[str, Any], reason: str) -> None:
+    with pytest.raises(DiscoveryError) as raised:
+        parse_help({"description": "d", "input_schema": schema}, "", "contact.sh")
+    assert reason in str(raised.value) and "contact.sh" in str(raised.value)
+
+
+def test_arguments_are_checked_against_the_whole_schema(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    from toolkiln.build import build_catalog
+    from toolkiln.discover import discover_tools
+    from toolkiln.runner import Registry, RunSettings, ToolRunner
+
+    metadata = json.dumps({"description": "Contact someone", "input_schema": SCHEMA})
+    make_tool(
+        "contact.sh",
+        f'#!/bin/sh\n[ "$1" = --help ] && {{ echo \'{metadata}\'; exit 0; }}\necho "$name by $method"\n',
+    )
+    assert not discover_tools(tools_dir, config_dir).errors
+    build_catalog(config_dir, tools_dir)
+    runner = ToolRunner(Registry.load(config_dir / "tools.json"), RunSettings())
+    refused = anyio.run(runner.call, "contact", {"name": "Ada", "method": "phone"})
+    fine = anyio.run(runner.call, "contact", {"name": "Ada", "method": "phone", "phone": "555"})
+    assert refused.is_error and "phone" in refused.text
+    assert (fine.is_error, fine.text) == (False, "Ada by phone")
+    assert runner.registry.tools["contact"].input_schema == SCHEMA

@@ -38,7 +38,7 @@ def test_no_front_matter_is_a_prompt_without_arguments() -> None:
     ("text", "line", "message"),
     [
         ("---\ntitle: x\nbody\n", 1, "never closed"),
-        ("---\ntitle: x\nsomething else\n---\n", 3, "expected `title:`, `description:` or `@param"),
+        ("---\ntitle: x\nsomething else\n---\n", 3, "expected `title:`, `description:`, `@param"),
         ("---\n@param n: Number (type: integer)\n---\n", 2, "prompt arguments are strings"),
         ("---\n@param a: x\n@param a: y\n---\n", 3, "declared twice"),
         ("---\n\n@param a: x (colour: red)\n---\n", 3, "unknown option 'colour'"),
@@ -116,3 +116,27 @@ def test_a_uri_without_the_files_placeholders_is_refused(tmp_path: Path) -> None
     path.write_text(json.dumps(data))
     _, errors = discover_items(RESOURCES, source, config)
     assert "must hold the same placeholders" in str(errors[0])
+
+
+def test_ask_lines_are_values_asked_of_the_user() -> None:
+    text = "---\n@param topic: The topic\n@ask audience: Who reads it? (required: true)\n"
+    text += "@ask pages: How long (type: integer, default: 1)\n---\nbody\n"
+    declaration = parse_prompt(text, "brief.md")
+    assert [a.name for a in declaration.arguments] == ["topic"]
+    assert [(a.name, a.type, a.required) for a in declaration.asks] == [
+        ("audience", "string", True),
+        ("pages", "integer", False),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("@ask tags: Tags (type: array)", "the user can be asked for string, integer, number, boolean"),
+        ("@param topic: again", "'topic' is declared twice"),
+    ],
+)
+def test_ask_mistakes_name_the_line(line: str, reason: str) -> None:
+    with pytest.raises(DiscoveryError) as raised:
+        parse_prompt(f"---\n@param topic: The topic\n{line}\n---\nbody\n", "brief.md")
+    assert reason in str(raised.value) and "brief.md:3" in str(raised.value)

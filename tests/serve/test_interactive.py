@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import mcp.types as types
+from mcp.shared.exceptions import MCPError
 import pytest
 
 from tests.conftest import MakeTool
@@ -125,12 +126,19 @@ async def test_interactive_calls_work_over_http(served: Path, tmp_path: Path, mo
     check_survey(result, client)
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
-async def test_a_client_that_cannot_answer_lets_the_script_decide(served: Path, mode: str) -> None:
-    async with connect(served, mode) as session:  # no callbacks: no elicitation capability
+async def test_a_2025_client_that_cannot_answer_lets_the_script_decide(served: Path) -> None:
+    async with connect(served, "legacy") as session:  # no callbacks: no elicitation capability
         result = await session.call_tool("survey", {"topic": "kilns"})
     assert not result.is_error
     assert "does not support elicitation" in json.dumps(result.structured_content)
+
+
+async def test_a_2026_client_that_cannot_answer_gets_the_missing_capability_error(served: Path) -> None:
+    async with connect(served, "auto") as session:
+        with pytest.raises(MCPError) as raised:
+            await session.call_tool("survey", {"topic": "kilns"})
+    assert raised.value.error.code == -32021
+    assert raised.value.error.data == {"requiredCapabilities": {"elicitation": {}}}
 
 
 async def test_a_malformed_question_is_answered_with_what_is_wrong(served: Path) -> None:

@@ -33,7 +33,7 @@ TYPE_ALIASES: dict[str, ParamType] = {
     "str": "string", "text": "string", "int": "integer", "float": "number", "double": "number",
     "bool": "boolean", "list": "array", "dict": "object", "json": "any",
 }  # fmt: skip
-OPTION_KEYS = ("type", "required", "default", "enum", "examples", "min", "max", "items", "secret")
+OPTION_KEYS = ("type", "required", "default", "enum", "examples", "min", "max", "items", "secret", "header")
 _TRUE = {"true", "yes", "1"}
 _FALSE = {"false", "no", "0"}
 
@@ -129,6 +129,8 @@ def parse_param_line(text: str, path: str, line: int) -> Parameter:
             fields[flag] = _parse_bool(options.pop(flag), flag, path, line)
     if "items" in options:
         fields["items"] = _parse_type(options.pop("items"), path, line)
+    if "header" in options:
+        fields["header"] = options.pop("header")
     for listed in ("enum", "examples"):
         if listed in options:
             fields[listed] = [

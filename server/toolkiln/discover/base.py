@@ -7,7 +7,7 @@ import stat as stat_module
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
@@ -74,6 +74,8 @@ class Declaration:
     version: str | None = None
     state: bool = False
     python_entry: PythonEntry | None = None
+    # A JSON Schema the script gives whole (help-json's `input_schema`), served as it is.
+    input_schema: dict[str, Any] | None = None
     warnings: list[DiscoveryError] = field(default_factory=list)
 
 

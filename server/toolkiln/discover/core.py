@@ -251,6 +251,7 @@ def _config_from(item: _Pending, declaration: Declaration, tools_dir: Path) -> T
             state=declaration.state,
             requirements_file=_requirements_file(candidate, declaration, tools_dir),
             python_entry=declaration.python_entry,
+            input_schema=declaration.input_schema,
         ),
         source=fingerprint_file(candidate.path, candidate.stat),
     )

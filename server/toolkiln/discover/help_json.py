@@ -6,7 +6,9 @@ with `--help`: metadata JSON on stdout, options JSON on stderr, exit status 0.
                    "size": {"min": 0, "max": 100}}}
 
 The newer key spellings `type` and `default` are accepted beside `value_type` and
-`default_value`. The probe runs with stdin closed, a timeout and an output cap.
+`default_value`. Metadata may instead give a whole JSON Schema as `input_schema`
+(for what the options cannot say: `$defs`, `allOf`, `if`/`then`); clients get it as
+it is, and arguments are checked against it. The probe runs with stdin closed, a timeout and an output cap.
 """
 
 from __future__ import annotations
@@ -87,6 +89,9 @@ def parse_help(metadata: dict[str, Any], options_text: str, path: str) -> Declar
     for name, spec in options.items():
         line = locate_key(json_text, (name,))
         parameters.append(_parse_option(name, spec, path, line and line + skipped, warnings))
+    input_schema = metadata.get("input_schema")
+    if input_schema is not None:
+        parameters = _parameters_of_schema(input_schema, path)
     title = metadata.get("title")
     version = metadata.get("version")
     state = metadata.get("state", False)
@@ -99,8 +104,38 @@ def parse_help(metadata: dict[str, Any], options_text: str, path: str) -> Declar
         title=title if isinstance(title, str) and title else None,
         version=str(version) if version not in (None, "") else None,
         state=state,
+        input_schema=input_schema,
         warnings=warnings,
     )
+
+
+def _parameters_of_schema(schema: Any, path: str) -> list[Parameter]:
+    """The parameters of a whole JSON Schema given as `input_schema`: its top-level
+    properties, for the env vars and stdin the script gets; the schema itself is what
+    clients see and what arguments are checked against."""
+    from jsonschema import Draft202012Validator, SchemaError  # only for the few tools that need it
+
+    if not (isinstance(schema, dict) and schema.get("type") == "object"):
+        raise DiscoveryError("metadata 'input_schema' must be a JSON Schema of type object", path=path)
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as error:
+        where = "/".join(str(part) for part in error.absolute_path) or "the top"
+        raise DiscoveryError(
+            f"metadata 'input_schema' is not a valid JSON Schema at {where}: {error.message}", path=path
+        ) from None
+    required = schema.get("required") or []
+    return [
+        make_parameter(
+            path,
+            None,
+            name=name,
+            type=VALUE_TYPES.get(str(spec.get("type")), "any") if isinstance(spec, dict) else "any",
+            description=str(spec.get("description", "")) if isinstance(spec, dict) else "",
+            required=name in required,
+        )
+        for name, spec in (schema.get("properties") or {}).items()
+    ]
 
 
 class _DuplicateKeyError(ValueError):

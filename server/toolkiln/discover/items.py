@@ -55,6 +55,7 @@ def _declare_prompt(path: Path, relative: str, name: str) -> PromptSettings:
         description=declaration.description,
         declared_title=declaration.title,
         arguments=declaration.arguments,
+        asks=declaration.asks,
         template_path=relative,
     )
 

@@ -10,7 +10,9 @@
     {{ code }}
 
 The front matter uses the `@param` grammar of the annotations dialect; prompt
-arguments are strings (MCP's rule), optionally limited to an enum. The body is
+arguments are strings (MCP's rule), optionally limited to an enum. `@ask` lines, in
+the same grammar, are values the server asks the user for (one elicitation form)
+each time the prompt is got, rendered like arguments. The body is
 rendered by the server, in jinja2's sandbox, when a client asks for the prompt.
 """
 
@@ -26,7 +28,9 @@ from toolkiln.render import FrontMatterError, split_front_matter
 
 SUFFIXES = {".md", ".j2", ".jinja", ".jinja2", ".txt", ".prompt"}
 _FIELD = re.compile(r"^(title|description)\s*:\s*(.*?)\s*$", re.IGNORECASE)
-_PARAM = re.compile(r"^@param\b\s*(.*)$", re.IGNORECASE)
+_PARAM = re.compile(r"^@(param|ask)\b\s*(.*)$", re.IGNORECASE)
+# What an elicitation form can ask (MCP allows only flat, primitive fields).
+_ASKABLE = ("string", "integer", "number", "boolean")
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,7 @@ class PromptDeclaration:
     description: str = ""
     title: str | None = None
     arguments: list[Parameter] = field(default_factory=list)
+    asks: list[Parameter] = field(default_factory=list)
 
 
 def parse_prompt(text: str, path: str) -> PromptDeclaration:
@@ -43,6 +48,7 @@ def parse_prompt(text: str, path: str) -> PromptDeclaration:
         raise DiscoveryError(str(error), path=path, line=error.line) from None
     fields: dict[str, str] = {}
     arguments: list[Parameter] = []
+    asks: list[Parameter] = []
     for number, raw in enumerate(front, start=2):
         line = raw.strip()
         if not line or line.startswith("#"):
@@ -50,22 +56,28 @@ def parse_prompt(text: str, path: str) -> PromptDeclaration:
         if match := _FIELD.match(line):
             fields[match.group(1).lower()] = match.group(2)
         elif match := _PARAM.match(line):
-            argument = parse_param_line(match.group(1), path, number)
-            if argument.type != "string":
+            asked = match.group(1).lower() == "ask"
+            value = parse_param_line(match.group(2), path, number)
+            if not asked and value.type != "string":
                 raise DiscoveryError(
-                    f"prompt argument {argument.name!r} is a {argument.type}; prompt arguments are strings",
+                    f"prompt argument {value.name!r} is a {value.type}; prompt arguments are strings",
                     path=path,
                     line=number,
                 )
-            if any(existing.name == argument.name for existing in arguments):
+            if asked and value.type not in _ASKABLE:
                 raise DiscoveryError(
-                    f"prompt argument {argument.name!r} is declared twice", path=path, line=number
+                    f"@ask {value.name!r} is a {value.type}; the user can be asked for {', '.join(_ASKABLE)}",
+                    path=path,
+                    line=number,
                 )
-            arguments.append(argument)
+            if any(existing.name == value.name for existing in [*arguments, *asks]):
+                raise DiscoveryError(f"{value.name!r} is declared twice", path=path, line=number)
+            (asks if asked else arguments).append(value)
         else:
             raise DiscoveryError(
-                f"expected `title:`, `description:` or `@param name: ...` in the front matter, got {line!r}",
+                "expected `title:`, `description:`, `@param name: ...` or `@ask name: ...` "
+                f"in the front matter, got {line!r}",
                 path=path,
                 line=number,
             )
-    return PromptDeclaration(fields.get("description", ""), fields.get("title") or None, arguments)
+    return PromptDeclaration(fields.get("description", ""), fields.get("title") or None, arguments, asks)

@@ -62,6 +62,7 @@ class CompiledPrompt(BaseModel):
     title: str | None = None
     description: str = ""
     arguments: list[Parameter] = Field(default_factory=list)
+    asks: list[Parameter] = Field(default_factory=list)
     template_path: str
     config_file: str
 

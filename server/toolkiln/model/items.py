@@ -27,6 +27,8 @@ class PromptSettings(BaseModel):
     description: str = ""
     declared_title: str | None = None
     arguments: list[Parameter] = Field(default_factory=list)
+    # `@ask` values: asked of the user (elicitation) each time the prompt is got.
+    asks: list[Parameter] = Field(default_factory=list)
     template_path: str
 
     @field_validator("arguments")

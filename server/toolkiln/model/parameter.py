@@ -75,6 +75,9 @@ class Parameter(BaseModel):
     enum: list[Any] | None = None
     # Suggested values (JSON Schema's `examples`): what completion offers, not a limit.
     examples: list[Any] | None = None
+    # Mirrored into the HTTP header `Mcp-Param-<header>` by 2026-07-28 clients, so that
+    # proxies and load balancers can route on it (the schema's `x-mcp-header`).
+    header: str | None = None
     min: float | None = None
     max: float | None = None
     items: ParamType | None = None
@@ -123,6 +126,9 @@ class Parameter(BaseModel):
         }
 
 
+_HEADER_TOKEN = re.compile(r"[A-Za-z0-9-]+")
+
+
 def _parameter_problems(param: Parameter) -> list[str]:
     problems: list[str] = []
     # NaN and Infinity are not JSON: they would break every client that reads the schema.
@@ -135,6 +141,11 @@ def _parameter_problems(param: Parameter) -> list[str]:
             problems.append(f"'{key}' must be plain JSON (NaN and Infinity are not JSON numbers)")
     if problems:
         return problems
+    if param.header is not None:
+        if not _HEADER_TOKEN.fullmatch(param.header):
+            problems.append(f"header {param.header!r} must be letters, digits and - only")
+        if param.type not in ("string", "integer", "boolean"):
+            problems.append("'header' applies only to string, integer and boolean parameters")
     if param.items is not None and param.type != "array":
         problems.append("'items' applies only to type array")
     if param.kind == "path" and param.type != "string":

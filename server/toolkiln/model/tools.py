@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
@@ -85,6 +85,9 @@ class ScriptConfig(BaseModel):
     state: bool = False
     requirements_file: str | None = None
     python_entry: PythonEntry | None = None
+    # The script's own JSON Schema (help-json's `input_schema`), used instead of one
+    # made from `parameters`; `parameters` then only say how arguments reach the script.
+    input_schema: dict[str, Any] | None = None
 
     @field_validator("parameters")
     @classmethod

@@ -80,7 +80,7 @@ def build_server(service: ToolService) -> Server[Any]:
     async def read_resource(
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        return await resources.read(str(params.uri))
+        return await resources.read(str(params.uri), modern=ctx.protocol_version in MODERN_PROTOCOL_VERSIONS)
 
     async def list_templates(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -95,8 +95,8 @@ def build_server(service: ToolService) -> Server[Any]:
 
     async def get_prompt(
         ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
-    ) -> types.GetPromptResult:
-        return prompts.get_prompt(params.name, params.arguments)
+    ) -> types.GetPromptResult | types.InputRequiredResult:
+        return await prompts.get_prompt(params.name, params.arguments, ctx, params.input_responses)
 
     async def subscribe(
         ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams

@@ -10,7 +10,9 @@
   `RequestStateBoundary` seals the state and binds it to the tool and arguments, so
   a tampered or replayed state is refused before it reaches toolkiln.
 - A client without the capability a question needs: the script is told so in
-  its answer (`{"error": ...}`), and decides what to do.
+  its answer (`{"error": ...}`), and decides what to do. On 2026-07-28, when no
+  request of a question can be asked at all, the call stops with the spec's
+  missing-capability error (-32021) instead.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from anyio.abc import TaskGroup, TaskStatus
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
+from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY
 from pydantic import TypeAdapter
 
 from toolkiln.runner import LoggingObserver, ToolResult
@@ -86,15 +89,17 @@ def _as_json(response: Any) -> Any:
 class _WaitingCall:
     """One interactive call running in the background, between rounds of questions."""
 
-    def __init__(self, capabilities: types.ClientCapabilities | None) -> None:
+    def __init__(self, capabilities: types.ClientCapabilities | None, given: dict[str, Any] | None) -> None:
         # What the call did next: ("input", requests) or ("done", ToolResult).
         self.events_in, self.events = anyio.create_memory_object_stream[tuple[str, Any]](1)
         self.capabilities = capabilities  # of the client's latest request
+        self.given = dict(given or {})  # inputResponses sent with the first call: answers in advance
         self.requests: dict[str, types.InputRequest] = {}
         self._refused: dict[str, Any] = {}
         self._answers: dict[str, Any] = {}
         self._answered = anyio.Event()
         self.server_log = LoggingObserver()
+        self.scope = anyio.CancelScope()  # the call's, to stop it when it cannot go on
 
     # The call's observer: logs and progress go to the server log (the request that
     # would carry them to the client has already been answered).
@@ -111,8 +116,13 @@ class _WaitingCall:
             self.requests = {key: _typed(r) for key, r in requests.items() if key not in self._refused}
         except ValueError as error:  # pydantic's: the script's request is malformed
             return {key: {"error": f"malformed request: {error}"} for key in requests}
-        if not self.requests:
-            return self._refused
+        if self.requests and self.given.keys() >= self.requests.keys():  # answered in advance
+            answers = {key: _as_json(self.given.pop(key)) for key in self.requests}
+            return {**self._refused, **answers}
+        if not self.requests:  # nothing can be asked, and the script waits: the call cannot go on
+            needed = sorted({_RESULTS[request["method"]][0] for request in requests.values()})
+            await self.events_in.send(("missing", needed))
+            await anyio.sleep_forever()  # until the server stops this call
         self._answered = anyio.Event()
         await self.events_in.send(("input", None))
         await self._answered.wait()
@@ -126,11 +136,17 @@ class _WaitingCall:
 class ParkedCalls:
     """Interactive calls of 2026-07-28 clients, parked between an input-required result
     and the call that brings the answers. They run in `run`'s task group, so stopping
-    the server stops their processes."""
+    the server stops their processes.
 
-    def __init__(self) -> None:
+    A client may never come back. A parked call still holds a process and a slot of
+    `--max-concurrency`, so at most `max_waiting` wait at once: parking one more stops
+    the one that has waited longest (and each stops at its tool's timeout anyway).
+    """
+
+    def __init__(self, max_waiting: int) -> None:
+        self.max_waiting = max_waiting
         self._group: TaskGroup | None = None
-        self._waiting: dict[str, _WaitingCall] = {}
+        self._waiting: dict[str, _WaitingCall] = {}  # by state, oldest first
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         async with anyio.create_task_group() as group:
@@ -139,16 +155,21 @@ class ParkedCalls:
             await anyio.sleep_forever()
 
     async def start(
-        self, call: Callable[[Any], Awaitable[ToolResult]], capabilities: types.ClientCapabilities | None
+        self,
+        call: Callable[[Any], Awaitable[ToolResult]],
+        capabilities: types.ClientCapabilities | None,
+        given: dict[str, Any] | None = None,
     ) -> ToolResult | types.InputRequiredResult:
-        """Run `call(observer)` in the background: its result, or its first questions."""
+        """Run `call(observer)` in the background: its result, or its first questions.
+        `given` (inputResponses without a requestState) answers the questions it has keys for."""
         if self._group is None:
             raise MCPError(code=types.INTERNAL_ERROR, message="interactive calls are not being served")
-        waiting = _WaitingCall(capabilities)
+        waiting = _WaitingCall(capabilities, given)
 
         async def in_background() -> None:
             async with waiting.events_in:
-                await waiting.events_in.send(("done", await call(waiting)))
+                with waiting.scope:
+                    await waiting.events_in.send(("done", await call(waiting)))
             for state in [state for state, parked in self._waiting.items() if parked is waiting]:
                 del self._waiting[state]  # ended (timed out) while waiting for an answer
                 waiting.events.close()
@@ -182,10 +203,24 @@ class ParkedCalls:
         if kind == "input":
             return self._park(waiting)
         waiting.events.close()
+        if kind == "missing":
+            waiting.scope.cancel()
+            required = types.ClientCapabilities.model_validate({name: {} for name in value})
+            raise MCPError(
+                code=MISSING_REQUIRED_CLIENT_CAPABILITY,
+                message=f"The tool needs the client to support {' and '.join(value)}, not declared.",
+                data=types.MissingRequiredClientCapabilityErrorData(
+                    required_capabilities=required
+                ).model_dump(by_alias=True, mode="json", exclude_none=True),
+            )
         result: ToolResult = value
         return result
 
     def _park(self, waiting: _WaitingCall) -> types.InputRequiredResult:
         state = secrets.token_urlsafe(16)
         self._waiting[state] = waiting
+        while len(self._waiting) > self.max_waiting:
+            oldest = self._waiting.pop(next(iter(self._waiting)))
+            logger.warning("stopped a call that waited for a client's answers too long behind newer ones")
+            oldest.scope.cancel()
         return types.InputRequiredResult(input_requests=dict(waiting.requests), request_state=state)

@@ -17,7 +17,9 @@ from collections.abc import Mapping
 from typing import Any
 
 import mcp.types as types
+from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter, ValidationError
 
 from toolkiln.model import CompiledPrompt
@@ -27,6 +29,34 @@ from toolkiln.runner.content import ContentError, with_files_read
 from toolkiln.schema import ArgumentChecker, parameters_to_schema, prepare_arguments
 
 _MESSAGES = TypeAdapter(list[types.PromptMessage])
+ASK_KEY = "prompt_inputs"  # the key of a prompt's question in an input-required result
+
+
+async def ask_user(
+    prompt: CompiledPrompt, ctx: ServerRequestContext[Any] | None, input_responses: Mapping[str, Any] | None
+) -> dict[str, Any] | types.InputRequiredResult:
+    """The `@ask` values: from the user (one elicitation form), or their defaults (empty
+    when none) for a client that cannot ask or a user who declines."""
+    values: dict[str, Any] = {ask.name: "" if ask.default is None else ask.default for ask in prompt.asks}
+    capabilities = ctx.session.client_capabilities if ctx is not None else None
+    if ctx is None or capabilities is None or capabilities.elicitation is None:
+        return values
+    only = prompt.asks[0].description if len(prompt.asks) == 1 else ""
+    question = only or f"A few details for the prompt {prompt.title or prompt.name!r}"
+    schema: types.ElicitRequestedSchema = parameters_to_schema(prompt.asks)
+    schema.pop("additionalProperties", None)  # not part of an elicitation form's schema
+    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        answer = (input_responses or {}).get(ASK_KEY)
+        if answer is None:
+            form = types.ElicitRequestFormParams(message=question, requested_schema=schema)
+            return types.InputRequiredResult(input_requests={ASK_KEY: types.ElicitRequest(params=form)})
+    elif ctx.session.can_send_request:
+        answer = await ctx.session.elicit_form(question, schema, related_request_id=ctx.request_id)
+    else:
+        return values
+    if isinstance(answer, types.ElicitResult) and answer.action == "accept":
+        values |= {key: value for key, value in (answer.content or {}).items() if key in values}
+    return values
 
 
 def _json_object(text: str) -> dict[str, Any] | None:
@@ -66,7 +96,13 @@ class PromptService:
             ]
         )
 
-    def get_prompt(self, name: str, arguments: Mapping[str, str] | None) -> types.GetPromptResult:
+    async def get_prompt(
+        self,
+        name: str,
+        arguments: Mapping[str, str] | None,
+        ctx: ServerRequestContext[Any] | None = None,
+        input_responses: Mapping[str, Any] | None = None,
+    ) -> types.GetPromptResult | types.InputRequiredResult:
         prompt = self.registry.prompts.get(name)
         if prompt is None:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown prompt: {name!r}")
@@ -84,6 +120,11 @@ class PromptService:
         values = {argument.name: "" for argument in prompt.arguments} | prepare_arguments(
             schema, arguments or {}
         )
+        if prompt.asks:
+            answers = await ask_user(prompt, ctx, input_responses)
+            if isinstance(answers, types.InputRequiredResult):
+                return answers
+            values |= answers
         text = self._render(prompt, values)
         return types.GetPromptResult(
             description=prompt.description or None, messages=self._messages(prompt, text)

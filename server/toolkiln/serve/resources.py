@@ -83,7 +83,9 @@ class ResourceService:
             ]
         )
 
-    async def read(self, uri: str) -> types.ReadResourceResult:
+    async def read(self, uri: str, *, modern: bool = False) -> types.ReadResourceResult:
+        """The resource at `uri`. An unknown one is -32002 (2025 specs), or on 2026-07-28
+        connections -32602 (SEP-2164); either way the error's data names the URI."""
         for resource in self.runner.registry.resources:
             values = _match(resource, uri)
             if values is not None:
@@ -92,7 +94,8 @@ class ResourceService:
             return _contents(uri, json.dumps(self.catalog(), indent=2), JSON)
         tool = self.stateful_tool(uri)
         if tool is None:
-            raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {uri}")
+            code = types.INVALID_PARAMS if modern else RESOURCE_NOT_FOUND
+            raise MCPError(code=code, message=f"Resource not found: {uri}", data={"uri": uri})
         result = await self.runner.read_state(tool.name)
         if result.is_error:
             raise MCPError(code=types.INTERNAL_ERROR, message=result.text)

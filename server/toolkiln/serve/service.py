@@ -44,7 +44,8 @@ class ToolService:
         self.audit = audit
         self.broadcaster = broadcaster or Broadcaster()
         self._tool_lists: dict[bool, types.ListToolsResult] = {}
-        self.parked = ParkedCalls()  # `run` it beside the server (cli/serving.py does)
+        # `run` it beside the server (cli/serving.py does)
+        self.parked = ParkedCalls(max_waiting=max(1, runner.settings.max_concurrency // 2))
 
     def swap(self, registry: Registry) -> dict[str, bool]:
         """Serve `registry` from now on; which of tools, prompts and resources changed."""
@@ -142,6 +143,7 @@ class ToolService:
         return await self.parked.start(
             lambda observer: self._guarded(tool.name, self.runner.call(tool.name, arguments, observer)),
             capabilities,
+            params.input_responses if params is not None else None,
         )
 
     @staticmethod

@@ -1,0 +1,6 @@
+#!/bin/bash
+# Tool: test_image_content
+# Description: Tests image content response
+# A JSON object with a `content` array on stdout is the result itself; an image item
+# may name a file instead of carrying base64 data.
+echo '{"content": [{"type": "image", "path": "../media/red-pixel.png"}]}'
