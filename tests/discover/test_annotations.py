@@ -427,7 +427,8 @@ def test_malformed_options(text: str, reason: str) -> None:
 def test_unknown_option_lists_the_known_ones() -> None:
     error = param_error("x: desc (type: string, colour: red)")
     assert error.reason == (
-        "unknown option 'colour' (known options: type, required, default, enum, examples, min, max, items, secret, header)"
+        "unknown option 'colour' (known options: "
+        "type, required, default, enum, examples, min, max, items, secret, header)"
     )
 
 

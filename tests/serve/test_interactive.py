@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import mcp.types as types
-from mcp.shared.exceptions import MCPError
 import pytest
+from mcp.shared.exceptions import MCPError
 
 from tests.conftest import MakeTool
 from tests.serve.http_server import http_server, mcp_client

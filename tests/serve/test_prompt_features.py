@@ -29,7 +29,8 @@ description: Discuss a chart
 {"messages": [
   {"role": "user", "content": {"type": "image", "path": "chart.png"}},
   {"role": "assistant", "content": {"type": "text", "text": "I see the chart."}},
-  {"role": "user", "content": {"type": "text", "text": {{ ("What does it say about " ~ topic ~ "?") | tojson }}}}
+  {"role": "user", "content": {"type": "text",
+                               "text": {{ ("What does it say about " ~ topic ~ "?") | tojson }}}}
 ]}
 """
 BRIEF = """\
