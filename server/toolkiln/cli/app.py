@@ -86,7 +86,7 @@ def folder_arguments(folders: Folders) -> list[str]:
     arguments = []
     for key, default, _ in _FOLDERS:
         folder = getattr(folders, key)
-        if key in ("tools", "config") and folder != Path(default):
+        if default is not None and folder != Path(default):
             arguments += [f"--{key}-dir", str(folder)]
     return arguments
 
@@ -94,8 +94,9 @@ def folder_arguments(folders: Folders) -> list[str]:
 _FOLDERS = (
     ("tools", "tools", "the scripts"),
     ("config", "config", "the per-item configs (tools/, prompts/, resources/) and the compiled tools.json"),
-    ("prompts", "prompts", "prompt templates (optional)"),
-    ("resources", "resources", "files served as resources (optional)"),
+    # None: beside the tools folder, so `--tools-dir elsewhere/tools` finds elsewhere/prompts.
+    ("prompts", None, "prompt templates (optional)"),
+    ("resources", None, "files served as resources (optional)"),
 )
 
 
@@ -104,7 +105,9 @@ def folder_options(function: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(function)
     def command(*args: Any, **kwargs: Any) -> Any:
-        folders = Folders(**{key: kwargs.pop(f"{key}_dir") for key, _, _ in _FOLDERS})
+        given = {key: kwargs.pop(f"{key}_dir") for key, _, _ in _FOLDERS}
+        beside_tools = {key: given["tools"].parent / key for key, default, _ in _FOLDERS if default is None}
+        folders = Folders(**{key: given[key] or beside_tools[key] for key in given})
         return function(*args, folders=folders, **kwargs)
 
     for key, default, what in reversed(_FOLDERS):
@@ -113,7 +116,7 @@ def folder_options(function: Callable[..., Any]) -> Callable[..., Any]:
             f"--{key}-dir",
             type=click.Path(file_okay=False, path_type=Path),
             default=default,
-            show_default=True,
+            show_default=default or f"{key}/ beside the tools folder",
             envvar=variable,
             help=f"Folder of {what}. Env: {variable}.",
         )(command)

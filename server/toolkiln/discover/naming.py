@@ -19,12 +19,15 @@ _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
 def tool_name_for(relative_path: str) -> str:
-    """`utils/calc.sh` -> `utils__calc`; `pwod/run.sh` -> `pwod`."""
-    path = PurePosixPath(relative_path)
-    entry_point = path.name == ENTRY_POINT and path.parent.parts
-    return _client_safe(
-        [*path.parent.parts] if entry_point else [*path.parent.parts, path.stem], relative_path
-    )
+    """`utils/calc.sh` -> `utils__calc`; `pwod/run.sh` -> `pwod`.
+
+    Plain string work (not PurePosixPath): discovery names every file it sees."""
+    *folders, file_name = relative_path.split("/")
+    if file_name == ENTRY_POINT and folders:
+        return _client_safe(folders, relative_path)
+    stem, dot, suffix = file_name.rpartition(".")
+    # PurePosixPath's stem: a leading dot or a trailing one is no suffix.
+    return _client_safe([*folders, stem if dot and stem and suffix else file_name], relative_path)
 
 
 def item_name_for(relative_path: str, *, keep_suffix: bool) -> str:

@@ -29,11 +29,13 @@ def scan_tools(
     out, and said so in `skipped`.
     """
     skipped = [] if skipped is None else skipped
+    root = str(tools_dir)
     for folder, subfolders, files in os.walk(tools_dir):
         here = Path(folder)
-        depth = len(here.relative_to(tools_dir).parts)
+        prefix = folder[len(root) + 1 :] + "/" if folder != root else ""  # relative, POSIX, as a string
+        depth = prefix.count("/")
         subfolders[:] = sorted(name for name in subfolders if _wanted_folder(here / name, depth))
-        candidates = [c for name in sorted(files) if (c := _candidate(tools_dir, here / name, skipped))]
+        candidates = [c for name in sorted(files) if (c := _candidate(here / name, prefix + name, skipped))]
         entry = next((c for c in candidates if c.path.name == ENTRY_POINT), None)
         if entry and (dialect := _claimant(entry, dialects)) and dialect.CLAIM_IS_CERTAIN:
             subfolders.clear()
@@ -54,12 +56,11 @@ def _wanted_folder(path: Path, depth: int) -> bool:
     return True
 
 
-def _candidate(tools_dir: Path, path: Path, skipped: list[DiscoveryError]) -> Candidate | None:
+def _candidate(path: Path, relative_path: str, skipped: list[DiscoveryError]) -> Candidate | None:
     if path.name.startswith("."):
         return None
-    relative_path = path.relative_to(tools_dir).as_posix()
     try:
-        stat = path.stat()
+        stat = os.stat(path)
     except FileNotFoundError:  # vanished mid-walk, or a symlink to nothing
         if path.is_symlink():
             skipped.append(DiscoveryError("is a symlink to nothing; skipped", path=relative_path))
