@@ -30,6 +30,7 @@ from starlette.routing import Route
 from toolkiln import __version__
 from toolkiln.files import write_json_atomic
 from toolkiln.process import kill_all_groups
+from toolkiln.serve.events import RETRY_MILLISECONDS, MemoryEventStore
 from toolkiln.serve.guard import Admission, Guard
 from toolkiln.serve.handlers import build_server
 from toolkiln.serve.rpc import rpc_endpoint
@@ -96,6 +97,10 @@ def build_app(
         # The Guard checks Host and Origin on every route, this one included.
         security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         max_request_body_size=settings.max_body_bytes,
+        # Resumable streams: a client that lost its connection mid-call reconnects with
+        # Last-Event-ID (stateful sessions only; the SDK keeps none when stateless).
+        event_store=None if settings.stateless else MemoryEventStore(),
+        retry_interval=RETRY_MILLISECONDS,
     )
     started = time.monotonic()
 
