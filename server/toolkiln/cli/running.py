@@ -32,9 +32,11 @@ def call(
 
     Arguments are KEY=VALUE: strings as typed, other types as JSON (count=3,
     verbose=true, tags='["a","b"]'). Exits with status 1 when the tool fails.
+    On a terminal, an interactive tool's questions are asked there.
     """
     import anyio
 
+    from toolkiln.cli.asking import TerminalObserver
     from toolkiln.runner import Registry, ToolResult, ToolRunner
     from toolkiln.schema import parse_cli_value
 
@@ -48,10 +50,11 @@ def call(
             raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="ARGUMENTS")
         values[key] = parse_cli_value(parameters.get(key), text)
     runner = ToolRunner(registry, run.settings(registry, "cli"))
+    observer = TerminalObserver() if sys.stdin.isatty() else None
 
     async def call_once() -> ToolResult:
         try:
-            return await runner.call(name, values)
+            return await runner.call(name, values, observer)
         finally:
             await runner.close()
 
