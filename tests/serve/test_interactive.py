@@ -45,6 +45,22 @@ print("INPUT " + json.dumps({
 both = json.loads(sys.stdin.readline())
 print(json.dumps({"name": name, "joke": both["joke"], "roots": both["roots"], "pid": os.getpid()}))
 """
+PYTHON = '''"""Ask the user from a Python tool, on its warm worker.
+
+@param greeting: How to greet (type: string, default: "Hello")
+"""
+import json
+import os
+import sys
+
+
+def execute(params):
+    question = {"message": "Your name?", "requestedSchema": {
+        "type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}}
+    print("ELICIT " + json.dumps(question), file=sys.stderr, flush=True)
+    answer = json.loads(sys.stdin.readline())
+    return {"text": params["greeting"] + ", " + answer["content"]["name"], "pid": os.getpid()}
+'''
 BAD_QUESTION = """\
 #!/bin/bash
 # Tool: bad_question
@@ -60,8 +76,9 @@ echo "$answer"
 def served(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
     make_tool("survey.py", SURVEY)
     make_tool("bad_question.sh", BAD_QUESTION)
+    make_tool("greeter.py", PYTHON, executable=False)
     assert not discover_tools(tools_dir, config_dir).errors
-    for name in ("survey", "bad_question"):
+    for name in ("survey", "bad_question", "greeter"):
         path = config_dir / "tools" / f"{name}.json"
         config = json.loads(path.read_text())
         config["script_config"]["interactive"] = True
@@ -124,6 +141,17 @@ async def test_interactive_calls_work_over_http(served: Path, tmp_path: Path, mo
         async with mcp_client(server, mode, **client.options()) as session:
             result = await session.call_tool("survey", {"topic": "kilns"})
     check_survey(result, client)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_a_python_tool_asks_from_its_warm_worker(served: Path, mode: str) -> None:
+    client = Client()
+    async with connect(served, mode, client=client.options()) as session:
+        first = await session.call_tool("greeter", {})
+        second = await session.call_tool("greeter", {"greeting": "Hi"})
+    assert [first.structured_content["text"], second.structured_content["text"]] == ["Hello, Ada", "Hi, Ada"]
+    assert first.structured_content["pid"] == second.structured_content["pid"]  # one worker, both calls
+    assert client.asked == ["Your name?", "Your name?"]
 
 
 async def test_a_2025_client_that_cannot_answer_lets_the_script_decide(served: Path) -> None:

@@ -203,17 +203,24 @@ class ToolRunner:
             stderr_lines.append(line[:STDERR_LINE_CHARS])
 
         if tool.dialect == "python" and tool.python_entry != "script":
+            on_worker = functools.partial(
+                self.python_workers.call,
+                tool,
+                script,
+                arguments,
+                timeout=max(remaining, 0.001),
+                env=script_env(self._env, tool, script, None),  # a worker serves many calls
+                limits=tool.limits,
+                max_answer_bytes=output_limit(tool.limits, self.settings.max_output_bytes),
+                on_stderr_line=on_stderr_line,
+            )
             try:  # on a warm worker that imported the module once
-                answer = await self.python_workers.call(
-                    tool,
-                    script,
-                    arguments,
-                    timeout=max(remaining, 0.001),
-                    env=script_env(self._env, tool, script, None),  # a worker serves many calls
-                    limits=tool.limits,
-                    max_answer_bytes=output_limit(tool.limits, self.settings.max_output_bytes),
-                    on_stderr_line=on_stderr_line,
-                )
+                if conversation is None:
+                    answer = await on_worker()
+                else:  # the module reads its answers from sys.stdin, as a script does
+                    answer = await conversation.run(
+                        lambda input, more_input: on_worker(more_input=more_input), b""
+                    )
             except ProcessStartError as error:
                 return ToolResult(text=f"Tool {name!r} could not start its worker: {error}.", is_error=True)
             return result_from_answer(tool, answer, timeout, list(stderr_lines), script.parent)

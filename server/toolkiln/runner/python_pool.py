@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from anyio.abc import ObjectReceiveStream
 
 from toolkiln.model import CompiledTool, Limits
 from toolkiln.process import LineTooLong, LiveProcess, StderrLineHandler
@@ -92,10 +93,13 @@ class PythonWorkers:
         limits: Limits | None,
         max_answer_bytes: int,
         on_stderr_line: StderrLineHandler | None,
+        more_input: ObjectReceiveStream[bytes] | None = None,
     ) -> WorkerAnswer:
         """Run one call of `tool` on a warm worker (started if none is waiting).
 
-        Raises `ProcessStartError` when no worker can be started at all.
+        `more_input` (an interactive tool's answers) goes to the worker's stdin while the
+        call runs, where the module reads it. Raises `ProcessStartError` when no worker
+        can be started at all.
         """
         started = time.perf_counter()
         worker: _Worker | None = None
@@ -110,7 +114,11 @@ class PythonWorkers:
                 if answer is None or answer.outcome == "ready":
                     request = json.dumps({"params": dict(arguments)}, ensure_ascii=False).encode() + b"\n"
                     await self._send(worker, request)
-                    answer = await self._read_answer(worker, max_answer_bytes, on_stderr_line, started)
+                    async with anyio.create_task_group() as forwarding:
+                        if more_input is not None:
+                            forwarding.start_soon(self._forward, worker, more_input)
+                        answer = await self._read_answer(worker, max_answer_bytes, on_stderr_line, started)
+                        forwarding.cancel_scope.cancel()
             if answer is None or answer.outcome == "ready":  # a new worker said it was ready, no more
                 answer = WorkerAnswer("timed_out", duration=time.perf_counter() - started)
         finally:
@@ -132,6 +140,10 @@ class PythonWorkers:
         argv = [sys.executable, str(WORKER_SCRIPT), str(script), tool.python_entry or "execute"]
         process = LiveProcess(argv, cwd=script.parent, env=env, limits=limits)
         return _Worker(process, tool.name, source, self._generation)
+
+    async def _forward(self, worker: _Worker, chunks: ObjectReceiveStream[bytes]) -> None:
+        async for chunk in chunks:
+            await self._send(worker, chunk)
 
     async def _send(self, worker: _Worker, request: bytes) -> None:
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # it died: its answer says how
