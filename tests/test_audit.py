@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from toolkiln.audit import REDACTED, AuditLog, read_audit, redact
+from toolkiln.audit import REDACTED, AuditLog, read_audit, read_audit_tail, redact
 
 
 @pytest.mark.parametrize(
@@ -66,3 +66,17 @@ def test_reading_filters_by_tool_and_skips_a_torn_line(tmp_path: Path) -> None:
     path = tmp_path / "audit.jsonl"
     path.write_text('{"tool": "a", "n": 1}\n{"tool": "b", "n": 2}\n{"tool": "a", "n"\n')
     assert read_audit(path, tool="a") == [{"tool": "a", "n": 1}]
+
+
+def test_the_tail_reads_only_the_ends_across_rotated_files(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    log = AuditLog(path, max_bytes=2000, backups=3)
+    for index in range(200):
+        log.record(event="tools/call", tool="t", index=index, padding="x" * 50)
+    log.close()
+    everything = read_audit(path)
+    for count in (1, 5, 30, len(everything), len(everything) + 10):
+        tail = read_audit_tail(path, count, block=256)  # small blocks: lines cut across them
+        assert tail == everything[-count:], count
+    assert read_audit_tail(path, 0) == []
+    assert read_audit_tail(tmp_path / "none.jsonl", 5) == []

@@ -94,3 +94,43 @@ def _records(path: Path) -> Iterator[dict[str, Any]]:
                 yield json.loads(line)
             except json.JSONDecodeError:
                 continue  # a line cut by a crash; the rest is still worth reading
+
+
+def read_audit_tail(path: Path, count: int, *, block: int = 64 * 1024) -> list[dict[str, Any]]:
+    """The last `count` records, oldest first, reading only the ends of the files (a
+    dashboard asks often, and the log and its rotated files may hold 60 MiB)."""
+    rotated = sorted(
+        (p for p in path.parent.glob(f"{path.name}.*") if p.suffix[1:].isdigit()),
+        key=lambda p: int(p.suffix[1:]),
+    )
+    records: list[dict[str, Any]] = []
+    for file in [path, *rotated]:  # newest first
+        found = []
+        for line in _last_lines(file, count - len(records), block):
+            try:
+                found.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+        records = found + records
+        if len(records) >= count:
+            break
+    return records[-count:] if count > 0 else []
+
+
+def _last_lines(file: Path, count: int, block: int) -> list[bytes]:
+    try:
+        handle = file.open("rb")
+    except FileNotFoundError:
+        return []
+    with handle:
+        position = handle.seek(0, 2)
+        data = b""
+        while position > 0 and data.count(b"\n") <= count:
+            step = min(block, position)
+            position -= step
+            handle.seek(position)
+            data = handle.read(step) + data
+    lines = data.splitlines()
+    if position > 0:
+        lines = lines[1:]  # the first line may be cut
+    return lines[-count:] if count > 0 else []

@@ -1,8 +1,9 @@
 """The one place templates are read and rendered: jinja2's sandbox, undefined names an error.
 
 Prompt templates and resource templates are written by users, so they run in the
-sandboxed environment: no access to Python internals from a template. jinja2 is
-imported on the first render, not when a server starts.
+sandboxed environment: no access to Python internals from a template. toolkiln's own
+HTML pages (the dashboard) are read from a folder of the package and HTML-escaped.
+jinja2 is imported on the first render, not when a server starts.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from typing import TYPE_CHECKING
 from toolkiln.errors import ToolkilnError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from jinja2 import Environment
     from jinja2.sandbox import SandboxedEnvironment
 
 FENCE = "---"
@@ -60,3 +64,21 @@ def render_text(template: str, values: Mapping[str, object], *, source: str = "<
         line = getattr(error, "lineno", None)
         where = f"{source}:{line}" if line else source
         raise RenderError(f"{where}: {error}") from None
+
+
+@lru_cache(maxsize=4)
+def _page_environment(folder: Path) -> Environment:
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+    return Environment(
+        loader=FileSystemLoader(folder),
+        undefined=StrictUndefined,
+        autoescape=True,  # every value is HTML-escaped unless a template says otherwise
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def render_page(folder: Path, name: str, values: Mapping[str, object]) -> str:
+    """toolkiln's own HTML template `name` from `folder`, every value escaped."""
+    return _page_environment(folder).get_template(name).render(**values)

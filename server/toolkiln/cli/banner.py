@@ -20,13 +20,18 @@ def stdio_banner(tool_count: int, served_dir: Path, tools_dir: Path, config_dir:
     )
 
 
-def http_banner(tool_count: int, base_url: str, token_file: Path | None, stateless: bool) -> str:
+def http_banner(
+    tool_count: int, base_url: str, token_file: Path | None, stateless: bool, dashboard: bool = False
+) -> str:
     mcp_url = f"{base_url}/mcp"
     mode = "stateless " if stateless else ""
     lines = [
         f"toolkiln {__version__}: serving {tool_count} tools at {mcp_url} ({mode}Streamable HTTP),",
         f"plain JSON-RPC at {base_url}/rpc, health at {base_url}/health.",
     ]
+    if dashboard:
+        login = " (log in with the token)" if token_file is not None else ""
+        lines.append(f"Dashboard: open {base_url}/ in a browser{login}.")
     if token_file is None:
         lines += ["No authentication (--no-auth): anyone on this machine can call the tools.", ""]
         header, curl_header = "", ""

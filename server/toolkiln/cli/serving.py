@@ -11,7 +11,7 @@ import functools
 import gc
 import logging
 from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +43,7 @@ class HttpOptions:
     tls_cert: Path | None
     tls_key: Path | None
     max_body: int
+    no_dashboard: bool
 
 
 def http_options(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -89,6 +90,9 @@ def http_options(function: Callable[..., Any]) -> Callable[..., Any]:
             show_default=True,
             help="Largest request body in bytes; bigger ones get 413.",
         ),
+        click.option(
+            "--no-dashboard", is_flag=True, help="No web dashboard at / (only /mcp, /rpc and /health)."
+        ),
     ]
     for option in reversed(options):
         command = option(command)
@@ -102,7 +106,10 @@ def http_options(function: Callable[..., Any]) -> Callable[..., Any]:
     "--stdio", "transport", flag_value="stdio", default=True, help="Serve over stdin/stdout [default]."
 )
 @click.option(
-    "--http", "transport", flag_value="http", help="Serve Streamable HTTP at /mcp, plus /rpc and /health."
+    "--http",
+    "transport",
+    flag_value="http",
+    help="Serve Streamable HTTP at /mcp, plus /rpc, /health and the dashboard at /.",
 )
 @http_options
 @click.option(
@@ -142,6 +149,10 @@ def serve(
     build is logged and the last good tools.json is served. With --watch, every change
     under the tools, prompts, resources and config folders is rediscovered, rebuilt and
     swapped in. Every tool call, and over HTTP every denied request, is audited.
+
+    Over HTTP, a browser at / gets the dashboard (behind the same token): the tools
+    with switches that enable or disable them live, a form to try each one, the
+    latest audit entries and health.
     """
     built = (
         _discover_and_build(folders, force=force_discover)
@@ -164,7 +175,9 @@ def serve(
     if transport == "stdio":
         anyio.run(_serve_stdio, folders, registry, run, max_concurrency, audit, rebuild)
     else:
-        anyio.run(_serve_http, folders, registry, run, http, max_concurrency, audit, rebuild)
+        # The dashboard's switches rebuild the folders the served tools.json was built from.
+        switches = rebuild or functools.partial(_rebuild, _built_from(folders, registry))
+        anyio.run(_serve_http, folders, registry, run, http, max_concurrency, audit, rebuild, switches)
 
 
 @contextlib.contextmanager
@@ -204,6 +217,7 @@ async def _serve_http(
     max_concurrency: int | None,
     audit: AuditLog | None,
     rebuild: Callable[[], Registry | None] | None,
+    switches: Callable[[], Registry | None],
 ) -> None:
     from toolkiln.runner import ToolRunner
     from toolkiln.serve import (
@@ -239,6 +253,7 @@ async def _serve_http(
         max_body_bytes=http.max_body,
         server_file=state_dir / "server.json",
         token_file=token_file,
+        dashboard=not http.no_dashboard,
     )
     server_vars = {"host": http.host, "port": port, "https": http.tls_cert is not None}
     service = ToolService(
@@ -249,10 +264,11 @@ async def _serve_http(
     )
 
     def on_ready(base_url: str) -> None:
-        click.echo(http_banner(len(registry.tools), base_url, token_file, http.stateless), err=True)
+        banner = http_banner(len(registry.tools), base_url, token_file, http.stateless, settings.dashboard)
+        click.echo(banner, err=True)
 
     await _with_watcher(
-        service, folders, rebuild, serve_http(service, admission, settings, listener, on_ready)
+        service, folders, rebuild, serve_http(service, admission, settings, listener, on_ready, switches)
     )
 
 
@@ -295,6 +311,17 @@ def _discover_and_build(folders: Folders, *, force: bool) -> bool:
         logger.error("%s\nstill serving the last good %s", error, catalog_path(folders.config))
         return False
     return True
+
+
+def _built_from(folders: Folders, registry: Registry) -> Folders:
+    """The folders `registry` was built from (its tools.json says), so that a rebuild by a
+    server started elsewhere, or without --tools-dir, does not read another project."""
+    return replace(
+        folders,
+        tools=registry.tools_dir,
+        prompts=registry.prompts_dir or folders.prompts,
+        resources=registry.resources_dir or folders.resources,
+    )
 
 
 def _rebuild(folders: Folders) -> Registry | None:

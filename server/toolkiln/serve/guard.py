@@ -3,7 +3,9 @@
 One ASGI middleware in front of every route: a bad Host gets 421 and a bad Origin 403
 (what the MCP spec asks against DNS rebinding), then every route but `/health` needs
 `Authorization: Bearer <token>`, compared in constant time; without it, 401 with
-`WWW-Authenticate`. Every denial goes to the audit log.
+`WWW-Authenticate`. The dashboard's routes (`delegated`) check the token themselves, as a
+header or a session cookie; no other route ever looks at a cookie. Every denial goes to
+the audit log.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import json
 import logging
 import os
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -123,10 +126,17 @@ def _matches(value: str | None, patterns: tuple[str, ...]) -> bool:
 class Guard:
     """The ASGI middleware that applies an `Admission` to every HTTP request."""
 
-    def __init__(self, app: ASGIApp, admission: Admission, audit: AuditLog | None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        admission: Admission,
+        audit: AuditLog | None,
+        delegated: Callable[[str], bool] = lambda path: False,
+    ) -> None:
         self.app = app
         self.admission = admission
         self.audit = audit
+        self.delegated = delegated  # paths whose routes check the token themselves
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -168,6 +178,8 @@ class Guard:
             return 421, f"Host {headers.get('host')!r} is not allowed"
         if not self.admission.origin_allowed(headers.get("origin")):
             return 403, f"Origin {headers.get('origin')!r} is not allowed (add it with --allow-origin)"
-        if path not in OPEN_PATHS and not self.admission.token_accepted(headers.get("authorization")):
+        if path in OPEN_PATHS or self.delegated(path):
+            return None
+        if not self.admission.token_accepted(headers.get("authorization")):
             return 401, "missing or wrong bearer token (Authorization: Bearer <token>)"
         return None

@@ -1,5 +1,5 @@
 """Serving over HTTP: Streamable HTTP at `/mcp` (both protocol eras), plain JSON-RPC at
-`/rpc`, and `GET /health`, behind the `Guard`, on uvicorn.
+`/rpc`, `GET /health` and the dashboard at `/`, behind the `Guard`, on uvicorn.
 
 While it serves, a discovery file (`server.json`: url, pid, version, token file, tool
 count; mode 0600) says where to find it; it is removed when the server stops.
@@ -25,16 +25,18 @@ from mcp.server.transport_security import RequestBodyLimitMiddleware, TransportS
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from toolkiln import __version__
 from toolkiln.files import write_json_atomic
 from toolkiln.process import kill_all_groups
+from toolkiln.serve.dashboard import Dashboard, Sessions, is_dashboard_path
 from toolkiln.serve.events import RETRY_MILLISECONDS, MemoryEventStore
 from toolkiln.serve.guard import Admission, Guard
 from toolkiln.serve.handlers import build_server
 from toolkiln.serve.rpc import rpc_endpoint
 from toolkiln.serve.service import ToolService
+from toolkiln.serve.watch import Rebuild
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +57,7 @@ class HttpSettings:
     max_body_bytes: int = DEFAULT_MAX_BODY
     server_file: Path | None = None  # the discovery file
     token_file: Path | None = None
+    dashboard: bool = True
 
     @property
     def scheme(self) -> str:
@@ -67,11 +70,15 @@ async def serve_http(
     settings: HttpSettings,
     listener: socket.socket,
     on_ready: Callable[[str], None],
+    rebuild: Rebuild | None = None,
 ) -> None:
     """Serve on `listener` (see `bind`) until SIGINT or SIGTERM; `on_ready(base_url)` runs
-    once clients can connect, after the discovery file is written."""
+    once clients can connect, after the discovery file is written. `rebuild` is what the
+    dashboard's switches run after writing a tool's config (None: they are read-only)."""
     base_url = f"{settings.scheme}://{_url_host(settings.host)}:{listener.getsockname()[1]}"
-    app = build_app(service, admission, settings, lambda: _announce(service, settings, base_url, on_ready))
+    app = build_app(
+        service, admission, settings, lambda: _announce(service, settings, base_url, on_ready), rebuild
+    )
     config = uvicorn.Config(
         app,
         log_config=None,
@@ -90,8 +97,10 @@ def build_app(
     admission: Admission,
     settings: HttpSettings,
     on_started: Callable[[], Callable[[], None]],
+    rebuild: Rebuild | None = None,
 ) -> Any:
-    """The ASGI app: the Guard, a body size limit, then the three routes."""
+    """The ASGI app: the Guard, a body size limit, then the routes (the dashboard's too,
+    unless `settings.dashboard` is off)."""
     manager = StreamableHTTPSessionManager(
         app=build_server(service),
         stateless=settings.stateless,
@@ -105,16 +114,17 @@ def build_app(
     )
     started = time.monotonic()
 
+    def status() -> dict[str, Any]:
+        return {
+            "status": "ok",
+            "version": __version__,
+            "tools": len(service.registry.tools),
+            "uptime_seconds": round(time.monotonic() - started, 3),
+            "stateless": settings.stateless,
+        }
+
     async def health(request: Request) -> JSONResponse:
-        return JSONResponse(
-            {
-                "status": "ok",
-                "version": __version__,
-                "tools": len(service.registry.tools),
-                "uptime_seconds": round(time.monotonic() - started, 3),
-                "stateless": settings.stateless,
-            }
-        )
+        return JSONResponse(status())
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -125,15 +135,22 @@ def build_app(
             finally:
                 stop()
 
-    app = Starlette(
-        routes=[
-            Route("/mcp", StreamableHTTPASGIApp(manager)),
-            Route("/rpc", rpc_endpoint(service), methods=["POST"]),
-            Route("/health", health, methods=["GET"]),
-        ],
-        lifespan=lifespan,
+    routes: list[BaseRoute] = [
+        Route("/mcp", StreamableHTTPASGIApp(manager)),
+        Route("/rpc", rpc_endpoint(service), methods=["POST"]),
+        Route("/health", health, methods=["GET"]),
+    ]
+    if settings.dashboard:
+        sessions = Sessions(admission.token, port=settings.port, secure=settings.tls_cert is not None)
+        config_dir = service.registry.catalog_file.parent.resolve()  # where build wrote tools.json
+        routes += Dashboard(service, sessions, config_dir, rebuild, status).routes()
+    app = Starlette(routes=routes, lifespan=lifespan)
+    return Guard(
+        RequestBodyLimitMiddleware(app, settings.max_body_bytes),
+        admission,
+        service.audit,
+        delegated=is_dashboard_path if settings.dashboard else lambda path: False,
     )
-    return Guard(RequestBodyLimitMiddleware(app, settings.max_body_bytes), admission, service.audit)
 
 
 def _announce(
@@ -145,6 +162,7 @@ def _announce(
             "url": f"{base_url}/mcp",
             "rpc_url": f"{base_url}/rpc",
             "health_url": f"{base_url}/health",
+            **({"dashboard_url": f"{base_url}/"} if settings.dashboard else {}),
             "pid": os.getpid(),
             "version": __version__,
             "token_file": str(settings.token_file) if settings.token_file else None,

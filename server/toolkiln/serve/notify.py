@@ -1,4 +1,5 @@
-"""A running call's progress and log lines, forwarded to the MCP client as notifications.
+"""A running call's progress and log lines, forwarded to the MCP client as notifications
+(and, by `ThrottledNotifier`'s other subclass, to the dashboard as events).
 
 The runner hands each structured stderr line to a `ClientNotifier` as it arrives (a
 plain function call, from the reader); a forwarding task sends them on. Progress is
@@ -9,6 +10,7 @@ lines cannot flood the client. Nothing is sent that the script did not print.
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import logging
 import warnings
@@ -69,11 +71,14 @@ def sdk_deprecations_silenced() -> Iterator[None]:
         yield
 
 
-class ClientNotifier:
-    """The `CallObserver` of one call from an MCP client."""
+class ThrottledNotifier(abc.ABC):
+    """A `CallObserver` that queues a call's lines and sends them on, throttled.
 
-    def __init__(self, ctx: ServerRequestContext[Any], threshold: types.LoggingLevel) -> None:
-        self.ctx = ctx
+    Subclasses say how a log line and a progress value are sent, and who answers an
+    interactive script's questions.
+    """
+
+    def __init__(self, threshold: types.LoggingLevel) -> None:
         self.threshold = threshold
         self.server_log = LoggingObserver()
         self._logs: deque[LogLine] = deque(maxlen=LOG_BACKLOG)
@@ -98,7 +103,7 @@ class ClientNotifier:
             self._wake.set()
 
     async def on_input(self, tool: str, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
-        return await ask_client_now(self.ctx, requests)
+        return await self.server_log.on_input(tool, requests)
 
     async def forward(self) -> None:
         """Send what arrives, throttled, until cancelled (then `flush` sends the rest)."""
@@ -131,7 +136,27 @@ class ClientNotifier:
         progress, self._progress = self._progress, None
         if progress is not None and progress.progress > self._sent_progress:
             self._sent_progress = progress.progress
-            await self.ctx.session.report_progress(progress.progress, progress.total, progress.message)
+            await self._send_progress(progress)
+
+    @abc.abstractmethod
+    async def _send_log(self, level: types.LoggingLevel, message: str) -> None: ...
+
+    @abc.abstractmethod
+    async def _send_progress(self, line: ProgressLine) -> None: ...
+
+
+class ClientNotifier(ThrottledNotifier):
+    """The `CallObserver` of one call from an MCP client."""
+
+    def __init__(self, ctx: ServerRequestContext[Any], threshold: types.LoggingLevel) -> None:
+        super().__init__(threshold)
+        self.ctx = ctx
+
+    async def on_input(self, tool: str, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        return await ask_client_now(self.ctx, requests)
 
     async def _send_log(self, level: types.LoggingLevel, message: str) -> None:
         await self.ctx.session.send_log_message(level, message, related_request_id=self.ctx.request_id)
+
+    async def _send_progress(self, line: ProgressLine) -> None:
+        await self.ctx.session.report_progress(line.progress, line.total, line.message)

@@ -27,7 +27,7 @@ from toolkiln.runner import Registry, ToolResult, ToolRunner, UnknownToolError
 from toolkiln.serve.changes import Broadcaster
 from toolkiln.serve.confirm import confirm, confirmation_mode, with_confirm_argument
 from toolkiln.serve.interactive import ParkedCalls
-from toolkiln.serve.notify import ClientNotifier
+from toolkiln.serve.notify import ThrottledNotifier
 from toolkiln.serve.resources import state_uris
 
 logger = logging.getLogger(__name__)
@@ -44,6 +44,7 @@ class ToolService:
         self.audit = audit
         self.broadcaster = broadcaster or Broadcaster()
         self._tool_lists: dict[bool, types.ListToolsResult] = {}
+        self.reloading = anyio.Lock()  # one rebuild and swap at a time (watch.reload)
         # `run` it beside the server (cli/serving.py does)
         self.parked = ParkedCalls(max_waiting=max(1, runner.settings.max_concurrency // 2))
 
@@ -81,7 +82,7 @@ class ToolService:
         transport: str,
         ctx: ServerRequestContext[Any] | None = None,
         params: types.CallToolRequestParams | None = None,
-        notifier: ClientNotifier | None = None,
+        notifier: ThrottledNotifier | None = None,
     ) -> types.CallToolResult | types.InputRequiredResult:
         client = client_name(ctx)
         record = functools.partial(self._record, name, arguments, transport, client, time.perf_counter())
@@ -117,7 +118,7 @@ class ToolService:
         return mcp_result(result)
 
     async def _run(
-        self, name: str, arguments: Mapping[str, Any] | None, notifier: ClientNotifier | None
+        self, name: str, arguments: Mapping[str, Any] | None, notifier: ThrottledNotifier | None
     ) -> ToolResult:
         if notifier is None:
             return await self._guarded(name, self.runner.call(name, arguments))

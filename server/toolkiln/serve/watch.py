@@ -45,16 +45,26 @@ async def watch_and_reload(
         logger.info(
             "%d changes, rebuilding: %s", len(changes), ", ".join(sorted({p for _, p in changes})[:5])
         )
-        registry = await anyio.to_thread.run_sync(rebuild)
-        if registry is None:
+        if await reload(service, rebuild) is None:
             continue  # the failure is logged; the current set goes on serving
-        changed = service.swap(registry)
-        if any(changed.values()):
-            await service.broadcaster.lists_changed(**changed)
-            logger.info(
-                "now serving %d tools (%s changed)",
-                len(registry.tools),
-                ", ".join(k for k, v in changed.items() if v),
-            )
         if on_reload is not None:
             on_reload()
+
+
+async def reload(service: ToolService, rebuild: Rebuild) -> dict[str, bool] | None:
+    """Rebuild (in a worker thread) and swap the result in, telling clients what changed;
+    None when the rebuild failed and the current set goes on serving. The watcher and the
+    dashboard's switches both come through here."""
+    async with service.reloading:  # else two rebuilds could swap in the older last
+        registry = await anyio.to_thread.run_sync(rebuild)
+        if registry is None:
+            return None
+        changed = service.swap(registry)
+    if any(changed.values()):
+        await service.broadcaster.lists_changed(**changed)
+        logger.info(
+            "now serving %d tools (%s changed)",
+            len(registry.tools),
+            ", ".join(k for k, v in changed.items() if v),
+        )
+    return changed

@@ -1,0 +1,230 @@
+"""The dashboard's routes: the page at `/`, login and logout, the switches, calls, the
+audit panel and two static files.
+
+The `Guard` checks Host and Origin first, as on every route, but leaves the token to
+these routes (`is_dashboard_path`): a browser proves itself with the session cookie
+(sessions.py), a script with the bearer header. A page asked for without either goes
+to the login page; anything else gets 401. `/mcp` and `/rpc` never look at the cookie.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from toolkiln import __version__
+from toolkiln.audit import read_audit_tail
+from toolkiln.errors import ConfigError
+from toolkiln.render import render_page
+from toolkiln.serve.dashboard.catalog import ToolRow, set_enabled, tool_rows
+from toolkiln.serve.dashboard.live import CallStream
+from toolkiln.serve.dashboard.sessions import CSRF_FIELD, CSRF_HEADER, Session, Sessions
+from toolkiln.serve.service import ToolService
+from toolkiln.serve.watch import Rebuild, reload
+
+logger = logging.getLogger(__name__)
+
+HERE = Path(__file__).parent
+TEMPLATES = HERE / "templates"
+STATIC = {"dashboard.js": "text/javascript", "dashboard.css": "text/css"}
+AUDIT_ROWS = 30
+LOGIN_PATH = "/dashboard/login"
+# The page runs only its own script and style, and cannot be framed.
+SECURITY_HEADERS = {
+    "content-security-policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
+    "img-src 'self' data:; media-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; "
+    "frame-ancestors 'none'",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "same-origin",  # no-referrer would make form posts send `Origin: null`
+    "cache-control": "no-store",
+}
+
+
+def is_dashboard_path(path: str) -> bool:
+    """The paths whose callers the dashboard admits itself (cookie or bearer header)."""
+    return path == "/" or path.startswith("/dashboard/")
+
+
+@dataclass
+class Dashboard:
+    service: ToolService
+    sessions: Sessions
+    config_dir: Path
+    rebuild: Rebuild | None  # None: the switches are read-only
+    health: Callable[[], dict[str, Any]]
+
+    def routes(self) -> list[BaseRoute]:
+        return [
+            Route("/", self.index, methods=["GET"]),
+            Route(LOGIN_PATH, self.login_page, methods=["GET"]),
+            Route(LOGIN_PATH, self.login, methods=["POST"]),
+            Route("/dashboard/logout", self.logout, methods=["POST"]),
+            Route("/dashboard/static/{name}", self.static, methods=["GET"]),
+            Route("/dashboard/audit", self.audit_panel, methods=["GET"]),
+            Route("/dashboard/tools/{key}/enabled", self.switch, methods=["POST"]),
+            Route("/dashboard/call", self.call, methods=["POST"]),
+        ]
+
+    # --- pages ---------------------------------------------------------------------
+
+    async def index(self, request: Request) -> Response:
+        session = self._session(request)
+        if session is None:
+            return RedirectResponse(LOGIN_PATH, status_code=303)
+        rows = await self._rows()
+        values = {
+            "version": __version__,
+            "csrf": session.csrf or "",
+            "open": self.sessions.open,
+            "can_switch": self.rebuild is not None,
+            "rows": rows,
+            "served": sum(row.served for row in rows),
+            "health": self.health(),
+            "config_dir": str(self.config_dir),
+            **await anyio.to_thread.run_sync(self._audit_values),
+        }
+        return _page("index.html", values)
+
+    async def login_page(self, request: Request, *, error: str | None = None) -> Response:
+        if self.sessions.open:
+            return RedirectResponse("/", status_code=303)
+        cookie, csrf = self.sessions.login_challenge()
+        response = _page("login.html", {"version": __version__, "error": error, "csrf": csrf})
+        response.status_code = 401 if error else 200
+        self.sessions.set_login_cookie(response, cookie)
+        return response
+
+    async def login(self, request: Request) -> Response:
+        if self.sessions.open:
+            return RedirectResponse("/", status_code=303)
+        form = await request.form()
+        token, csrf = form.get("token"), form.get(CSRF_FIELD)
+        if not self.sessions.login_challenge_met(request.cookies, csrf if isinstance(csrf, str) else None):
+            self._deny(request, 403, "the login form was stale or not ours: load it again")
+            return await self.login_page(request, error="The form had expired. Paste the token again.")
+        if not isinstance(token, str) or not self.sessions.token_matches(token):
+            self._deny(request, 401, "wrong token on the dashboard's login")
+            return await self.login_page(request, error="That is not this server's token.")
+        response = RedirectResponse("/", status_code=303)
+        self.sessions.start(response)
+        logger.info("dashboard login from %s", request.client.host if request.client else "?")
+        return response
+
+    async def logout(self, request: Request) -> Response:
+        if (refusal := await self._refusal(request)) is not None:
+            return refusal
+        response = RedirectResponse(LOGIN_PATH if not self.sessions.open else "/", status_code=303)
+        self.sessions.end(response)
+        return response
+
+    async def static(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in STATIC:
+            return Response("not found", status_code=404)
+        body = await anyio.Path(HERE / "static" / name).read_bytes()
+        return Response(body, media_type=STATIC[name], headers={"x-content-type-options": "nosniff"})
+
+    async def audit_panel(self, request: Request) -> Response:
+        if self._session(request) is None:
+            return self._unauthorized(request)
+        return _page("_audit.html", await anyio.to_thread.run_sync(self._audit_values))
+
+    # --- what changes something -----------------------------------------------------
+
+    async def switch(self, request: Request) -> Response:
+        """Write the tool's `enabled`, rebuild, and serve the result (as `--watch` does)."""
+        if (refusal := await self._refusal(request)) is not None:
+            return refusal
+        if self.rebuild is None:
+            return JSONResponse({"error": "this server cannot rebuild its tools"}, status_code=409)
+        key = request.path_params["key"]
+        try:
+            body = await request.json()
+            enabled = body["enabled"]
+            if not isinstance(enabled, bool):
+                raise TypeError
+        except (ValueError, KeyError, TypeError):
+            return JSONResponse({"error": 'send {"enabled": true} or {"enabled": false}'}, status_code=400)
+        try:
+            await anyio.to_thread.run_sync(set_enabled, self.config_dir, key, enabled)
+        except ConfigError as error:
+            return JSONResponse({"error": str(error)}, status_code=404)
+        except OSError as error:
+            return JSONResponse({"error": f"cannot write the config: {error}"}, status_code=500)
+        logger.info("dashboard: %s %s; rebuilding", "enabled" if enabled else "disabled", key)
+        if await reload(self.service, self.rebuild) is None:
+            message = "the rebuild failed (the server log says why); still serving the last good tools"
+            return JSONResponse({"error": message}, status_code=500)
+        rows = [row for row in await self._rows() if row.key == key]
+        card = render_page(TEMPLATES, "_tool.html", {"row": rows[0], "can_switch": True}) if rows else ""
+        return JSONResponse({"enabled": enabled, "served": len(self.service.registry.tools), "card": card})
+
+    async def call(self, request: Request) -> Response | CallStream:
+        if (refusal := await self._refusal(request)) is not None:
+            return refusal
+        try:
+            body = await request.json()
+            name, arguments = body["tool"], body.get("arguments", {})
+            if not isinstance(name, str) or not isinstance(arguments, dict):
+                raise TypeError
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return JSONResponse({"error": 'send {"tool": NAME, "arguments": {...}}'}, status_code=400)
+        return CallStream(self.service, name, arguments)
+
+    # --- helpers --------------------------------------------------------------------
+
+    def _session(self, request: Request) -> Session | None:
+        return self.sessions.session(request.cookies, request.headers.get("authorization"))
+
+    async def _refusal(self, request: Request) -> Response | None:
+        """Why a request that changes something is refused (no session, no CSRF token), or None."""
+        session = self._session(request)
+        if session is None:
+            return self._unauthorized(request)
+        presented = request.headers.get(CSRF_HEADER)
+        if presented is None and "form" in request.headers.get("content-type", ""):
+            field = (await request.form()).get(CSRF_FIELD)
+            presented = field if isinstance(field, str) else None
+        if not session.allows(presented):
+            self._deny(request, 403, "missing or wrong CSRF token")
+            return JSONResponse({"error": "missing or wrong CSRF token; reload the page"}, 403)
+        return None
+
+    def _unauthorized(self, request: Request) -> Response:
+        self._deny(request, 401, "no dashboard session and no bearer token")
+        return JSONResponse({"error": "log in first (or send Authorization: Bearer <token>)"}, 401)
+
+    def _deny(self, request: Request, status: int, reason: str) -> None:
+        client = request.client.host if request.client else None
+        logger.warning("denied %s %s from %s: %s", request.method, request.url.path, client, reason)
+        if self.service.audit is not None:
+            self.service.audit.record(
+                event="denied", transport="http", client=client, path=request.url.path,
+                status=status, success=False, error=reason,
+            )  # fmt: skip
+
+    async def _rows(self) -> list[ToolRow]:
+        schemas = {tool.name: tool.input_schema for tool in self.service.list_tools().tools}
+        registry = self.service.registry
+        return await anyio.to_thread.run_sync(tool_rows, registry, schemas, self.config_dir)
+
+    def _audit_values(self) -> dict[str, Any]:
+        audit = self.service.audit
+        entries = read_audit_tail(audit.path, AUDIT_ROWS) if audit is not None else []
+        for entry in entries:
+            arguments = entry.get("arguments")
+            entry["arguments_text"] = json.dumps(arguments, ensure_ascii=False)[:200] if arguments else ""
+        return {"audit": list(reversed(entries)), "audit_path": str(audit.path) if audit else None}
+
+
+def _page(name: str, values: dict[str, Any]) -> HTMLResponse:
+    return HTMLResponse(render_page(TEMPLATES, name, values), headers=SECURITY_HEADERS)

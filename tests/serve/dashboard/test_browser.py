@@ -1,0 +1,144 @@
+"""A real browser on the dashboard: Debian's chromium, headless, driven through
+chromedriver by selenium, against `toolkiln serve --http` as a process. It logs in,
+switches a tool off and on (and tools/list over MCP follows), runs calls and sees their
+output, progress and logs, and saves a screenshot of the page as a test artifact (to
+$TOOLKILN_ARTIFACTS, or tests/artifacts/). `.ci/run` installs chromium where it can."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from tests.serve.http_server import RunningServer, mcp_client
+
+try:
+    from selenium import webdriver
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.remote.webdriver import WebDriver
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+except ImportError:  # the dev extra not installed
+    webdriver = None  # type: ignore[assignment]
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+ARTIFACTS = Path(os.environ.get("TOOLKILN_ARTIFACTS") or Path(__file__).parents[2] / "artifacts")
+WAIT = 20
+
+pytestmark = pytest.mark.skipif(
+    not (CHROMIUM and CHROMEDRIVER and webdriver),
+    reason="needs chromium and chromedriver (apt-get install chromium chromium-driver; .ci/run does) "
+    "and selenium (pip install -e '.[dev]')",
+)
+
+
+@pytest.fixture
+def chrome(tmp_path: Path) -> Iterator[WebDriver]:
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for argument in (
+        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--disable-dev-shm-usage", "--window-size=1280,1000", f"--user-data-dir={tmp_path / 'profile'}",
+    ):  # fmt: skip
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=str(CHROMEDRIVER)))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def test_a_browser_logs_in_switches_a_tool_and_runs_calls(server: RunningServer, chrome: WebDriver) -> None:
+    # A switched card is replaced by the server's new one: an element found just before may be gone.
+    wait = WebDriverWait(chrome, WAIT, ignored_exceptions=[StaleElementReferenceException])
+
+    # Log in: the page sends a browser without a session to the login form.
+    chrome.get(f"{server.base_url}/")
+    wait.until(lambda d: d.current_url.endswith("/dashboard/login"))
+    chrome.find_element(By.ID, "token").send_keys(server.token)
+    chrome.find_element(By.CSS_SELECTOR, ".login-form button").click()
+    wait.until(lambda d: d.title == "toolkiln dashboard")
+    assert chrome.execute_script("return document.cookie") == ""  # HttpOnly: no script can read it
+    assert tools_listed(server) == {"echo", "greet", "hang", "steps"}
+
+    # Switch echo off, then on: the card follows, and so does tools/list over MCP.
+    flip(chrome, "echo")
+    wait.until(text_of("#tool-echo .status", "disabled"))
+    assert tools_listed(server) == {"greet", "hang", "steps"}
+    assert chrome.find_element(By.CSS_SELECTOR, "[data-health=tools]").text == "3"
+    flip(chrome, "echo")
+    wait.until(text_of("#tool-echo .status", "served"))
+    assert tools_listed(server) == {"echo", "greet", "hang", "steps"}
+
+    # Fill greet's form (text, number, choice, checkbox) and run it.
+    greet = open_form(chrome, "greet")
+    greet.find_element(By.NAME, "name").send_keys("Ada")
+    greet.find_element(By.NAME, "times").send_keys("2")
+    Select(greet.find_element(By.NAME, "style")).select_by_visible_text("loud")
+    greet.find_element(By.NAME, "sign").click()
+    greet.find_element(By.CSS_SELECTOR, "button.run").click()
+    wait.until(text_of("#tool-greet .state", "done"))
+    result = chrome.find_element(By.CSS_SELECTOR, "#tool-greet .result pre").text
+    assert result == "HELLO, ADA! -- toolkiln\nHELLO, ADA! -- toolkiln"
+
+    # A call with progress and logs: they show as they come, then the result.
+    steps = open_form(chrome, "steps")
+    steps.find_element(By.CSS_SELECTOR, "button.run").click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#tool-steps .log li"))
+    assert chrome.find_element(By.CSS_SELECTOR, "#tool-steps .state").text == "running…"
+    wait.until(text_of("#tool-steps .state", "done"))
+    logs = [item.text for item in chrome.find_elements(By.CSS_SELECTOR, "#tool-steps .log li")]
+    assert logs == ["INFO counted sheep 1", "INFO counted sheep 2", "INFO counted sheep 3"]
+    assert chrome.find_element(By.CSS_SELECTOR, "#tool-steps .progress-message").text == "3/3 sheep 3"
+
+    # A call with bad arguments shows the server's message; the audit panel has them all.
+    greet.find_element(By.NAME, "name").clear()
+    greet.find_element(By.CSS_SELECTOR, "button.run").click()
+    wait.until(text_of("#tool-greet .state", "tool error"))
+    assert "'name' is required" in chrome.find_element(By.CSS_SELECTOR, "#tool-greet .result").text
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#audit tbody tr")) == 3)
+    assert "dashboard" in chrome.find_element(By.CSS_SELECTOR, "#audit tbody tr").text
+
+    save_screenshot(chrome, "dashboard.png")
+    problems = [entry for entry in chrome.get_log("browser") if entry["level"] == "SEVERE"]
+    assert problems == []  # no script error, no Content-Security-Policy violation
+
+
+def flip(chrome: WebDriver, key: str) -> None:
+    switch = chrome.find_element(By.CSS_SELECTOR, f"#tool-{key} .switch-input")
+    chrome.execute_script("arguments[0].scrollIntoView({block: 'center'})", switch)
+    switch.click()
+
+
+def open_form(chrome: WebDriver, key: str) -> Any:
+    chrome.find_element(By.CSS_SELECTOR, f"#tool-{key} details.try summary").click()
+    return chrome.find_element(By.CSS_SELECTOR, f"#tool-{key} form.try-form")
+
+
+def text_of(selector: str, start: str) -> Callable[[WebDriver], bool]:
+    return lambda driver: driver.find_element(By.CSS_SELECTOR, selector).text.startswith(start)
+
+
+def tools_listed(server: RunningServer) -> set[str]:
+    async def listed() -> set[str]:
+        async with mcp_client(server, "legacy", cache=None) as client:
+            return {tool.name for tool in (await client.list_tools()).tools}
+
+    return anyio.run(listed)
+
+
+def save_screenshot(chrome: WebDriver, name: str) -> None:
+    """The whole page, as a person would see it."""
+    height = chrome.execute_script("window.scrollTo(0, 0); return document.documentElement.scrollHeight")
+    chrome.set_window_size(1280, min(int(height) + 100, 6000))
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    assert chrome.save_screenshot(str(ARTIFACTS / name))
