@@ -14,7 +14,7 @@ import anyio
 import pydantic_core
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 
 from toolkiln import __version__
@@ -44,6 +44,9 @@ def rpc_endpoint(service: ToolService) -> Endpoint:
             message = _parse(await request.body())
         except _RpcError as error:
             return _error(None, error, status=400)
+        except ClientDisconnect:  # gone before its request was whole: nothing to answer
+            logger.info("/rpc client went away before sending its whole request")
+            return Response(status_code=499)
         request_id = message.get("id")
         outcome: Response | None = None
 

@@ -91,7 +91,7 @@ class _LineReader:
     async def __anext__(self) -> str:
         while True:
             line = await self._next_line()
-            if not line.strip():
+            if not line.strip(" \t\r\n"):  # JSON's whitespace only: "\x1c" is no blank line
                 continue
             try:
                 message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
@@ -132,7 +132,7 @@ def _answer_to_invalid(line: str) -> dict[str, Any] | None:
         return _rpc_error(None, types.PARSE_ERROR, f"Parse error: {error}")
     if not isinstance(message, dict):
         return _rpc_error(None, types.INVALID_REQUEST, "Invalid Request: expected one JSON object")
-    if "id" not in message or "method" not in message:
+    if "id" not in message or "method" not in message or "result" in message or "error" in message:
         return None
     request_id = message["id"]
     if isinstance(request_id, bool) or not isinstance(request_id, str | int):
