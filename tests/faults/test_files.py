@@ -140,14 +140,23 @@ CATALOG_BREAKS: dict[str, Edit] = {
 def test_a_broken_catalog_stops_serve_and_list_with_its_name(built: Path, how: str) -> None:
     catalog = built / "tools.json"
     CATALOG_BREAKS[how](catalog)
-    for command in (["serve", "--stdio"], ["list"]):
-        result = subprocess.run(
+    commands = (["serve", "--stdio"], ["serve", "--http", "--port", "0", "--no-auth"], ["list"])
+    runs = [  # at once: each is mostly the start of an interpreter
+        subprocess.Popen(
             [sys.executable, "-m", "toolkiln", *command, "--config-dir", str(built), "--tools-dir", "unused"],
-            capture_output=True, text=True, timeout=60, env=child_env(), stdin=subprocess.DEVNULL,
-        )  # fmt: skip
-        assert result.returncode == 1, (command, result.stderr)
-        assert str(catalog) in result.stderr, (command, result.stderr)
-        assert "Traceback" not in result.stderr
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=child_env(),
+        )
+        for command in commands
+    ]
+    for command, run in zip(commands, runs, strict=True):
+        _, stderr = run.communicate(timeout=60)
+        assert run.returncode == 1, (command, stderr)
+        assert str(catalog) in stderr, (command, stderr)
+        assert "Traceback" not in stderr
         count(BAD_INPUTS)
 
 
