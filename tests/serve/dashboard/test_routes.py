@@ -56,6 +56,7 @@ def _check_the_login(server: RunningServer, browser: Browser) -> None:
     assert "secure" not in attributes  # plain HTTP: a Secure cookie would never come back
     page = browser.open_page()
     assert page.status_code == 200
+    assert browser.http.get("/dashboard/login").headers["location"] == "/"  # logged in already
     assert "echo" in page.text and "steps" in page.text
     assert "script-src 'self'" in page.headers["content-security-policy"]
     assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
@@ -68,10 +69,10 @@ def test_the_login_form_needs_its_own_csrf_token(server: RunningServer) -> None:
     with Browser(server) as browser, Browser(server) as fresh:
         browser.login_form()  # the challenge cookie, but a form posted from elsewhere has no token
         forged = browser.http.post("/dashboard/login", data={"token": server.token, "csrf_token": "x"})
-        assert forged.status_code == 401
+        assert forged.status_code == 403
         assert not any("toolkiln_session" in c for c in forged.headers.get_list("set-cookie"))
         # No challenge cookie at all:
-        assert fresh.http.post("/dashboard/login", data={"token": server.token}).status_code == 401
+        assert fresh.http.post("/dashboard/login", data={"token": server.token}).status_code == 403
 
 
 def test_a_forged_cookie_is_no_session(server: RunningServer, browser: Browser) -> None:

@@ -94,12 +94,12 @@ class Dashboard:
         }
         return _page("index.html", values)
 
-    async def login_page(self, request: Request, *, error: str | None = None) -> Response:
-        if self.sessions.open:
+    async def login_page(self, request: Request, *, error: str | None = None, status: int = 200) -> Response:
+        if self.sessions.open or (error is None and self._session(request) is not None):
             return RedirectResponse("/", status_code=303)
         cookie, csrf = self.sessions.login_challenge()
         response = _page("login.html", {"version": __version__, "error": error, "csrf": csrf})
-        response.status_code = 401 if error else 200
+        response.status_code = status
         self.sessions.set_login_cookie(response, cookie)
         return response
 
@@ -110,10 +110,12 @@ class Dashboard:
         token, csrf = form.get("token"), form.get(CSRF_FIELD)
         if not self.sessions.login_challenge_met(request.cookies, csrf if isinstance(csrf, str) else None):
             self._deny(request, 403, "the login form was stale or not ours: load it again")
-            return await self.login_page(request, error="The form had expired. Paste the token again.")
+            return await self.login_page(
+                request, error="The form had expired. Paste the token again.", status=403
+            )
         if not isinstance(token, str) or not self.sessions.token_matches(token):
             self._deny(request, 401, "wrong token on the dashboard's login")
-            return await self.login_page(request, error="That is not this server's token.")
+            return await self.login_page(request, error="That is not this server's token.", status=401)
         response = RedirectResponse("/", status_code=303)
         self.sessions.start(response)
         logger.info("dashboard login from %s", request.client.host if request.client else "?")
