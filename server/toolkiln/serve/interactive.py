@@ -9,7 +9,8 @@
   (`inputResponses`) the same script gets them and goes on. The SDK's
   `RequestStateBoundary` seals the state and binds it to the tool and arguments, so
   a tampered or replayed state is refused before it reaches toolkiln.
-- A client without the capability a question needs: the script is told so in
+- A client without the capability a question needs, or a 2025 client served by
+  `--stateless` HTTP (where no answer could come back): the script is told so in
   its answer (`{"error": ...}`), and decides what to do. On 2026-07-28, when no
   request of a question can be asked at all, the call stops with the spec's
   missing-capability error (-32021) instead.
@@ -60,6 +61,8 @@ def _refusal(capabilities: types.ClientCapabilities | None, method: str) -> dict
 
 async def _ask_one(ctx: ServerRequestContext[Any], request: dict[str, Any]) -> dict[str, Any]:
     method = request["method"]
+    if not ctx.session.can_send_request:  # stateless HTTP: the client's answer could not come back
+        return {"error": f"the server cannot send {method} to this client (stateless HTTP)"}
     refusal = _refusal(ctx.session.client_capabilities, method)
     if refusal is not None:
         return refusal
