@@ -93,7 +93,8 @@ class _WaitingCall:
     """One interactive call running in the background, between rounds of questions."""
 
     def __init__(self, capabilities: types.ClientCapabilities | None, given: dict[str, Any] | None) -> None:
-        # What the call did next: ("input", requests) or ("done", ToolResult).
+        # What the call did next: ("input", None) when it asks (`requests`), ("missing",
+        # capability names) when it asks only what the client cannot answer, ("done", ToolResult).
         self.events_in, self.events = anyio.create_memory_object_stream[tuple[str, Any]](1)
         self.capabilities = capabilities  # of the client's latest request
         self.given = dict(given or {})  # inputResponses sent with the first call: answers in advance
