@@ -359,7 +359,7 @@ def kill_all_groups() -> None:
 
     Servers call it as they stop too: a stop by signal may end the process before
     the cancelled calls have cleaned up after themselves, and before atexit runs."""
-    runs = dict(_live_groups)
+    runs = _live_groups.copy()
     for pgid in runs:
         _signal_group(pgid, signal.SIGKILL)
     _kill_orphans(runs)
@@ -402,7 +402,8 @@ def _kill_orphans(runs: Mapping[int, str]) -> list[int]:
     """SIGKILL the children of ours, not started by us, that belong to one of `runs` (pid ->
     marker): by group or session, or by marker for one that left the session. Returns their pids."""
     found = []
-    for pid in _children() - _live_groups.keys():
+    started = _live_groups.copy()  # one atomic copy: discovery may start processes in another thread
+    for pid in _children() - started.keys():
         try:
             with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
                 fields = stat.read().rsplit(")", 1)[1].split()
@@ -410,7 +411,7 @@ def _kill_orphans(runs: Mapping[int, str]) -> list[int]:
         except (OSError, IndexError, ValueError):
             continue
         if pgid in runs or sid in runs or (state != "Z" and _marker_of(pid) in runs.values()):
-            if pgid not in _live_groups or pgid in runs:  # never another run's group
+            if pgid not in started or pgid in runs:  # never another run's group
                 _signal_group(pgid, signal.SIGKILL)
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
