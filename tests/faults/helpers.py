@@ -13,10 +13,8 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
-import subprocess
 import sys
 import time
 import uuid
@@ -31,7 +29,7 @@ from mcp import Client, StdioServerParameters
 
 from tests.conftest import child_env
 from tests.faults.tally import LEAKED, count
-from tests.serve.http_server import STARTUP_SECONDS, RunningServer, mcp_client
+from tests.serve.http_server import RunningServer, http_server, mcp_client
 
 MARK_VAR = "TOOLKILN_FAULTS_MARK"
 CALL_SECONDS = 120
@@ -159,35 +157,6 @@ def serve_stdio(config_dir: Path, mode: str = "legacy", *args: str, **env: str) 
         yield Served("stdio", portal, client, server_pid, mark)
     # Closing the client closed the server's stdin: it has stopped, with all it started.
     assert_no_leftovers(mark, keep_workers=False)
-
-
-@contextlib.contextmanager
-def http_server(config_dir: Path, state_dir: Path, *args: str, **env: str) -> Iterator[RunningServer]:
-    """tests/serve/http_server.py's server, its log written to `state_dir/server.log`: a pipe
-    nobody reads while the tests run would fill up and block a chatty server for good."""
-    command = [
-        sys.executable, "-m", "toolkiln", "serve", "--http", "--port", "0", "--config-dir", str(config_dir),
-        "--token-file", str(state_dir / "token"), "--audit-log", str(state_dir / "audit.jsonl"), *args,
-    ]  # fmt: skip
-    with (state_dir / "server.log").open("w") as log:
-        process = subprocess.Popen(
-            command, stdout=subprocess.DEVNULL, stderr=log, text=True, env={**child_env(), **env}
-        )
-    server_file = state_dir / "server.json"
-    deadline = time.monotonic() + STARTUP_SECONDS
-    while not server_file.exists():
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            raise AssertionError(f"the server did not start:\n{(state_dir / 'server.log').read_text()}")
-        time.sleep(0.05)
-    try:
-        yield RunningServer(
-            process, state_dir, state_dir / "audit.jsonl", json.loads(server_file.read_text())
-        )
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
 
 
 @contextlib.contextmanager

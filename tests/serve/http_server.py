@@ -24,10 +24,11 @@ STARTUP_SECONDS = 30
 
 @dataclass
 class RunningServer:
-    process: subprocess.Popen[str]
+    process: subprocess.Popen[bytes]
     state_dir: Path
     audit_log: Path
     info: dict[str, Any]
+    log_file: Path  # the server's stderr: a file, never a pipe that fills and blocks it
 
     @property
     def base_url(self) -> str:
@@ -60,8 +61,7 @@ class RunningServer:
         return self.process.wait(timeout=30)
 
     def stderr(self) -> str:
-        assert self.process.stderr is not None
-        return self.process.stderr.read()
+        return self.log_file.read_text(errors="replace")
 
 
 @contextmanager
@@ -72,25 +72,24 @@ def http_server(config_dir: Path, state_dir: Path, *args: str, **env: str) -> It
         sys.executable, "-m", "toolkiln", "serve", "--http", "--port", "0", "--config-dir", str(config_dir),
         "--token-file", str(state_dir / "token"), "--audit-log", str(audit_log), *args,
     ]  # fmt: skip
-    process = subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env={**child_env(), **env}
-    )
+    log_file = state_dir / "server.log"
+    with log_file.open("wb") as log:
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, env={**child_env(), **env})
     server_file = state_dir / "server.json"
     deadline = time.monotonic() + STARTUP_SECONDS
     while not server_file.exists():
         if process.poll() is not None or time.monotonic() > deadline:
             process.kill()
-            raise AssertionError(f"the server did not start:\n{process.communicate()[1]}")
+            process.wait()
+            raise AssertionError(f"the server did not start:\n{log_file.read_text(errors='replace')}")
         time.sleep(0.05)
-    server = RunningServer(process, state_dir, audit_log, json.loads(server_file.read_text()))
+    server = RunningServer(process, state_dir, audit_log, json.loads(server_file.read_text()), log_file)
     try:
         yield server
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
-        assert process.stderr is not None
-        process.stderr.close()
 
 
 @asynccontextmanager
