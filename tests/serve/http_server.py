@@ -6,6 +6,7 @@ import json
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -72,8 +73,9 @@ def http_server(config_dir: Path, state_dir: Path, *args: str, **env: str) -> It
         sys.executable, "-m", "toolkiln", "serve", "--http", "--port", "0", "--config-dir", str(config_dir),
         "--token-file", str(state_dir / "token"), "--audit-log", str(audit_log), *args,
     ]  # fmt: skip
-    log_file = state_dir / "server.log"
-    with log_file.open("wb") as log:
+    # In the temp folder, not in state_dir: the server makes that folder itself.
+    with tempfile.NamedTemporaryFile(prefix="toolkiln-server-", suffix=".log", delete=False) as log:
+        log_file = Path(log.name)
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, env={**child_env(), **env})
     server_file = state_dir / "server.json"
     deadline = time.monotonic() + STARTUP_SECONDS
@@ -81,7 +83,9 @@ def http_server(config_dir: Path, state_dir: Path, *args: str, **env: str) -> It
         if process.poll() is not None or time.monotonic() > deadline:
             process.kill()
             process.wait()
-            raise AssertionError(f"the server did not start:\n{log_file.read_text(errors='replace')}")
+            output = log_file.read_text(errors="replace")
+            log_file.unlink()
+            raise AssertionError(f"the server did not start:\n{output}")
         time.sleep(0.05)
     server = RunningServer(process, state_dir, audit_log, json.loads(server_file.read_text()), log_file)
     try:
@@ -90,6 +94,7 @@ def http_server(config_dir: Path, state_dir: Path, *args: str, **env: str) -> It
         if process.poll() is None:
             process.kill()
             process.wait()
+        log_file.unlink(missing_ok=True)
 
 
 @asynccontextmanager
