@@ -11,14 +11,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import child_env
-from toolkiln.clients.launch import (
-    DEFAULT_URL,
-    default_state_dir,
-    launcher,
-    locate_http_server,
-    serve_command,
-)
+from toolkiln.clients.launch import DEFAULT_URL, launcher, locate_http_server, serve_command
 from toolkiln.errors import ConfigError
+from toolkiln.token import default_state_dir
 
 
 @pytest.fixture
@@ -28,30 +23,28 @@ def state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_the_state_folder_is_the_one_serve_uses(state_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from toolkiln.serve.guard import default_state_dir as servers
-
-    assert default_state_dir() == servers() == state_dir
+    assert default_state_dir() == state_dir
     monkeypatch.delenv("XDG_CONFIG_HOME")
     monkeypatch.setenv("HOME", str(state_dir.parent / "home"))
-    assert default_state_dir() == servers() == state_dir.parent / "home" / ".config" / "toolkiln"
+    assert default_state_dir() == state_dir.parent / "home" / ".config" / "toolkiln"
 
 
 def test_a_token_made_here_is_the_one_serve_reads(state_dir: Path) -> None:
-    from toolkiln.serve.guard import load_or_create_token
+    from toolkiln.token import read_or_create_token
 
     target = locate_http_server()
     assert (target.url, target.token_file, target.created_token) == (DEFAULT_URL, state_dir / "token", True)
     assert os.stat(state_dir / "token").st_mode & 0o777 == 0o600
     assert os.stat(state_dir).st_mode & 0o777 == 0o700
-    assert load_or_create_token(state_dir / "token") == target.token
+    assert read_or_create_token(state_dir / "token") == (target.token, False)
     again = locate_http_server()
     assert (again.token, again.created_token) == (target.token, False)
 
 
 def test_a_token_serve_made_is_read_here(state_dir: Path, tmp_path: Path) -> None:
-    from toolkiln.serve.guard import load_or_create_token
+    from toolkiln.token import read_or_create_token
 
-    token = load_or_create_token(tmp_path / "elsewhere" / "token")
+    token, _ = read_or_create_token(tmp_path / "elsewhere" / "token")
     assert locate_http_server(token_file=tmp_path / "elsewhere" / "token").token == token
     (tmp_path / "empty").write_text("\n")
     with pytest.raises(ConfigError, match="the token file is empty"):

@@ -220,16 +220,8 @@ async def _serve_http(
     switches: Callable[[], Registry | None],
 ) -> None:
     from toolkiln.runner import ToolRunner
-    from toolkiln.serve import (
-        Admission,
-        HttpSettings,
-        ToolService,
-        bind,
-        default_state_dir,
-        is_loopback,
-        load_or_create_token,
-        serve_http,
-    )
+    from toolkiln.serve import Admission, HttpSettings, ToolService, bind, is_loopback, serve_http
+    from toolkiln.token import default_state_dir, read_or_create_token
 
     if (http.tls_cert is None) != (http.tls_key is None):
         raise ConfigError("--tls-cert and --tls-key go together")
@@ -241,7 +233,7 @@ async def _serve_http(
         logger.warning("listening on %s, beyond this machine: every request needs the token", http.host)
     state_dir = http.token_file.parent if http.token_file else default_state_dir()
     token_file = None if http.no_auth else (http.token_file or state_dir / "token")
-    token = load_or_create_token(token_file) if token_file else None
+    token = read_or_create_token(token_file)[0] if token_file else None
     listener = bind(http.host, http.port)
     port = listener.getsockname()[1]
     settings = HttpSettings(

@@ -12,7 +12,6 @@ from toolkiln.clients.formats import CLIENT_NAMES, CLIENTS, ClientFormat, Client
 from toolkiln.clients.install import InstallResult, install_server
 from toolkiln.clients.launch import (
     HttpTarget,
-    default_state_dir,
     launcher,
     locate_http_server,
     serve_command,
@@ -30,7 +29,6 @@ __all__ = [
     "HttpTarget",
     "InstallResult",
     "client_config",
-    "default_state_dir",
     "install_server",
     "launcher",
     "serve_command",

@@ -10,14 +10,13 @@ from __future__ import annotations
 import json
 import logging
 import os
-import secrets
 import shlex
 import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolkiln.errors import ConfigError
+from toolkiln.token import default_state_dir, read_or_create_token
 
 logger = logging.getLogger(__name__)
 
@@ -51,12 +50,6 @@ def serve_command(tools_dir: Path, config_dir: Path) -> list[str]:
     ]
 
 
-def default_state_dir() -> Path:
-    """Where `serve --http` keeps its token and discovery file (as serve/guard.py says)."""
-    base = os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config"
-    return Path(base) / "toolkiln"
-
-
 @dataclass(frozen=True)
 class HttpTarget:
     """Where a client reaches the HTTP server, and the token it sends (None: no auth)."""
@@ -81,7 +74,7 @@ def locate_http_server(url: str | None = None, token_file: Path | None = None) -
             return HttpTarget(url=url or str(running["url"]), token=None, token_file=None)
         token_file = Path(str(running["token_file"]))
     token_file = token_file or default_state_dir() / "token"
-    token, created = _read_or_create_token(token_file)
+    token, created = read_or_create_token(token_file)
     found_url = str(running["url"]) if running and running.get("url") else DEFAULT_URL
     return HttpTarget(url=url or found_url, token=token, token_file=token_file, created_token=created)
 
@@ -100,27 +93,3 @@ def _running_server(path: Path) -> dict[str, object] | None:
     except PermissionError:
         pass  # running, as another user
     return entry if isinstance(entry, dict) else None
-
-
-def _read_or_create_token(path: Path) -> tuple[str, bool]:
-    """(the token, whether it was just created), as `serve --http` reads and makes it."""
-    try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        try:
-            token = path.read_text(encoding="utf-8").strip()
-        except OSError as error:
-            raise ConfigError(f"{path}: cannot read the token: {error.strerror}") from None
-        if not token:
-            raise ConfigError(
-                f"{path}: the token file is empty; delete it to have a new token made"
-            ) from None
-        return token, False
-    except FileNotFoundError:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        return _read_or_create_token(path)
-    token = secrets.token_urlsafe(32)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(token + "\n")
-    logger.info("created a new token in %s", path)
-    return token, True

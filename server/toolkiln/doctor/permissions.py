@@ -13,10 +13,10 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from toolkiln.clients.launch import default_state_dir
 from toolkiln.discover.scan import SKIPPED_FOLDERS
 from toolkiln.doctor.findings import Finding, Project
 from toolkiln.files import catalog_path, tool_configs_dir
+from toolkiln.token import default_state_dir
 
 
 def check_permissions(project: Project) -> list[Finding]:

@@ -1,6 +1,6 @@
 """Serving the registry over MCP: the only package that imports the mcp SDK."""
 
-from toolkiln.serve.guard import Admission, default_state_dir, is_loopback, load_or_create_token
+from toolkiln.serve.guard import Admission, is_loopback
 from toolkiln.serve.handlers import build_server
 from toolkiln.serve.http import DEFAULT_MAX_BODY, DEFAULT_PORT, HttpSettings, bind, serve_http
 from toolkiln.serve.service import ToolService
@@ -15,9 +15,7 @@ __all__ = [
     "ToolService",
     "bind",
     "build_server",
-    "default_state_dir",
     "is_loopback",
-    "load_or_create_token",
     "serve_http",
     "serve_stdio",
     "watch_and_reload",

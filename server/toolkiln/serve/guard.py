@@ -14,17 +14,13 @@ import hmac
 import ipaddress
 import json
 import logging
-import os
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from toolkiln.audit import AuditLog
-from toolkiln.errors import ConfigError
 
 logger = logging.getLogger(__name__)
 
@@ -39,36 +35,6 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
-
-
-def default_state_dir() -> Path:
-    """Where the token and the running server's discovery file live: the user's config folder."""
-    base = os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config"
-    return Path(base) / "toolkiln"
-
-
-def load_or_create_token(path: Path) -> str:
-    """The token in `path`; on first start, a new random one written with mode 0600."""
-    try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        mode = path.stat().st_mode & 0o777
-        if mode & 0o077:
-            logger.warning("%s can be read by other users (mode %o); run: chmod 600 %s", path, mode, path)
-        token = path.read_text(encoding="utf-8").strip()
-        if not token:
-            raise ConfigError(
-                f"{path}: the token file is empty; delete it to have a new token made"
-            ) from None
-        return token
-    except FileNotFoundError:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        return load_or_create_token(path)
-    token = secrets.token_urlsafe(32)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(token + "\n")
-    logger.info("created a new token in %s", path)
-    return token
 
 
 @dataclass(frozen=True)
