@@ -7,7 +7,6 @@ from the command line as from an MCP client.
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import math
 import os
@@ -23,7 +22,7 @@ from toolkiln.errors import ProcessStartError, ToolRunError
 from toolkiln.model import CompiledTool
 from toolkiln.process import ProcessResult, run_process
 from toolkiln.runner.adapters import ARGV_BUILDERS, stdin_json
-from toolkiln.runner.content import rich_result
+from toolkiln.runner.content import json_object, rich_result
 from toolkiln.runner.envelope import result_from_answer
 from toolkiln.runner.environment import base_env, script_env
 from toolkiln.runner.interactive import Conversation
@@ -303,7 +302,7 @@ def _result_from_process(
     if any(headlines):
         headline = "\n".join(line for line in headlines if line)
         return ToolResult(text=_join(headline, text, stderr), is_error=True, **common)
-    value = None if result.stdout_truncated else _json_object(text)
+    value = None if result.stdout_truncated else json_object(text)
     rich = rich_result(value, tool.name, tool_dir, **common)
     return rich or ToolResult(text=text, is_error=False, structured=value, **common)
 
@@ -321,16 +320,6 @@ def _join(headline: str, stdout: str, stderr: list[str]) -> str:
     if stderr:
         parts.append("stderr:\n" + "\n".join(stderr))
     return "\n".join(parts)
-
-
-def _json_object(text: str) -> dict[str, Any] | None:
-    if not text.lstrip().startswith("{"):
-        return None
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def _not_json_numbers(arguments: Mapping[str, Any]) -> list[str]:

@@ -13,6 +13,7 @@ protocol's types, so this module only shapes and never imports the SDK.
 from __future__ import annotations
 
 import base64
+import json
 import mimetypes
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,17 @@ MAX_FILE_BYTES = 700 * 1024
 
 class ContentError(Exception):
     """A content item that names a file toolkiln cannot send; the message says which."""
+
+
+def json_object(text: str) -> dict[str, Any] | None:
+    """`text` as a JSON object (a tool's stdout, a rendered prompt), or None if it is not one."""
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def rich_result(value: Any, tool: str, tool_dir: Path, **fields: Any) -> ToolResult | None:

@@ -3,19 +3,19 @@
 Three ways, by what the client can do:
 - `elicit`: a 2025-11-25 client with elicitation is asked with an elicitation request;
 - `input_required`: a 2026-07-28 client with elicitation gets an input-required result
-  and retries the call with the answer (bound to the same tool and arguments);
-- `argument`: any other client sees a required `confirm: true` argument in the tool's
-  schema, and a call without it is refused with a message saying so.
+  and retries the call with the answer; the SDK's `RequestStateBoundary` (installed in
+  handlers.py) seals the state and binds it to the same tool and arguments;
+- `none` (it cannot be asked): the client sees a required `confirm: true` argument in
+  the tool's schema, and a call without it is refused with a message saying so.
+
+`elicitation_mode` is how any form reaches a client: prompts' `@ask` values use it too.
 A declined or missing confirmation never runs the script.
 """
 
 from __future__ import annotations
 
 import copy
-import hashlib
-import hmac
 import json
-import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -26,23 +26,24 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolkiln.model import CompiledTool
 
-Mode = Literal["elicit", "input_required", "argument"]
+Mode = Literal["elicit", "input_required", "none"]
 CONFIRM = "confirm"
 _ANSWER_SCHEMA: types.ElicitRequestedSchema = {
     "type": "object",
     "properties": {CONFIRM: {"type": "boolean", "title": "Run it", "description": "Yes, run this tool now"}},
     "required": [CONFIRM],
 }
-_KEY = secrets.token_bytes(32)  # binds an answer to one call, for this server's lifetime
 
 
-def confirmation_mode(ctx: ServerRequestContext[Any] | None) -> Mode:
+def elicitation_mode(ctx: ServerRequestContext[Any] | None) -> Mode:
+    """How this client can be asked to fill in a form: a request now (`elicit`), an
+    input-required result it answers by retrying (`input_required`), or not at all."""
     capabilities = ctx.session.client_capabilities if ctx is not None else None
     if ctx is None or capabilities is None or capabilities.elicitation is None:
-        return "argument"
+        return "none"
     if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
         return "input_required"
-    return "elicit" if ctx.session.can_send_request else "argument"
+    return "elicit" if ctx.session.can_send_request else "none"
 
 
 def with_confirm_argument(tool: types.Tool) -> types.Tool:
@@ -71,9 +72,9 @@ async def confirm(
     arguments: Mapping[str, Any] | None,
 ) -> Confirmation:  # fmt: skip
     arguments = dict(arguments or {})
-    mode = confirmation_mode(ctx)
+    mode = elicitation_mode(ctx)
     question = _question(tool, arguments)
-    if mode == "argument":
+    if mode == "none":
         if arguments.pop(CONFIRM, None) is not True:
             return Confirmation(
                 arguments,
@@ -85,14 +86,13 @@ async def confirm(
     if mode == "elicit":
         answer = await ctx.session.elicit_form(question, _ANSWER_SCHEMA, related_request_id=ctx.request_id)
         return Confirmation(arguments, refusal=_refusal(tool, answer))
-    state = _state(tool, arguments)
     response = (params.input_responses or {}).get(CONFIRM) if params is not None else None
-    if response is None or not hmac.compare_digest(params.request_state or "", state):  # type: ignore[union-attr]
+    if response is None or params is None or params.request_state != CONFIRM:
         request = types.ElicitRequest(
             params=types.ElicitRequestFormParams(message=question, requested_schema=_ANSWER_SCHEMA)
         )
         return Confirmation(
-            arguments, ask=types.InputRequiredResult(input_requests={CONFIRM: request}, request_state=state)
+            arguments, ask=types.InputRequiredResult(input_requests={CONFIRM: request}, request_state=CONFIRM)
         )
     return Confirmation(arguments, refusal=_refusal(tool, response))
 
@@ -110,8 +110,3 @@ def _refusal(tool: CompiledTool, answer: Any) -> str | None:
     ):
         return None
     return f"The user did not confirm running {tool.name!r}, so nothing was run."
-
-
-def _state(tool: CompiledTool, arguments: Mapping[str, Any]) -> str:
-    call = json.dumps([tool.name, arguments], sort_keys=True, ensure_ascii=False).encode()
-    return hmac.new(_KEY, call, hashlib.sha256).hexdigest()

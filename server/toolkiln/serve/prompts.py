@@ -12,21 +12,20 @@ relative to the template's folder).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 import mcp.types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter, ValidationError
 
 from toolkiln.model import CompiledPrompt
 from toolkiln.render import FrontMatterError, RenderError, render_text, split_front_matter
 from toolkiln.runner import Registry, ToolRunner
-from toolkiln.runner.content import ContentError, with_files_read
+from toolkiln.runner.content import ContentError, json_object, with_files_read
 from toolkiln.schema import ArgumentChecker, parameters_to_schema, prepare_arguments
+from toolkiln.serve.confirm import elicitation_mode
 
 _MESSAGES = TypeAdapter(list[types.PromptMessage])
 ASK_KEY = "prompt_inputs"  # the key of a prompt's question in an input-required result
@@ -38,35 +37,23 @@ async def ask_user(
     """The `@ask` values: from the user (one elicitation form), or their defaults (empty
     when none) for a client that cannot ask or a user who declines."""
     values: dict[str, Any] = {ask.name: "" if ask.default is None else ask.default for ask in prompt.asks}
-    capabilities = ctx.session.client_capabilities if ctx is not None else None
-    if ctx is None or capabilities is None or capabilities.elicitation is None:
+    mode = elicitation_mode(ctx)
+    if ctx is None or mode == "none":
         return values
     only = prompt.asks[0].description if len(prompt.asks) == 1 else ""
     question = only or f"A few details for the prompt {prompt.title or prompt.name!r}"
     schema: types.ElicitRequestedSchema = parameters_to_schema(prompt.asks)
     schema.pop("additionalProperties", None)  # not part of an elicitation form's schema
-    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+    if mode == "input_required":
         answer = (input_responses or {}).get(ASK_KEY)
         if answer is None:
             form = types.ElicitRequestFormParams(message=question, requested_schema=schema)
             return types.InputRequiredResult(input_requests={ASK_KEY: types.ElicitRequest(params=form)})
-    elif ctx.session.can_send_request:
-        answer = await ctx.session.elicit_form(question, schema, related_request_id=ctx.request_id)
     else:
-        return values
+        answer = await ctx.session.elicit_form(question, schema, related_request_id=ctx.request_id)
     if isinstance(answer, types.ElicitResult) and answer.action == "accept":
         values |= {key: value for key, value in (answer.content or {}).items() if key in values}
     return values
-
-
-def _json_object(text: str) -> dict[str, Any] | None:
-    if not text.lstrip().startswith("{"):
-        return None
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        return None
-    return value if isinstance(value, dict) else None
 
 
 class PromptService:
@@ -131,7 +118,7 @@ class PromptService:
         )
 
     def _messages(self, prompt: CompiledPrompt, text: str) -> list[types.PromptMessage]:
-        value = _json_object(text)
+        value = json_object(text)
         if value is None or not isinstance(value.get("messages"), list):
             return [types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))]
         assert self.registry.prompts_dir is not None

@@ -25,7 +25,7 @@ from toolkiln.audit import AuditLog, redact
 from toolkiln.model import CompiledTool
 from toolkiln.runner import Registry, ToolResult, ToolRunner, UnknownToolError
 from toolkiln.serve.changes import Broadcaster
-from toolkiln.serve.confirm import confirm, confirmation_mode, with_confirm_argument
+from toolkiln.serve.confirm import confirm, elicitation_mode, with_confirm_argument
 from toolkiln.serve.interactive import ParkedCalls
 from toolkiln.serve.notify import ThrottledNotifier
 from toolkiln.serve.resources import state_uris
@@ -63,7 +63,7 @@ class ToolService:
 
     def list_tools(self, ctx: ServerRequestContext[Any] | None = None) -> types.ListToolsResult:
         """The tools as this client sees them: with a `confirm` argument where it cannot be asked."""
-        by_argument = confirmation_mode(ctx) == "argument"
+        by_argument = elicitation_mode(ctx) == "none"
         if by_argument not in self._tool_lists:  # built on the first request, not at start
             tools = [mcp_tool(tool) for tool in self.registry.tools.values()]
             if by_argument:
