@@ -46,16 +46,16 @@ def elicitation_mode(ctx: ServerRequestContext[Any] | None) -> Mode:
     return "elicit" if ctx.session.can_send_request else "none"
 
 
-def with_confirm_argument(tool: types.Tool) -> types.Tool:
-    """The tool as a client without elicitation sees it: `confirm: true` is required."""
-    schema = copy.deepcopy(tool.input_schema)
+def with_confirm_argument(input_schema: dict[str, Any]) -> dict[str, Any]:
+    """A tool's schema as a client without elicitation sees it: `confirm: true` is required."""
+    schema = copy.deepcopy(input_schema)
     schema["properties"][CONFIRM] = {
         "type": "boolean",
         "const": True,
         "description": "This tool needs confirmation: set to true only once the user has agreed to run it.",
     }
     schema["required"] = [*schema.get("required", []), CONFIRM]
-    return tool.model_copy(update={"input_schema": schema})
+    return schema
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ def build_server(service: ToolService) -> Server[Any]:
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
+    ) -> dict[str, Any]:
         broadcaster.seen(ctx)
         return service.list_tools(ctx)
 
@@ -124,7 +124,6 @@ def build_server(service: ToolService) -> Server[Any]:
             SERVER_NAME,
             version=__version__,
             instructions=f"Tools from the scripts in {service.registry.tools_dir}.",
-            on_list_tools=list_tools,
             on_call_tool=call_tool,
             on_set_logging_level=set_logging_level,
             on_list_resources=list_resources,
@@ -138,6 +137,8 @@ def build_server(service: ToolService) -> Server[Any]:
             on_completion=completion,
             get_tool_input_schema=input_schema,
         )
+    # A plain dict (see ToolService.list_tools): the generic registration takes one.
+    server.add_request_handler("tools/list", types.PaginatedRequestParams, list_tools)
     # requestState (2026-07-28) sealed on the way out and checked on the way back, so a
     # client can neither read nor forge the state of a waiting call or a confirmation.
     server.middleware.append(

@@ -114,7 +114,7 @@ async def _dispatch(service: ToolService, method: str, params: Any) -> dict[str,
     if method == "ping":
         return {}
     if method == "tools/list":
-        return _dump(service.list_tools())
+        return service.list_tools()
     if method == "tools/call":
         name, arguments = params.get("name"), params.get("arguments", {})
         if not isinstance(name, str):

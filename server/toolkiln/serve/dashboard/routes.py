@@ -215,7 +215,7 @@ class Dashboard:
             )  # fmt: skip
 
     async def _rows(self) -> list[ToolRow]:
-        schemas = {tool.name: tool.input_schema for tool in self.service.list_tools().tools}
+        schemas = {tool["name"]: tool["inputSchema"] for tool in self.service.list_tools()["tools"]}
         registry = self.service.registry
         return await anyio.to_thread.run_sync(tool_rows, registry, schemas, self.config_dir)
 
