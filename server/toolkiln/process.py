@@ -295,20 +295,21 @@ async def _feed(
 async def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        await anyio.wait_writable(fd)
-        try:
+        try:  # write first, wait only when the pipe is full (as _drain reads)
             view = view[os.write(fd, view) :]
         except BlockingIOError:
-            continue
+            await anyio.wait_writable(fd)
 
 
 async def _drain(fd: int, sink: Callable[[bytes], None]) -> None:
+    # Read first, wait only when the pipe is empty: a short script's output and its end
+    # are usually there together, and each wait costs the event loop two epoll changes.
     os.set_blocking(fd, False)
     while True:
-        await anyio.wait_readable(fd)
         try:
             chunk = os.read(fd, READ_CHUNK)
         except BlockingIOError:
+            await anyio.wait_readable(fd)
             continue
         if not chunk:
             return
