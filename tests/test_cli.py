@@ -173,6 +173,25 @@ def test_serve_prints_a_banner_on_stderr_and_nothing_on_stdout(tools_dir: Path, 
     assert entry["args"][-4:] == ["--tools-dir", str(tools_dir), "--config-dir", str(config_dir)]
 
 
+@pytest.mark.usefixtures("project")
+def test_the_banner_names_the_tools_folder_the_config_was_built_from(
+    tools_dir: Path, config_dir: Path, tmp_path: Path
+) -> None:
+    toolkiln = [sys.executable, "-m", "toolkiln"]
+    folders = ["--tools-dir", str(tools_dir), "--config-dir", str(config_dir)]
+    for step in ("discover", "build"):
+        subprocess.run([*toolkiln, step, *folders], check=True, capture_output=True, env=child_env())
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    result = subprocess.run(  # only --config-dir, from a folder with no tools
+        [*toolkiln, "serve", "--config-dir", str(config_dir)],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, env=child_env(), cwd=elsewhere, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    snippet = json.loads(result.stderr[result.stderr.index("{") : result.stderr.rindex("}") + 1])
+    assert snippet["mcpServers"]["toolkiln"]["args"][-4:] == folders
+
+
 @pytest.mark.anyio
 @pytest.mark.usefixtures("project")
 async def test_start_server_script_discovers_and_serves(tools_dir: Path, config_dir: Path) -> None:

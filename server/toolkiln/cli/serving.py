@@ -205,7 +205,7 @@ async def _serve_stdio(
     from toolkiln.serve import ToolService, serve_stdio
 
     service = ToolService(ToolRunner(registry, run.settings(registry, "stdio", max_concurrency)), audit)
-    click.echo(stdio_banner(len(registry.tools), registry.tools_dir, folders.tools, folders.config), err=True)
+    click.echo(stdio_banner(len(registry.tools), registry.tools_dir, folders.config), err=True)
     await _with_watcher(service, folders, rebuild, serve_stdio(service))
 
 
