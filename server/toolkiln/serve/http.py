@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
-from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import RequestBodyLimitMiddleware, TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -31,7 +31,7 @@ from toolkiln import __version__
 from toolkiln.files import write_json_atomic
 from toolkiln.process import kill_all_groups
 from toolkiln.serve.dashboard import Dashboard, Sessions, is_dashboard_path
-from toolkiln.serve.events import RETRY_MILLISECONDS, MemoryEventStore
+from toolkiln.serve.events import RETRY_MILLISECONDS, ResumableSessionManager
 from toolkiln.serve.guard import Admission, Guard
 from toolkiln.serve.handlers import build_server
 from toolkiln.serve.rpc import rpc_endpoint
@@ -101,15 +101,14 @@ def build_app(
 ) -> Any:
     """The ASGI app: the Guard, a body size limit, then the routes (the dashboard's too,
     unless `settings.dashboard` is off)."""
-    manager = StreamableHTTPSessionManager(
+    # Resumable streams: a client that lost its connection mid-call reconnects with
+    # Last-Event-ID (stateful sessions only), from its session's own event store.
+    manager = ResumableSessionManager(
         app=build_server(service),
         stateless=settings.stateless,
         # The Guard checks Host and Origin on every route, this one included.
         security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         max_request_body_size=settings.max_body_bytes,
-        # Resumable streams: a client that lost its connection mid-call reconnects with
-        # Last-Event-ID (stateful sessions only; the SDK keeps none when stateless).
-        event_store=None if settings.stateless else MemoryEventStore(),
         retry_interval=RETRY_MILLISECONDS,
     )
     started = time.monotonic()
