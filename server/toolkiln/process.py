@@ -267,8 +267,7 @@ async def _communicate(
         await _wait_for_exit(process)
         # The call is over when the main process is; anything it left behind in
         # its group, or that escaped it, goes now, which also closes the pipes those held.
-        _signal_group(process.pid, signal.SIGKILL)
-        await _sweep(process.pid)
+        await _stop_group(process)
         with anyio.move_on_after(DRAIN_SECONDS):
             await pipes_closed.wait()
         tasks.cancel_scope.cancel()
@@ -331,7 +330,10 @@ async def _wait_for_exit(process: subprocess.Popen[bytes]) -> None:
 
 
 async def _stop_group(process: subprocess.Popen[bytes]) -> None:
-    """SIGTERM the group, give it a grace period, then SIGKILL whatever is left."""
+    """SIGTERM the group, give it a grace period, then SIGKILL whatever is left; once
+    (a group stopped already is no longer tracked)."""
+    if process.pid not in _live_groups:
+        return
     if process.poll() is None:
         _signal_group(process.pid, signal.SIGTERM)
         with anyio.move_on_after(KILL_GRACE_SECONDS):
@@ -423,7 +425,7 @@ def _kill_orphans(runs: Mapping[int, str]) -> list[int]:
 def _children() -> set[int]:
     """The pids of the main thread's children. An orphan is handed to a subreaper's first
     live thread, which is the main one, so that list is all the sweep needs (one read
-    instead of one per thread: this runs twice per call)."""
+    instead of one per thread: this runs at the end of every call)."""
     try:
         with open(f"/proc/self/task/{os.getpid()}/children") as listing:
             return {int(pid) for pid in listing.read().split()}
@@ -582,13 +584,7 @@ class LiveProcess:
                     resource.RLIMIT_CPU,
                     (budget if hard == resource.RLIM_INFINITY else min(budget, hard), hard),
                 )
-        view = memoryview(data)
-        while view:
-            await anyio.wait_writable(self._stdin)
-            try:
-                view = view[os.write(self._stdin, view) :]
-            except BlockingIOError:
-                continue
+        await _write_all(self._stdin, data)
 
     async def read_line(self, limit: int, on_stderr_line: StderrLineHandler | None) -> bytes | None:
         """The next stdout line (without its newline), or None when stdout closed; its
@@ -614,10 +610,10 @@ class LiveProcess:
         while (end := self._pending.find(b"\n")) < 0:
             if len(self._pending) > limit:
                 raise LineTooLong(f"an answer of more than {limit} bytes")
-            await anyio.wait_readable(self._stdout)
-            try:
+            try:  # read first, wait only when there is nothing yet (as _drain does)
                 chunk = os.read(self._stdout, READ_CHUNK)
             except BlockingIOError:
+                await anyio.wait_readable(self._stdout)
                 continue
             if not chunk:
                 return None
