@@ -155,7 +155,7 @@ def serve(
     latest audit entries and health.
     """
     built = (
-        _discover_and_build(folders, force=force_discover)
+        _build(folders, discover=True, force=force_discover)
         if discover_first or force_discover or watch
         else True
     )
@@ -171,12 +171,13 @@ def serve(
 
         registry = Registry.load(catalog_path(folders.config))
     audit = None if no_audit else AuditLog(audit_log or folders.config / AUDIT_FILE)
-    rebuild = functools.partial(_rebuild, folders) if watch else None
+    rebuild = functools.partial(_rebuild, folders, discover=True) if watch else None
     if transport == "stdio":
         anyio.run(_serve_stdio, folders, registry, run, max_concurrency, audit, rebuild)
     else:
-        # The dashboard's switches rebuild the folders the served tools.json was built from.
-        switches = rebuild or functools.partial(_rebuild, _built_from(folders, registry))
+        # The dashboard's switches rebuild the folders the served tools.json was built from;
+        # without --watch, only build: no script is read unless serve was asked to.
+        switches = rebuild or functools.partial(_rebuild, _built_from(folders, registry), discover=False)
         anyio.run(_serve_http, folders, registry, run, http, max_concurrency, audit, rebuild, switches)
 
 
@@ -285,19 +286,20 @@ async def _with_watcher(
         group.cancel_scope.cancel()
 
 
-def _discover_and_build(folders: Folders, *, force: bool) -> bool:
-    """The pipeline; whether it built. What failed is logged, and the last good
-    tools.json stays in place."""
+def _build(folders: Folders, *, discover: bool, force: bool = False) -> bool:
+    """Build (after a discover, when asked); whether it built. What failed is logged,
+    and the last good tools.json stays in place."""
     from toolkiln.build import build_catalog
     from toolkiln.discover import discover_tools
 
     prompts, resources = folders.existing(folders.prompts), folders.existing(folders.resources)
     try:
-        report = discover_tools(
-            folders.tools, folders.config, force=force, prompts_dir=prompts, resources_dir=resources
-        )
-        for problem in report.errors:
-            logger.error("discover: %s", problem)
+        if discover:
+            report = discover_tools(
+                folders.tools, folders.config, force=force, prompts_dir=prompts, resources_dir=resources
+            )
+            for problem in report.errors:
+                logger.error("discover: %s", problem)
         build_catalog(folders.config, folders.tools, prompts, resources)
     except ToolkilnError as error:
         logger.error("%s\nstill serving the last good %s", error, catalog_path(folders.config))
@@ -316,11 +318,12 @@ def _built_from(folders: Folders, registry: Registry) -> Folders:
     )
 
 
-def _rebuild(folders: Folders) -> Registry | None:
-    """What `--watch` runs on a change: the registry to serve now, or None to keep the current one."""
+def _rebuild(folders: Folders, *, discover: bool) -> Registry | None:
+    """What `--watch` runs on a change (`discover`), or a dashboard switch without it: the
+    registry to serve now, or None to keep the current one."""
     from toolkiln.runner import Registry
 
-    if not _discover_and_build(folders, force=False):
+    if not _build(folders, discover=discover):
         return None
     try:
         return Registry.load(catalog_path(folders.config))

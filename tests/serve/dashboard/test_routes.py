@@ -16,7 +16,7 @@ import httpx2
 import mcp.types as types
 import pytest
 
-from tests.conftest import pids_alive
+from tests.conftest import MakeTool, pids_alive
 from tests.serve.dashboard.conftest import Browser, events, meta_csrf
 from tests.serve.http_server import RunningServer, http_server, mcp_client
 
@@ -163,6 +163,18 @@ async def test_a_switch_writes_the_config_and_swaps_the_tools_in(
         assert echo.content[0].text == "back"  # type: ignore[union-attr]
     assert json.loads(config.read_text()) == before
     assert httpx2.get(f"{server.base_url}/health").json()["tools"] == 4
+
+
+def test_a_switch_without_watch_builds_but_reads_no_script(
+    server: RunningServer, browser: Browser, project: Path, make_tool: MakeTool
+) -> None:
+    """`serve` reads no script unless asked to (--discover, --watch): a switch rebuilds
+    from the configs only, so a script added since is not discovered by it."""
+    make_tool("added.sh", "#!/bin/bash\n# Tool: added\n# Description: Added after the start\necho added\n")
+    off = browser.switch("echo", False)
+    assert off.status_code == 200, off.text
+    assert off.json()["served"] == 3  # the 4 built tools, echo off; not `added`
+    assert not (project / "tools" / "added.json").exists()
 
 
 class ListChanges:
