@@ -81,17 +81,14 @@ async def declare(candidate: Candidate, probe_timeout: float) -> Declaration | N
 
 
 def parse_help(metadata: dict[str, Any], options_text: str, path: str) -> Declaration:
-    """Turn the two JSON documents of a `--help` answer into a declaration."""
-    options, skipped = _parse_options_json(options_text, path)
-    json_text = "\n".join(options_text.splitlines()[skipped:])
+    """Turn the two JSON documents of a `--help` answer into a declaration (a whole
+    `input_schema` in the metadata stands for the options, which are then not read)."""
     warnings: list[DiscoveryError] = []
-    parameters = []
-    for name, spec in options.items():
-        line = locate_key(json_text, (name,))
-        parameters.append(_parse_option(name, spec, path, line and line + skipped, warnings))
     input_schema = metadata.get("input_schema")
     if input_schema is not None:
         parameters = _parameters_of_schema(input_schema, path)
+    else:
+        parameters = _parameters_of_options(options_text, path, warnings)
     title = metadata.get("title")
     version = metadata.get("version")
     state = metadata.get("state", False)
@@ -107,6 +104,16 @@ def parse_help(metadata: dict[str, Any], options_text: str, path: str) -> Declar
         input_schema=input_schema,
         warnings=warnings,
     )
+
+
+def _parameters_of_options(options_text: str, path: str, warnings: list[DiscoveryError]) -> list[Parameter]:
+    options, skipped = _parse_options_json(options_text, path)
+    json_text = "\n".join(options_text.splitlines()[skipped:])
+    parameters = []
+    for name, spec in options.items():
+        line = locate_key(json_text, (name,))
+        parameters.append(_parse_option(name, spec, path, line and line + skipped, warnings))
+    return parameters
 
 
 def _parameters_of_schema(schema: Any, path: str) -> list[Parameter]:

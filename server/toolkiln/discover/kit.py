@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolkiln.discover.base import Candidate, Declaration, make_parameter
+from toolkiln.discover.naming import MAX_NAME_LENGTH
 from toolkiln.discover.object_literal import LiteralError, ObjectLiteral, parse_object_literal
 from toolkiln.errors import DiscoveryError
 from toolkiln.interpreters import INTERPRETERS, find_interpreter, interpreter_names
@@ -35,7 +36,6 @@ from toolkiln.model.tools import TOOL_NAME_PATTERN
 logger = logging.getLogger(__name__)
 
 MAX_SCRIPT_BYTES = 1024 * 1024
-MAX_NAME_LENGTH = 64
 # `// Key: value` or `# Key: value`, before the schema; the first of each key wins.
 _METADATA = re.compile(r"^\s*(?:#|//)\s*(Name|Description)\s*:(.*)$", re.IGNORECASE)
 # `schema = {`, optionally `export const schema: Schema = {`, optionally in a comment.

@@ -20,6 +20,7 @@ script, its options read from the `add_argument` calls.
 from __future__ import annotations
 
 import ast
+import contextlib
 import re
 from pathlib import Path
 from typing import Any
@@ -49,8 +50,9 @@ def claims(candidate: Candidate) -> bool:
     if candidate.path.suffix != ".py":
         return False
     text = candidate.head
-    if len(text.encode()) >= HEAD_BYTES and not _ENTRY.search(text):
-        text = _read(candidate.path)
+    if text and candidate.stat.st_size > HEAD_BYTES and not _ENTRY.search(text):
+        with contextlib.suppress(DiscoveryError):  # gone or unreadable since its head was read
+            text = _read(candidate.path)
     if candidate.executable and _SELF_DESCRIBING.search(text):
         return False
     for match in _ENTRY.finditer(text):
