@@ -160,8 +160,8 @@ def test_a_broken_catalog_stops_serve_and_list_with_its_name(built: Path, how: s
         count(BAD_INPUTS)
 
 
-def test_a_config_with_a_wrong_parameter_keeps_its_neighbours_served(built: Path, tools_dir: Path) -> None:
-    """Disable the broken tool and the build goes on with the rest; fix it and it is back."""
+def test_a_config_with_a_wrong_parameter_fails_the_build_until_fixed(built: Path, tools_dir: Path) -> None:
+    """A parameter of an unknown type stops the build; fixed, the tool is built with its neighbour."""
     broken = built / "tools" / "add.json"
     good = broken.read_text()
     _json_edit(lambda data: _script(data)["parameters"][0].update(type="complex"))(broken)
