@@ -62,7 +62,9 @@ def build_catalog(
         server = load_server_config(config_dir)
     except ConfigError as error:
         raise BuildError(f"{error}\n{report.path} was left as it was.") from None
-    report.tools = _compile_all(config_dir / "tools", ToolConfig, compile_tool, "tool", errors, report)
+    report.tools = _compile_all(
+        tool_configs_dir(config_dir), ToolConfig, compile_tool, "tool", errors, report
+    )
     report.tools = [
         tool.model_copy(update={"limits": tool.limits.over(server.limits)}) for tool in report.tools
     ]

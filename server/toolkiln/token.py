@@ -14,6 +14,10 @@ from toolkiln.errors import ConfigError
 logger = logging.getLogger(__name__)
 
 
+TOKEN_FILE = "token"  # in the state folder
+SERVER_FILE = "server.json"  # what the running HTTP server writes there: its URL
+
+
 def default_state_dir() -> Path:
     """The user's config folder for toolkiln (XDG_CONFIG_HOME, else ~/.config)."""
     base = os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config"

@@ -7,14 +7,15 @@ import shlex
 from pathlib import Path
 
 from toolkiln import __version__
-from toolkiln.clients.launch import serve_command, shell_launcher
+from toolkiln.clients import client_config
+from toolkiln.clients.launch import shell_launcher
 
 
 def stdio_banner(tool_count: int, tools_dir: Path, config_dir: Path) -> str:
     """`tools_dir`: the folder the served tools.json was built from (its own record), so
     that the snippet names it even when `serve` was given only --config-dir."""
-    command = serve_command(tools_dir, config_dir)
-    snippet = json.dumps({"mcpServers": {"toolkiln": {"command": command[0], "args": command[1:]}}}, indent=2)
+    entry = client_config("json", "toolkiln", tools_dir=tools_dir, config_dir=config_dir)
+    snippet = json.dumps(entry.snippet, indent=2)
     return (
         f"toolkiln {__version__}: serving {tool_count} tools from {tools_dir} over stdio.\n"
         f"To use them from an MCP client (Claude Desktop, Claude Code, Cursor, VS Code), add:\n{snippet}\n"

@@ -11,9 +11,7 @@ import click
 from toolkiln.cli.app import SEVERITY_COLOURS, Folders, cli, folder_options, paint
 
 if TYPE_CHECKING:
-    from toolkiln.doctor import DoctorReport, Severity
-
-SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
+    from toolkiln.doctor import DoctorReport
 
 
 @cli.command()
@@ -38,7 +36,7 @@ def doctor(folders: Folders, fix: bool, as_json: bool, server_name: str) -> None
     parameters that would set risky environment variables, missing Python packages,
     and files others could change. Exits with status 1 when there are errors.
     """
-    from toolkiln.doctor import run_doctor
+    from toolkiln.doctor import SEVERITIES, run_doctor
 
     report = run_doctor(
         folders.tools,
@@ -58,6 +56,8 @@ def doctor(folders: Folders, fix: bool, as_json: bool, server_name: str) -> None
 
 
 def _render(report: DoctorReport, fix: bool) -> str:
+    from toolkiln.doctor import SEVERITIES
+
     lines = [f"{paint('fixed', 'green')}: {done}" for done in report.fixed]
     for finding in report.findings:
         colour = SEVERITY_COLOURS[finding.severity]

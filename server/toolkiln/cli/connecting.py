@@ -10,16 +10,15 @@ from typing import TYPE_CHECKING, cast
 import click
 
 from toolkiln.cli.app import Folders, cli, echo_problem, folder_arguments, folder_options, paint
+from toolkiln.clients import CLIENT_NAMES
 
 if TYPE_CHECKING:
     from toolkiln.clients import ClientName
 
-CLIENT_CHOICES = ("claude-desktop", "claude-code", "cursor", "vscode", "windsurf", "json")
-
 
 @cli.command("config")
 @folder_options
-@click.argument("client", type=click.Choice(CLIENT_CHOICES), metavar="CLIENT")
+@click.argument("client", type=click.Choice(CLIENT_NAMES), metavar="CLIENT")
 @click.option("--http", is_flag=True, help="Connect to `toolkiln serve --http` instead of starting a server.")
 @click.option(
     "--install", is_flag=True, help="Merge the entry into the client's config file (a backup first)."

@@ -46,6 +46,7 @@ def new(folders: Folders, name: str, dialect: str, template_dir: Path | None) ->
     existing tool or file of that name is never overwritten.
     """
     from toolkiln.discover import discover_tools
+    from toolkiln.files import tool_config_path
     from toolkiln.scaffold import create_tool
 
     created = create_tool(name, cast("NewDialect", dialect), folders.tools, folders.config, template_dir)
@@ -67,7 +68,7 @@ def new(folders: Folders, name: str, dialect: str, template_dir: Path | None) ->
             "warning",
             f"discovery found {len(report.errors) - len(own)} problems elsewhere: run `toolkiln doctor`",
         )
-    config_file = folders.config / "tools" / f"{name}.json"
+    config_file = tool_config_path(folders.config, name)
     click.echo(
         f"{paint('created', 'green')} {created.script} ({dialect}, executable) and its config {config_file}"
     )

@@ -222,7 +222,7 @@ async def _serve_http(
 ) -> None:
     from toolkiln.runner import ToolRunner
     from toolkiln.serve import Admission, HttpSettings, ToolService, bind, is_loopback, serve_http
-    from toolkiln.token import default_state_dir, read_or_create_token
+    from toolkiln.token import SERVER_FILE, TOKEN_FILE, default_state_dir, read_or_create_token
 
     if (http.tls_cert is None) != (http.tls_key is None):
         raise ConfigError("--tls-cert and --tls-key go together")
@@ -233,7 +233,7 @@ async def _serve_http(
             )
         logger.warning("listening on %s, beyond this machine: every request needs the token", http.host)
     state_dir = http.token_file.parent if http.token_file else default_state_dir()
-    token_file = None if http.no_auth else (http.token_file or state_dir / "token")
+    token_file = None if http.no_auth else (http.token_file or state_dir / TOKEN_FILE)
     token = read_or_create_token(token_file)[0] if token_file else None
     listener = bind(http.host, http.port)
     port = listener.getsockname()[1]
@@ -244,7 +244,7 @@ async def _serve_http(
         tls_cert=http.tls_cert,
         tls_key=http.tls_key,
         max_body_bytes=http.max_body,
-        server_file=state_dir / "server.json",
+        server_file=state_dir / SERVER_FILE,
         token_file=token_file,
         dashboard=not http.no_dashboard,
     )

@@ -29,7 +29,6 @@ Entry = dict[str, Any]
 @dataclass(frozen=True)
 class ClientFormat:
     name: ClientName
-    label: str
     servers_key: str
     config_file: Callable[[], Path | None]
     stdio_entry: Callable[[list[str]], Entry]
@@ -92,7 +91,6 @@ RESTART = "restart {} (or reload its MCP servers) to pick it up"
 CLIENTS: dict[ClientName, ClientFormat] = {
     "claude-desktop": ClientFormat(
         "claude-desktop",
-        "Claude Desktop",
         "mcpServers",
         _claude_desktop_file,
         _command,
@@ -101,7 +99,6 @@ CLIENTS: dict[ClientName, ClientFormat] = {
     ),
     "claude-code": ClientFormat(
         "claude-code",
-        "Claude Code",
         "mcpServers",
         _home(".claude.json"),
         lambda command: {**_typed_command(command), "env": {}},
@@ -110,7 +107,6 @@ CLIENTS: dict[ClientName, ClientFormat] = {
     ),
     "cursor": ClientFormat(
         "cursor",
-        "Cursor",
         "mcpServers",
         _home(".cursor", "mcp.json"),
         _command,
@@ -119,7 +115,6 @@ CLIENTS: dict[ClientName, ClientFormat] = {
     ),
     "vscode": ClientFormat(
         "vscode",
-        "VS Code",
         "servers",
         lambda: Path.cwd() / ".vscode" / "mcp.json",
         _typed_command,
@@ -128,7 +123,6 @@ CLIENTS: dict[ClientName, ClientFormat] = {
     ),
     "windsurf": ClientFormat(
         "windsurf",
-        "Windsurf",
         "mcpServers",
         _home(".codeium", "windsurf", "mcp_config.json"),
         _command,
@@ -137,7 +131,6 @@ CLIENTS: dict[ClientName, ClientFormat] = {
     ),
     "json": ClientFormat(
         "json",
-        "any MCP client",
         "mcpServers",
         lambda: None,
         _command,

@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolkiln.token import default_state_dir, read_or_create_token
+from toolkiln.token import SERVER_FILE, TOKEN_FILE, default_state_dir, read_or_create_token
 
 logger = logging.getLogger(__name__)
 
@@ -68,12 +68,12 @@ def locate_http_server(url: str | None = None, token_file: Path | None = None) -
     default one; a token file that does not exist yet is created as `serve --http` would
     create it (a random token, mode 0600), so that the server started later uses it.
     """
-    running = _running_server(default_state_dir() / "server.json")
+    running = _running_server(default_state_dir() / SERVER_FILE)
     if token_file is None and running is not None:
         if running.get("token_file") is None:  # it runs with --no-auth
             return HttpTarget(url=url or str(running["url"]), token=None, token_file=None)
         token_file = Path(str(running["token_file"]))
-    token_file = token_file or default_state_dir() / "token"
+    token_file = token_file or default_state_dir() / TOKEN_FILE
     token, created = read_or_create_token(token_file)
     found_url = str(running["url"]) if running and running.get("url") else DEFAULT_URL
     return HttpTarget(url=url or found_url, token=token, token_file=token_file, created_token=created)

@@ -15,6 +15,7 @@ from pathlib import Path
 from toolkiln.build import build_catalog
 from toolkiln.doctor.findings import Finding, Project
 from toolkiln.errors import ToolkilnError
+from toolkiln.files import catalog_path
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +43,7 @@ def apply_fixes(project: Project, findings: list[Finding]) -> FixOutcome:
                 Finding(
                     severity="error",
                     check="build-failed",
-                    path=str(project.config_dir / "tools.json"),
+                    path=str(catalog_path(project.config_dir)),
                     message=f"could not be rebuilt: {error}",
                     fix="fix what the message names, then toolkiln build",
                 )

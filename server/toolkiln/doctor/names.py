@@ -12,6 +12,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from toolkiln.doctor.findings import Finding, Project
+from toolkiln.files import tool_configs_dir
 from toolkiln.model import ToolConfig
 
 CLAUDE_CODE_LIMIT = 64
@@ -42,7 +43,7 @@ def check_names(project: Project) -> list[Finding]:
                 Finding(
                     severity="warning",
                     check="too-many-tools",
-                    path=str(project.config_dir / "tools"),
+                    path=str(tool_configs_dir(project.config_dir)),
                     message=f"{len(enabled)} tools are enabled, and {client} takes only {limit}: "
                     "the others are left out, and a long list costs every request context",
                     fix='disable the tools you do not need ("enabled": false), or serve them from '

@@ -16,14 +16,14 @@ from pathlib import Path
 from toolkiln.discover.scan import SKIPPED_FOLDERS
 from toolkiln.doctor.findings import Finding, Project
 from toolkiln.files import catalog_path, tool_configs_dir
-from toolkiln.token import default_state_dir
+from toolkiln.token import TOKEN_FILE, default_state_dir
 
 
 def check_permissions(project: Project) -> list[Finding]:
     findings = [
         finding for path in _guarded_paths(project) if (finding := _writable_by_others(path)) is not None
     ]
-    token = default_state_dir() / "token"
+    token = default_state_dir() / TOKEN_FILE
     try:
         mode = stat.S_IMODE(token.stat().st_mode)
     except OSError:
