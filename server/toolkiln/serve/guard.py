@@ -74,11 +74,34 @@ class Admission:
         return origin is None or _matches(origin, self.allowed_origins)
 
     def token_accepted(self, authorization: str | None) -> bool:
-        if self.token is None:
-            return True
-        scheme, _, credentials = (authorization or "").partition(" ")
-        return scheme.lower() == "bearer" and hmac.compare_digest(
-            credentials.strip().encode(), self.token.encode()
+        return self.token is None or bearer_matches(authorization, self.token)
+
+
+def token_matches(presented: str, token: str) -> bool:
+    """In constant time: no timing tells how much of a guess was right."""
+    return hmac.compare_digest(presented.strip().encode(), token.encode())
+
+
+def bearer_matches(authorization: str | None, token: str) -> bool:
+    """Whether an Authorization header is `Bearer <token>`."""
+    scheme, _, credentials = (authorization or "").partition(" ")
+    return scheme.lower() == "bearer" and token_matches(credentials, token)
+
+
+def record_denial(
+    audit: AuditLog | None, method: str, path: str, client: str | None, status: int, reason: str
+) -> None:
+    """Log and audit a refused request: the Guard's refusals and the dashboard's own."""
+    logger.warning("denied %s %s from %s: %s", method, path, client, reason)
+    if audit is not None:
+        audit.record(
+            event="denied",
+            transport="http",
+            client=client,
+            path=path,
+            status=status,
+            success=False,
+            error=reason,
         )
 
 
@@ -115,19 +138,9 @@ class Guard:
             return
         status, reason = denial
         client = scope.get("client")
-        logger.warning(
-            "denied %s %s from %s: %s", scope["method"], scope["path"], client and client[0], reason
+        record_denial(
+            self.audit, scope["method"], scope["path"], client[0] if client else None, status, reason
         )
-        if self.audit is not None:
-            self.audit.record(
-                event="denied",
-                transport="http",
-                client=client[0] if client else None,
-                path=scope["path"],
-                status=status,
-                success=False,
-                error=reason,
-            )
         extra = [(b"www-authenticate", b'Bearer realm="toolkiln"')] if status == 401 else []
         body = json.dumps({"error": reason}).encode()
         await send(

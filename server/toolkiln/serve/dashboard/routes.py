@@ -28,6 +28,7 @@ from toolkiln.render import render_page
 from toolkiln.serve.dashboard.catalog import ToolRow, set_enabled, tool_rows
 from toolkiln.serve.dashboard.live import CallStream
 from toolkiln.serve.dashboard.sessions import CSRF_FIELD, CSRF_HEADER, Session, Sessions
+from toolkiln.serve.guard import record_denial
 from toolkiln.serve.service import ToolService
 from toolkiln.serve.watch import Rebuild, reload
 
@@ -207,12 +208,7 @@ class Dashboard:
 
     def _deny(self, request: Request, status: int, reason: str) -> None:
         client = request.client.host if request.client else None
-        logger.warning("denied %s %s from %s: %s", request.method, request.url.path, client, reason)
-        if self.service.audit is not None:
-            self.service.audit.record(
-                event="denied", transport="http", client=client, path=request.url.path,
-                status=status, success=False, error=reason,
-            )  # fmt: skip
+        record_denial(self.service.audit, request.method, request.url.path, client, status, reason)
 
     async def _rows(self) -> list[ToolRow]:
         schemas = {tool["name"]: tool["inputSchema"] for tool in self.service.list_tools()["tools"]}

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 from starlette.responses import Response
 
+from toolkiln.serve.guard import bearer_matches, token_matches
+
 SESSION_SECONDS = 12 * 3600
 LOGIN_SECONDS = 600
 CSRF_HEADER = "x-csrf-token"
@@ -58,15 +60,11 @@ class Sessions:
         return self._token is None
 
     def token_matches(self, pasted: str) -> bool:
-        return self._token is not None and hmac.compare_digest(pasted.strip().encode(), self._token.encode())
-
-    def bearer_matches(self, authorization: str | None) -> bool:
-        scheme, _, credentials = (authorization or "").partition(" ")
-        return scheme.lower() == "bearer" and self.token_matches(credentials)
+        return self._token is not None and token_matches(pasted, self._token)
 
     def session(self, cookies: Mapping[str, str], authorization: str | None = None) -> Session | None:
         """The session of a request, or None: it must log in."""
-        if self._token is not None and self.bearer_matches(authorization):
+        if self._token is not None and bearer_matches(authorization, self._token):
             return Session(csrf=None)  # not a browser: a cross-site page cannot set this header
         nonce = self._verified(cookies.get(self.cookie, ""), SESSION_SECONDS)
         if nonce is None and self.open:
