@@ -120,7 +120,7 @@ class Guard:
         app: ASGIApp,
         admission: Admission,
         audit: AuditLog | None,
-        delegated: Callable[[str], bool] = lambda path: False,
+        delegated: Callable[[str], bool] | None = None,
     ) -> None:
         self.app = app
         self.admission = admission
@@ -157,7 +157,7 @@ class Guard:
             return 421, f"Host {headers.get('host')!r} is not allowed"
         if not self.admission.origin_allowed(headers.get("origin")):
             return 403, f"Origin {headers.get('origin')!r} is not allowed (add it with --allow-origin)"
-        if path in OPEN_PATHS or self.delegated(path):
+        if path in OPEN_PATHS or (self.delegated is not None and self.delegated(path)):
             return None
         if not self.admission.token_accepted(headers.get("authorization")):
             return 401, "missing or wrong bearer token (Authorization: Bearer <token>)"

@@ -148,7 +148,7 @@ def build_app(
         RequestBodyLimitMiddleware(app, settings.max_body_bytes),
         admission,
         service.audit,
-        delegated=is_dashboard_path if settings.dashboard else lambda path: False,
+        delegated=is_dashboard_path if settings.dashboard else None,
     )
 
 

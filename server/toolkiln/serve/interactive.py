@@ -89,8 +89,10 @@ def _as_json(response: Any) -> Any:
     return response
 
 
-class _WaitingCall:
-    """One interactive call running in the background, between rounds of questions."""
+class _WaitingCall(LoggingObserver):
+    """One interactive call running in the background, between rounds of questions. As
+    its observer, it sends logs and progress to the server log (LoggingObserver's): the
+    request that would carry them to the client has already been answered."""
 
     def __init__(self, capabilities: types.ClientCapabilities | None, given: dict[str, Any] | None) -> None:
         # What the call did next: ("input", None) when it asks (`requests`), ("missing",
@@ -102,16 +104,7 @@ class _WaitingCall:
         self._refused: dict[str, Any] = {}
         self._answers: dict[str, Any] = {}
         self._answered = anyio.Event()
-        self.server_log = LoggingObserver()
         self.scope = anyio.CancelScope()  # the call's, to stop it when it cannot go on
-
-    # The call's observer: logs and progress go to the server log (the request that
-    # would carry them to the client has already been answered).
-    def on_log(self, tool: str, line: Any) -> None:
-        self.server_log.on_log(tool, line)
-
-    def on_progress(self, tool: str, line: Any) -> None:
-        self.server_log.on_progress(tool, line)
 
     async def on_input(self, tool: str, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
         refused = {key: _refusal(self.capabilities, request["method"]) for key, request in requests.items()}
