@@ -224,9 +224,13 @@ print("mcp" in sys.modules, file=sys.stderr)
 
 
 @pytest.mark.parametrize(
-    "module", ["toolkiln.discover", "toolkiln.build", "toolkiln.runner", "toolkiln.schema"]
+    "module",
+    [
+        *("toolkiln.discover", "toolkiln.build", "toolkiln.runner", "toolkiln.schema"),  # the stages
+        *("toolkiln.doctor", "toolkiln.clients", "toolkiln.scaffold"),  # the authoring libraries
+    ],
 )
-def test_stages_import_neither_mcp_nor_click(module: str) -> None:
+def test_stages_and_libraries_import_neither_mcp_nor_click(module: str) -> None:
     code = f"import sys, {module}; print(sorted(m for m in ('mcp', 'click') if m in sys.modules))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env())
     assert result.returncode == 0, result.stderr

@@ -14,18 +14,9 @@ import pytest
 
 from tests.conftest import MakeTool
 from tests.serve.http_server import RunningServer, http_server
+from tests.serve.test_http import ECHO, HANG  # the same echo and hanging tools
 from toolkiln.build import build_catalog
 from toolkiln.discover import discover_tools
-
-ECHO = """\
-#!/bin/bash
-if [ "$1" = "--help" ]; then
-  echo '{"description": "Print a message back"}'
-  echo '{"message": {"required": true, "value_type": "string"}}' >&2
-  exit 0
-fi
-printf '%s\\n' "$message"
-"""
 
 # Progress and logs a little apart, so that they stream before the result.
 STEPS = """\
@@ -41,15 +32,6 @@ done
 echo "{\\"counted\\": 3, \\"label\\": \\"$label\\"}"
 """
 
-HANG = """\
-#!/bin/bash
-# Tool: hang
-# Description: Sleep until stopped
-sleep 300 &
-echo $! >> "$PIDS"
-echo $$ >> "$PIDS"
-wait
-"""
 
 # Every kind of form field.
 GREET = """\
