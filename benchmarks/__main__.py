@@ -26,9 +26,9 @@ from typing import Any
 import toolkiln
 from benchmarks import pipeline, serving
 from benchmarks.report import draw_chart, render_markdown
-from benchmarks.rounds import FULL, QUICK, Figures, Pending, Preset
+from benchmarks.rounds import FULL, QUICK, Figures, Preset
 
-# In the order they run; a measurement of a feature still to come raises `Pending`.
+# In the order they run.
 MEASUREMENTS: dict[str, Callable[[Path, Preset], Figures]] = {
     "calls": serving.measure_calls,
     "cold_start": serving.measure_cold_start,
@@ -64,16 +64,13 @@ def main() -> None:
 
 def run(preset: Preset, names: list[str]) -> dict[str, Any]:
     started = time.perf_counter()
-    results: dict[str, Any] = {"meta": describe_run(preset), "pending": {}}
+    results: dict[str, Any] = {"meta": describe_run(preset)}
     seconds = results["meta"]["seconds"] = {}
     with tempfile.TemporaryDirectory(prefix="toolkiln-bench-") as scratch:
         for name in names:
             print(f"measuring {name}...", file=sys.stderr, flush=True)
             step_started = time.perf_counter()
-            try:
-                results[name] = MEASUREMENTS[name](Path(scratch), preset)
-            except Pending as pending:
-                results["pending"][name] = str(pending)
+            results[name] = MEASUREMENTS[name](Path(scratch), preset)
             seconds[name] = round(time.perf_counter() - step_started, 1)
     results["meta"]["duration_s"] = round(time.perf_counter() - started, 1)
     results["meta"]["load_average"]["end"] = round(os.getloadavg()[0], 2)

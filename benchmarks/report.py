@@ -11,7 +11,6 @@ from typing import Any
 Results = dict[str, Any]
 # Hand-written: what the profiles say about the targets toolkiln misses.
 ANALYSIS = Path(__file__).with_name("analysis.md")
-PENDING = "not yet measured (feature pending)"
 
 METHOD = """\
 - **floor**: the echo script spawned from Python per call (`subprocess.Popen`, exit awaited
@@ -103,9 +102,7 @@ def check_targets(results: Results) -> list[tuple[str, str, str, str]]:
         sign = "at most" if target.compare is operator.le else "under"
         sign = "at least" if target.compare is operator.ge else sign
         limit = f"{sign} {target.limit:g}{target.unit}"
-        if target.section in results["pending"]:
-            rows.append((target.text, limit, "-", PENDING))
-        elif target.section not in results:
+        if target.section not in results:
             rows.append((target.text, limit, "-", "not measured in this run"))
         else:
             value = target.figure(results[target.section], results["meta"]["settings"])
@@ -139,9 +136,6 @@ def render_markdown(results: Results, chart: str | None) -> str:
         parts += ["## A Python `execute()` tool on a warm worker\n", _python_table(results["python_worker"])]
     if "watch" in results:
         parts += ["## Hot reload: `serve --watch`\n", _seconds_table(results["watch"])]
-    if results["pending"]:
-        rows = [(name, f"{PENDING}: {what}") for name, what in results["pending"].items()]
-        parts += ["## Not yet measured\n", _table(["measurement", "why"], rows)]
     parts.append(ANALYSIS.read_text())
     if chart:
         parts += ["## Chart\n", f"![tools/call latency and cold start per variant]({chart})\n"]

@@ -1,5 +1,4 @@
-"""How a run is sized (`Preset`), the signal of a measurement whose feature does not
-exist yet (`Pending`), and how rounds become figures: a figure is the median over rounds,
+"""How a run is sized (`Preset`), and how rounds become figures: a figure is the median over rounds,
 and the variants a ratio compares take turns within each round (`rotated`).
 """
 
@@ -12,10 +11,6 @@ from typing import Any, TypeVar
 
 Figures = dict[str, Any]
 T = TypeVar("T")
-
-
-class Pending(Exception):
-    """The feature this measures does not exist yet."""
 
 
 @dataclass(frozen=True)
