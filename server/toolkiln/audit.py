@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
@@ -79,42 +79,45 @@ class AuditLog:
 
 def read_audit(path: Path, *, tool: str | None = None, tail: int | None = None) -> list[dict[str, Any]]:
     """The records of the log and its rotated files, oldest first, optionally filtered."""
-    records = [record for record in _records(path) if tool is None or record.get("tool") == tool]
+    if tool is None and tail:
+        return read_audit_tail(path, tail)
+    records = [record for file in _files_newest_first(path)[::-1] for record in _parsed(_lines(file))]
+    records = [record for record in records if tool is None or record.get("tool") == tool]
     return records[-tail:] if tail else records
-
-
-def _records(path: Path) -> Iterator[dict[str, Any]]:
-    rotated = [p for p in path.parent.glob(f"{path.name}.*") if p.suffix[1:].isdigit()]
-    rotated.sort(key=lambda p: -int(p.suffix[1:]))
-    for file in [*rotated, path]:
-        if not file.exists():
-            continue
-        for line in file.read_text(encoding="utf-8").splitlines():
-            try:
-                yield json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a line cut by a crash; the rest is still worth reading
 
 
 def read_audit_tail(path: Path, count: int, *, block: int = 64 * 1024) -> list[dict[str, Any]]:
     """The last `count` records, oldest first, reading only the ends of the files (a
     dashboard asks often, and the log and its rotated files may hold 60 MiB)."""
-    rotated = sorted(
-        (p for p in path.parent.glob(f"{path.name}.*") if p.suffix[1:].isdigit()),
-        key=lambda p: int(p.suffix[1:]),
-    )
     records: list[dict[str, Any]] = []
-    for file in [path, *rotated]:  # newest first
-        found = []
-        for line in _last_lines(file, count - len(records), block):
-            try:
-                found.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue
-        records = found + records
+    for file in _files_newest_first(path):
+        records = _parsed(_last_lines(file, count - len(records), block)) + records
         if len(records) >= count:
             break
     return records[-count:] if count > 0 else []
+
+
+def _files_newest_first(path: Path) -> list[Path]:
+    """The log, then its rotated files (`.1` the newest of those)."""
+    rotated = [p for p in path.parent.glob(f"{path.name}.*") if p.suffix[1:].isdigit()]
+    return [path, *sorted(rotated, key=lambda p: int(p.suffix[1:]))]
+
+
+def _parsed(lines: list[bytes]) -> list[dict[str, Any]]:
+    records = []
+    for line in lines:
+        try:
+            records.append(json.loads(line))
+        except ValueError:  # not JSON, or not UTF-8
+            continue  # a line cut by a crash; the rest is still worth reading
+    return records
+
+
+def _lines(file: Path) -> list[bytes]:
+    try:
+        return file.read_bytes().splitlines()
+    except FileNotFoundError:
+        return []
 
 
 def _last_lines(file: Path, count: int, block: int) -> list[bytes]:
