@@ -8,6 +8,7 @@ validates a call's arguments. jsonschema is imported on first validation only:
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -91,7 +92,24 @@ class ArgumentChecker:
     def problems(self, arguments: Mapping[str, Any]) -> list[str]:
         """Every way `arguments` break the schema, each as a sentence; empty when valid."""
         errors = sorted(self._validator.iter_errors(dict(arguments)), key=lambda e: [str(p) for p in e.path])
-        return [_describe(error) for error in errors]
+        return [_describe(error) for error in errors] + _not_json_numbers(arguments)
+
+
+def _not_json_numbers(arguments: Mapping[str, Any]) -> list[str]:
+    """NaN and Infinity, which JSON has no words for (the SDK's parser and Python's take
+    them all the same; JSON Schema does not forbid them): a script could not read them in
+    its stdin JSON."""
+    found = []
+    pending: list[tuple[str, Any]] = list(arguments.items())
+    while pending:  # a loop, not recursion: arguments may be nested deep
+        where, value = pending.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            found.append(f"{where}: {value} is not a JSON number")
+        elif isinstance(value, dict):
+            pending += [(f"{where}.{key}", item) for key, item in value.items()]
+        elif isinstance(value, list):
+            pending += [(f"{where}[{index}]", item) for index, item in enumerate(value)]
+    return sorted(found)
 
 
 def prepare_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> dict[str, Any]:

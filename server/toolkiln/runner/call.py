@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import math
 import os
 from collections import deque
 from collections.abc import Mapping
@@ -112,7 +111,7 @@ class ToolRunner:
         """Run tool `name`. Raises `UnknownToolError`; every other failure is a result."""
         tool = self.registry.get(name)
         arguments = dict(arguments or {})
-        problems = self.registry.checker(tool).problems(arguments) + _not_json_numbers(arguments)
+        problems = self.registry.checker(tool).problems(arguments)
         if problems:
             listing = "\n".join(f"- {problem}" for problem in problems)
             return ToolResult(text=f"Invalid arguments for tool {name!r}:\n{listing}", is_error=True)
@@ -320,22 +319,6 @@ def _join(headline: str, stdout: str, stderr: list[str]) -> str:
     if stderr:
         parts.append("stderr:\n" + "\n".join(stderr))
     return "\n".join(parts)
-
-
-def _not_json_numbers(arguments: Mapping[str, Any]) -> list[str]:
-    """NaN and Infinity, which JSON has no words for (the SDK's parser and Python's take
-    them all the same): a script could not read them in its stdin JSON."""
-    found = []
-    pending: list[tuple[str, Any]] = list(arguments.items())
-    while pending:  # a loop, not recursion: arguments may be nested deep
-        where, value = pending.pop()
-        if isinstance(value, float) and not math.isfinite(value):
-            found.append(f"{where}: {value} is not a JSON number")
-        elif isinstance(value, dict):
-            pending += [(f"{where}.{key}", item) for key, item in value.items()]
-        elif isinstance(value, list):
-            pending += [(f"{where}[{index}]", item) for index, item in enumerate(value)]
-    return sorted(found)
 
 
 def _start_hint(script: os.PathLike[str], program: str) -> str:
