@@ -18,12 +18,13 @@ The program that runs is the `allow` entry's own path, not the command's spellin
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
 import shlex
 import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -70,6 +71,9 @@ class _Program:
     name: str  # the name it is started as (the last part of how it was given)
     path: str  # the path that would be executed (PATH searched, symlinks kept)
     real: str  # that path with every symlink followed
+
+
+_Locate = Callable[[str, str], "_Program | None"]  # (name, cwd): see _locate
 
 
 async def run_command_tool(
@@ -141,9 +145,12 @@ def plan_command(
         )
     _check_encodable("command", command)
     cwd = resolve_workdir(settings, workdir, base_dir)
+    # Programs are looked up at each call (PATH may change), once each per call: a shell
+    # line of several commands checks each against every allow and deny entry.
+    locate: _Locate = functools.cache(functools.partial(_locate, search_path=search_path))
     if settings.shell:
         for words in _shell_commands(command):
-            _check_program(settings, words, cwd, search_path)
+            _check_program(settings, words, cwd, locate)
         return CommandPlan([SHELL, "-c", command], cwd)
     try:
         words = shlex.split(command)
@@ -151,7 +158,7 @@ def plan_command(
         raise CommandRefused(f"cannot split the command into words: {error}") from None
     if not words:
         raise CommandRefused("the command is empty")
-    program = _check_program(settings, words, cwd, search_path)
+    program = _check_program(settings, words, cwd, locate)
     return CommandPlan([program, *words[1:]], cwd)
 
 
@@ -183,11 +190,11 @@ def _check_encodable(what: str, text: str) -> None:
         raise CommandRefused(f"the {what} contains characters no program can be given") from None
 
 
-def _check_program(settings: RunCommandSettings, words: list[str], cwd: str, search_path: str | None) -> str:
+def _check_program(settings: RunCommandSettings, words: list[str], cwd: str, locate: _Locate) -> str:
     """The path to run for `words` (a program and its arguments), or `CommandRefused`."""
     name = words[0]
-    requested = _locate(name, cwd, search_path)
-    denied = _denied_by(settings, name, requested, search_path)
+    requested = locate(name, cwd)
+    denied = _denied_by(settings, name, requested, locate)
     if denied is not None:
         raise CommandRefused(f"{name!r} is denied by run_command.deny ({denied!r}) in {SETTINGS_FILE}")
     if requested is None:
@@ -196,12 +203,12 @@ def _check_program(settings: RunCommandSettings, words: list[str], cwd: str, sea
             f"allowed programs: {', '.join(settings.allow)}"
         )
     for entry in settings.allow:
-        allowed = _locate(entry, "/", search_path)
+        allowed = locate(entry, "/")
         if allowed is not None and (allowed.real, allowed.name) == (requested.real, requested.name):
             _check_arguments(settings, entry, words[1:])
             return allowed.path
     for entry in settings.allow:
-        allowed = _locate(entry, "/", search_path)
+        allowed = locate(entry, "/")
         if allowed is not None and allowed.name == requested.name:
             raise CommandRefused(
                 f"{name!r} is the file {requested.real}, not the {entry!r} that run_command.allow "
@@ -214,7 +221,7 @@ def _check_program(settings: RunCommandSettings, words: list[str], cwd: str, sea
 
 
 def _denied_by(
-    settings: RunCommandSettings, name: str, requested: _Program | None, search_path: str | None
+    settings: RunCommandSettings, name: str, requested: _Program | None, locate: _Locate
 ) -> str | None:
     """The `deny` entry that refuses the program: by its name, or by being the same file.
 
@@ -224,7 +231,7 @@ def _denied_by(
     for entry in settings.deny:
         if os.path.basename(entry) == os.path.basename(name):
             return entry
-        denied = _locate(entry, "/", search_path)
+        denied = locate(entry, "/")
         if (
             requested is not None
             and denied is not None
@@ -257,7 +264,7 @@ def _with_absolute_path(env: Mapping[str, str]) -> Mapping[str, str]:
     return {**env, "PATH": os.pathsep.join(folders)}
 
 
-def _locate(name: str, cwd: str, search_path: str | None) -> _Program | None:
+def _locate(name: str, cwd: str, *, search_path: str | None) -> _Program | None:
     """The executable file that `name` starts (a path, or a name looked up on PATH)."""
     if "/" in name:
         path = os.path.join(cwd, name)  # an absolute name stays itself
