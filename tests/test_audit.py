@@ -62,6 +62,39 @@ def test_the_log_rotates_by_size_and_reads_back_in_order(tmp_path: Path) -> None
     assert [r["index"] for r in read_audit(path, tail=3)] == [197, 198, 199]
 
 
+def test_the_log_is_private_and_two_writers_leave_whole_lines(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    first, second = AuditLog(path), AuditLog(path)  # e.g. a server and `toolkiln call`
+    for index in range(50):
+        first.record(writer=1, index=index, padding="x" * 100)
+        second.record(writer=2, index=index)
+    first.close()
+    second.close()
+    assert path.stat().st_mode & 0o777 == 0o600  # arguments are in it
+    records = read_audit(path)
+    assert len(records) == 100
+    assert [r["index"] for r in records if r["writer"] == 2] == list(range(50))
+
+
+def test_with_no_backups_the_log_starts_over(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    log = AuditLog(path, max_bytes=500, backups=0)
+    for index in range(40):
+        log.record(index=index, padding="x" * 50)
+    log.close()
+    assert [p.name for p in tmp_path.iterdir()] == ["audit.jsonl"]
+    assert path.stat().st_size <= 500 and read_audit(path)[-1]["index"] == 39
+
+
+def test_a_full_disk_is_logged_once_and_never_stops_a_call(caplog: pytest.LogCaptureFixture) -> None:
+    log = AuditLog(Path("/dev/full"))  # every write fails with ENOSPC
+    for _ in range(3):
+        log.record(event="tools/call", tool="echo")
+    log.close()
+    [message] = [r.getMessage() for r in caplog.records]
+    assert "cannot write the audit log /dev/full" in message and "space" in message
+
+
 def test_reading_filters_by_tool_and_skips_a_torn_line(tmp_path: Path) -> None:
     path = tmp_path / "audit.jsonl"
     path.write_text('{"tool": "a", "n": 1}\n{"tool": "b", "n": 2}\n{"tool": "a", "n"\n')

@@ -1,19 +1,19 @@
 """The audit trail: one JSON line per tool call and per denied request.
 
-Written through the standard library's `RotatingFileHandler`, so the file is cut at a
-size and a few old files are kept: it can never fill the disk. Argument values of
-parameters marked `secret`, and anything that looks like a credential, are redacted
-before they are written.
+The file is cut at a size and a few old files are kept, as the standard library's
+`RotatingFileHandler` does, so it can never fill the disk. Argument values of parameters
+marked `secret`, and anything that looks like a credential, are redacted before they are
+written.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
-from logging.handlers import RotatingFileHandler
 from pathlib import Path
 from typing import Any
 
@@ -55,26 +55,59 @@ def _redact_value(key: str, value: Any) -> Any:
 
 
 class AuditLog:
-    """Appends audit records to a size-rotated JSON-lines file."""
+    """Appends audit records to a size-rotated JSON-lines file.
+
+    One `write` per record on an `O_APPEND` descriptor: each line lands whole at the end
+    even with another writer on the file, and the size check is the offset that write
+    returns. (`logging`'s rotating handler cost ~0.2 ms a record inside a busy server:
+    a LogRecord, two stats and a seek per line.)"""
 
     def __init__(
         self, path: Path, max_bytes: int = DEFAULT_MAX_BYTES, backups: int = DEFAULT_BACKUPS
     ) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        # A private logger: records go to this file only, never to the server's log.
-        self._logger = logging.Logger(f"toolkiln.audit.{path}")
-        handler = RotatingFileHandler(path, maxBytes=max_bytes, backupCount=backups, encoding="utf-8")
-        handler.setFormatter(logging.Formatter("%(message)s"))
-        self._logger.addHandler(handler)
+        self.max_bytes = max_bytes
+        self.backups = backups
+        self._fd = self._open()
+        self._size = os.fstat(self._fd).st_size
+        self._failed = False
+
+    def _open(self) -> int:
+        return os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
 
     def record(self, **fields: Any) -> None:
         entry = {"timestamp": datetime.now(UTC).isoformat(timespec="milliseconds"), **fields}
-        self._logger.info(json.dumps(entry, ensure_ascii=False, default=str))
+        line = (json.dumps(entry, ensure_ascii=False, default=str) + "\n").encode()
+        try:
+            if self._size and self._size + len(line) > self.max_bytes:
+                self._rotate()
+            os.write(self._fd, line)
+            self._size = os.lseek(self._fd, 0, os.SEEK_CUR)
+            self._failed = False
+        except OSError as error:  # a full disk must not stop the calls, only be told
+            if not self._failed:
+                logging.getLogger(__name__).error("cannot write the audit log %s: %s", self.path, error)
+            self._failed = True
+
+    def _rotate(self) -> None:
+        """`audit.jsonl` becomes `.1`, `.1` becomes `.2`, and the oldest goes."""
+        for index in range(self.backups - 1, 0, -1):
+            older = self.path.with_name(f"{self.path.name}.{index}")
+            if older.exists():
+                older.replace(self.path.with_name(f"{self.path.name}.{index + 1}"))
+        if self.backups:
+            self.path.replace(self.path.with_name(f"{self.path.name}.1"))
+        else:
+            self.path.unlink(missing_ok=True)
+        fresh = self._open()
+        os.close(self._fd)
+        self._fd, self._size = fresh, 0
 
     def close(self) -> None:
-        for handler in self._logger.handlers:
-            handler.close()
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
 
 def read_audit(path: Path, *, tool: str | None = None, tail: int | None = None) -> list[dict[str, Any]]:
