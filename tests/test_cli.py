@@ -223,6 +223,29 @@ print("mcp" in sys.modules, file=sys.stderr)
     assert result.stderr.strip().splitlines()[-1] == "False"
 
 
+def test_an_unchanged_discover_imports_neither_pydantic_nor_anyio(
+    tools_dir: Path, config_dir: Path, make_tool: MakeTool
+) -> None:
+    """Those two are ~0.1 s of a whole `discover` run: only a script that has to be read needs them."""
+    make_tool("greet.sh", GREET)
+    make_tool("adder/run.sh", "#!/bin/sh\n# @description Adds\n# @param a: a number (type: integer)\necho $a\n")
+    folders = ["--tools-dir", str(tools_dir), "--config-dir", str(config_dir)]
+    subprocess.run([sys.executable, "-m", "toolkiln", "discover", *folders], check=True, env=child_env())
+    code = f"""
+import sys
+from toolkiln.cli import cli
+try:
+    cli(["discover", *{folders!r}])
+except SystemExit as done:
+    assert done.code in (0, None), done.code
+print(sorted(m for m in ("pydantic", "anyio") if m in sys.modules), file=sys.stderr)
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env())
+    assert result.returncode == 0, result.stderr
+    assert "2 unchanged" in result.stdout
+    assert result.stderr.strip().splitlines()[-1] == "[]"
+
+
 @pytest.mark.parametrize(
     "module",
     [

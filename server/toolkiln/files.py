@@ -2,6 +2,9 @@
 
 A bad file becomes one `ConfigError` that names the file, the line and the field,
 so the user knows exactly what to fix.
+
+The models (and pydantic, ~0.1 s to import) load on the first file read through them:
+an unchanged `discover` and most commands never need them.
 """
 
 from __future__ import annotations
@@ -12,15 +15,16 @@ import re
 import stat
 import tempfile
 from pathlib import Path
-from typing import Any, TypeVar
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from toolkiln.errors import ConfigError
-from toolkiln.model import Catalog, ServerConfig, ToolConfig
-from toolkiln.model.parameter import COMPILED
 
-ModelT = TypeVar("ModelT", bound=BaseModel)
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
+
+    from toolkiln.model import Catalog, ServerConfig, ToolConfig
+
+ModelT = TypeVar("ModelT", bound="BaseModel")
 
 CATALOG_FILE = "tools.json"
 TOOL_CONFIG_DIR = "tools"
@@ -40,16 +44,23 @@ def tool_config_path(config_dir: Path, name: str) -> Path:
 
 
 def load_tool_config(path: Path) -> ToolConfig:
+    from toolkiln.model import ToolConfig
+
     return load_model(path, ToolConfig)
 
 
 def load_server_config(config_dir: Path) -> ServerConfig:
     """`config/server.json`, or the defaults when there is none."""
+    from toolkiln.model import ServerConfig
+
     path = config_dir / SERVER_CONFIG_FILE
     return load_model(path, ServerConfig) if path.exists() else ServerConfig()
 
 
 def load_catalog(path: Path) -> Catalog:
+    from toolkiln.model import Catalog
+    from toolkiln.model.parameter import COMPILED
+
     if not path.exists():
         raise ConfigError(
             f"{path}: no compiled config here; run `toolkiln discover` and `toolkiln build` first"
@@ -123,6 +134,8 @@ def _current_umask() -> int:
 
 def load_model(path: Path, model: type[ModelT], context: dict[str, Any] | None = None) -> ModelT:
     """`path` read as `model`, or a `ConfigError` naming the file, line and field."""
+    from pydantic import ValidationError
+
     try:
         if not stat.S_ISREG(path.stat().st_mode):  # reading a FIFO would wait forever
             raise ConfigError(f"{path}: not a regular file; replace it with the JSON file")

@@ -31,12 +31,15 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import anyio
 from anyio.abc import ObjectReceiveStream
 
 from toolkiln.errors import ProcessStartError
-from toolkiln.model.limits import Limits
+
+if TYPE_CHECKING:
+    from toolkiln.model import Limits
 
 logger = logging.getLogger(__name__)
 

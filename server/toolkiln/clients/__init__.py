@@ -18,7 +18,7 @@ from toolkiln.clients.launch import (
     shell_launcher,
 )
 from toolkiln.errors import ConfigError
-from toolkiln.model import TOOL_NAME_PATTERN
+from toolkiln.vocabulary import TOOL_NAME_PATTERN
 
 __all__ = [
     "CLIENTS",

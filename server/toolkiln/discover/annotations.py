@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkiln.discover.base import Candidate, Declaration, make_parameter
 from toolkiln.discover.naming import ENTRY_POINT
 from toolkiln.errors import DiscoveryError
-from toolkiln.model import PARAM_TYPES, Parameter, ParamType
+from toolkiln.vocabulary import PARAM_TYPES, ParamType
+
+if TYPE_CHECKING:
+    from toolkiln.model import Parameter
 
 _FIELD = re.compile(r"^#\s*(Tool|Description|Title|Version)\s*:\s*(.*?)\s*$", re.IGNORECASE)
 _PARAM = re.compile(r"^#\s*@param\b\s*(.*)$", re.IGNORECASE)

@@ -7,12 +7,13 @@ import stat as stat_module
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Protocol
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any, Protocol
 
 from toolkiln.errors import DiscoveryError
-from toolkiln.model import DialectName, Parameter, PythonEntry
+from toolkiln.vocabulary import DialectName, PythonEntry
+
+if TYPE_CHECKING:
+    from toolkiln.model import Parameter
 
 HEAD_BYTES = 16 * 1024
 
@@ -103,6 +104,10 @@ class Dialect(Protocol):
 
 def make_parameter(path: str, line: int | None, **fields: object) -> Parameter:
     """A `Parameter`, or a `DiscoveryError` saying where and why it is not one."""
+    from pydantic import ValidationError
+
+    from toolkiln.model import Parameter  # only when a script is read: an unchanged run needs no models
+
     try:
         return Parameter.model_validate(fields)
     except ValidationError as error:

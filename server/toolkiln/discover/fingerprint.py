@@ -6,14 +6,17 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
-from toolkiln.model import SourceFingerprint
+    from toolkiln.model import SourceFingerprint
 
 
 def fingerprint_file(path: Path, stat: os.stat_result | None = None) -> SourceFingerprint:
+    from toolkiln.model import SourceFingerprint
+
     stat = stat or path.stat()
     return SourceFingerprint(mtime_ns=stat.st_mtime_ns, size=stat.st_size, sha256=hash_file(path))
 

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkiln.discover.base import Candidate, Declaration, make_parameter
 from toolkiln.errors import DiscoveryError, ProcessStartError
 from toolkiln.files import locate_key
-from toolkiln.model import Parameter, ParamType
-from toolkiln.process import run_process
+from toolkiln.vocabulary import ParamType
+
+if TYPE_CHECKING:
+    from toolkiln.model import Parameter
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +48,8 @@ def claims(candidate: Candidate) -> bool:
 
 
 async def declare(candidate: Candidate, probe_timeout: float) -> Declaration | None:
+    from toolkiln.process import run_process  # (and anyio) only when a script is probed
+
     path = candidate.relative_path
     try:
         result = await run_process(

@@ -23,15 +23,18 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkiln.discover.base import Candidate, Declaration, make_parameter
 from toolkiln.discover.naming import MAX_NAME_LENGTH
 from toolkiln.discover.object_literal import LiteralError, ObjectLiteral, parse_object_literal
 from toolkiln.errors import DiscoveryError
 from toolkiln.interpreters import INTERPRETERS, find_interpreter, interpreter_names
-from toolkiln.model import PARAM_TYPES, Parameter, ParamType
-from toolkiln.model.tools import TOOL_NAME_PATTERN
+from toolkiln.vocabulary import PARAM_TYPES, ParamType
+
+if TYPE_CHECKING:
+    from toolkiln.model import Parameter
+from toolkiln.vocabulary import TOOL_NAME_PATTERN
 
 logger = logging.getLogger(__name__)
 

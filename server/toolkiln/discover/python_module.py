@@ -23,12 +23,15 @@ import ast
 import contextlib
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkiln.discover.annotations import TYPE_ALIASES, parse_param_line
 from toolkiln.discover.base import HEAD_BYTES, Candidate, Declaration, make_parameter
 from toolkiln.errors import DiscoveryError
-from toolkiln.model import PARAM_TYPES, Parameter, ParamType, PythonEntry, value_matches_type
+from toolkiln.vocabulary import PARAM_TYPES, ParamType, PythonEntry, value_matches_type
+
+if TYPE_CHECKING:
+    from toolkiln.model import Parameter
 
 CLAIM_IS_CERTAIN = True
 

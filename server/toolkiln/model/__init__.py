@@ -18,29 +18,28 @@ from toolkiln.model.items import (
     placeholders,
 )
 from toolkiln.model.limits import Limits
-from toolkiln.model.parameter import (
-    PARAM_NAME_PATTERN,
-    PARAM_TYPES,
-    SENSITIVE_ENV_NAMES,
-    SENSITIVE_ENV_PREFIXES,
-    Parameter,
-    ParamType,
-    is_sensitive_env_name,
-    value_matches_type,
-    value_problems,
-)
+from toolkiln.model.parameter import Parameter, value_problems
 from toolkiln.model.server import DEFAULT_DENIED_COMMANDS, RunCommandSettings, ServerConfig
 from toolkiln.model.tools import (
-    TOOL_NAME_PATTERN,
     USER_KEYS,
     USER_SCRIPT_KEYS,
-    DialectName,
-    PythonEntry,
     ScriptConfig,
     SourceFingerprint,
     ToolConfig,
     WorkspaceConfig,
+)
+from toolkiln.vocabulary import (
+    PARAM_NAME_PATTERN,
+    PARAM_TYPES,
+    SENSITIVE_ENV_NAMES,
+    SENSITIVE_ENV_PREFIXES,
+    TOOL_NAME_PATTERN,
+    DialectName,
+    ParamType,
+    PythonEntry,
     check_tool_name,
+    is_sensitive_env_name,
+    value_matches_type,
 )
 
 __all__ = [

@@ -9,7 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from toolkiln.model.limits import Limits
 from toolkiln.model.parameter import Parameter
 from toolkiln.model.server import RunCommandSettings
-from toolkiln.model.tools import DialectName, PythonEntry, WorkspaceConfig
+from toolkiln.model.tools import WorkspaceConfig
+from toolkiln.vocabulary import DialectName, PythonEntry
 
 
 class ToolHints(BaseModel):

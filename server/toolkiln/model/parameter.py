@@ -17,45 +17,15 @@ from pydantic import (
     model_validator,
 )
 
-ParamType = Literal["string", "integer", "number", "boolean", "array", "object", "any"]
-PARAM_TYPES: tuple[ParamType, ...] = ("string", "integer", "number", "boolean", "array", "object", "any")
-PARAM_NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
+from toolkiln.vocabulary import (
+    PARAM_NAME_PATTERN,
+    ParamType,
+    is_sensitive_env_name,
+    value_matches_type,
+)
+
 # Validation context key: the data was written by build, which checked it.
 COMPILED = "compiled"
-
-# Arguments reach scripts as environment variables named after the parameter, so a
-# parameter must never be able to replace one of these (exact, case-sensitive names:
-# a lowercase `path` option is common and harmless, `PATH` is not).
-SENSITIVE_ENV_NAMES = frozenset(
-    {
-        "PATH", "HOME", "USER", "LOGNAME", "SHELL", "IFS", "ENV", "BASH_ENV", "PS4", "CDPATH",
-        "SHELLOPTS", "BASHOPTS", "GLOBIGNORE", "PWD", "OLDPWD", "TMPDIR", "LANG", "LANGUAGE",
-        "TZ", "PERL5LIB", "PERL5OPT", "PERLLIB", "RUBYLIB", "RUBYOPT", "NODE_OPTIONS", "NODE_PATH",
-        "GCONV_PATH", "SSL_CERT_FILE", "SSL_CERT_DIR", "CLASSPATH", "JAVA_TOOL_OPTIONS",
-    }
-)  # fmt: skip
-SENSITIVE_ENV_PREFIXES = ("LD_", "DYLD_", "PYTHON", "BASH_FUNC_", "LC_", "MALLOC_", "TOOLKILN_", "MCPD_")
-
-
-def is_sensitive_env_name(name: str) -> bool:
-    return name in SENSITIVE_ENV_NAMES or name.startswith(SENSITIVE_ENV_PREFIXES)
-
-
-def value_matches_type(value: Any, param_type: ParamType) -> bool:
-    """Whether a JSON value is of a parameter type (bool is not a number in JSON)."""
-    if param_type == "any":
-        return True
-    if isinstance(value, bool):
-        return param_type == "boolean"
-    expected: dict[str, type | tuple[type, ...]] = {
-        "string": str,
-        "integer": int,
-        "number": (int, float),
-        "boolean": bool,
-        "array": list,
-        "object": dict,
-    }
-    return isinstance(value, expected[param_type])
 
 
 class Parameter(BaseModel):

@@ -2,30 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 from toolkiln.model.limits import Limits
 from toolkiln.model.parameter import Parameter
-
-DialectName = Literal["annotations", "help-json", "python", "kit", "command"]
-# How a Python-module tool is called: `execute(params)` or `main(params)` with the
-# arguments as one dict, `execute(**params)` with each as a keyword, or `script` (a
-# legacy argparse `main()`, run as a plain script with its options on the command line).
-PythonEntry = Literal["execute", "main", "execute(**)", "script"]
-TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-
-
-def check_tool_name(name: str) -> str:
-    if not TOOL_NAME_PATTERN.match(name):
-        raise ValueError(
-            f"tool name {name!r} must be 1 to 64 characters of letters, digits, _ and - "
-            "(what MCP clients accept)"
-        )
-    return name
-
+from toolkiln.vocabulary import DialectName, PythonEntry, check_tool_name
 
 # A name clients accept: the name of a tool, a prompt or a resource.
 ToolName = Annotated[str, AfterValidator(check_tool_name)]
