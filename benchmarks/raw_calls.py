@@ -5,12 +5,14 @@ to each server's stdin and its answer read back, so the figures are the servers'
     .venv/bin/python -m benchmarks.raw_calls [CALLS]
 
 The reference, toolkiln, and toolkiln with `--no-audit` take turns call by call; each
-figure is the median of CALLS calls after 20 warm-up calls.
+figure is the median of CALLS calls after 20 warm-up calls. Also printed: each server's
+own CPU time per call (user + system, its tools' left out), from /proc.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -49,28 +51,42 @@ def main() -> None:
             "toolkiln": toolkiln,
             "toolkiln --no-audit": [*toolkiln, "--no-audit"],
         }
-        latencies = measure(servers, calls)
+        latencies, cpu = measure(servers, calls)
     reference = statistics.median(latencies["reference"])
     for name, seconds in latencies.items():
         p50 = statistics.median(seconds)
-        print(f"{name:<20} p50 {p50 * 1000:.2f} ms  {p50 / reference:.2f}x the reference")
+        print(
+            f"{name:<20} p50 {p50 * 1000:.2f} ms  {p50 / reference:.2f}x the reference"
+            f"  (server CPU {cpu[name] / calls * 1000:.2f} ms a call)"
+        )
 
 
-def measure(servers: dict[str, list[str]], calls: int) -> dict[str, list[float]]:
+def measure(servers: dict[str, list[str]], calls: int) -> tuple[dict[str, list[float]], dict[str, float]]:
+    """The latencies of each server's calls, and its CPU seconds over the measured ones."""
     processes = {name: _start(argv) for name, argv in servers.items()}
     latencies: dict[str, list[float]] = {name: [] for name in servers}
+    cpu: dict[str, float] = {}
     try:
         for number in range(WARM_UP + calls):
+            if number == WARM_UP:
+                cpu = {name: -_cpu_seconds(process.pid) for name, process in processes.items()}
             for name in rotated(list(servers), number):
                 seconds = _call(processes[name], number + 1)
                 if number >= WARM_UP:
                     latencies[name].append(seconds)
+        cpu = {name: spent + _cpu_seconds(processes[name].pid) for name, spent in cpu.items()}
     finally:
         for process in processes.values():
             assert process.stdin is not None
             process.stdin.close()
             process.wait()
-    return latencies
+    return latencies, cpu
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User plus system time of process `pid` itself, its children's left out."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _start(argv: list[str]) -> subprocess.Popen[bytes]:
