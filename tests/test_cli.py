@@ -228,7 +228,9 @@ def test_an_unchanged_discover_imports_neither_pydantic_nor_anyio(
 ) -> None:
     """Those two are ~0.1 s of a whole `discover` run: only a script that has to be read needs them."""
     make_tool("greet.sh", GREET)
-    make_tool("adder/run.sh", "#!/bin/sh\n# @description Adds\n# @param a: a number (type: integer)\necho $a\n")
+    make_tool(
+        "adder/run.sh", "#!/bin/sh\n# @description Adds\n# @param a: a number (type: integer)\necho $a\n"
+    )
     folders = ["--tools-dir", str(tools_dir), "--config-dir", str(config_dir)]
     subprocess.run([sys.executable, "-m", "toolkiln", "discover", *folders], check=True, env=child_env())
     code = f"""
