@@ -3,10 +3,16 @@ the given script per call, its arguments as env vars (stdin reads nothing).
 
     python benchmarks/reference_server.py SCRIPT            # stdio
     python benchmarks/reference_server.py SCRIPT --port N   # Streamable HTTP at /mcp
+    python benchmarks/reference_server.py SCRIPT --tools FILE
+
+With `--tools`, it lists every tool of a compiled `tools.json` (name, title, description,
+input schema and hints, as read), so that its cold start with 1,000 tools can be set
+beside toolkiln's; every call still runs SCRIPT.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -20,9 +26,9 @@ SCHEMA = {"type": "object", "properties": {"message": {"type": "string"}}, "requ
 ECHO = types.Tool(name="echo", description="Print a message back", input_schema=SCHEMA)
 
 
-def build_server(script: str) -> Server[Any]:
+def build_server(script: str, tools: list[types.Tool]) -> Server[Any]:
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[ECHO])
+        return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         arguments = params.arguments or {}
@@ -42,8 +48,30 @@ async def serve_stdio(server: Server[Any]) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
+def listed(catalog: str) -> list[types.Tool]:
+    with open(catalog, encoding="utf-8") as file:
+        compiled = json.load(file)["tools"]
+    return [
+        types.Tool(
+            name=tool["name"],
+            title=tool["title"],
+            description=tool["description"],
+            input_schema=tool["input_schema"],
+            annotations=types.ToolAnnotations(
+                title=tool["title"],
+                read_only_hint=tool["hints"]["read_only"],
+                destructive_hint=tool["hints"]["destructive"],
+                idempotent_hint=tool["hints"]["idempotent"],
+                open_world_hint=tool["hints"]["open_world"],
+            ),
+        )
+        for tool in compiled
+    ]
+
+
 def main() -> None:
-    server = build_server(os.path.abspath(sys.argv[1]))
+    tools = listed(sys.argv[sys.argv.index("--tools") + 1]) if "--tools" in sys.argv else [ECHO]
+    server = build_server(os.path.abspath(sys.argv[1]), tools)
     if "--port" not in sys.argv:
         anyio.run(serve_stdio, server)
         return

@@ -37,7 +37,8 @@ def start_targets(preset: Preset) -> list[Target]:
     return [
         Target(variant, transport, tools)
         for transport in ("stdio", "http")
-        for variant, tools in (("reference", 1), ("toolkiln", 10), ("toolkiln", preset.served_tools))
+        for tools in (10, preset.served_tools)
+        for variant in ("reference", "toolkiln")
     ]
 
 

@@ -31,22 +31,20 @@ MODE = "legacy"  # the 2025-11-25 handshake: what clients speak today
 class Target:
     variant: str  # floor, reference or toolkiln
     transport: str = "stdio"  # stdio or http; the floor has none
-    tools: int = 10  # tools compiled into the served config (the reference always has 1)
+    tools: int = 10  # tools compiled into the served config (the reference lists them too)
     options: tuple[str, ...] = ()  # more options of `toolkiln serve`
 
     @property
     def key(self) -> str:
         if self.variant == "floor":
             return "floor"
-        tools = "" if self.variant == "reference" else f"_{self.tools}"
-        return f"{self.variant}_{self.transport}{tools}"
+        return f"{self.variant}_{self.transport}_{self.tools}"
 
     @property
     def label(self) -> str:
         if self.variant == "floor":
             return "floor (bare spawn)"
-        tools = "1 tool" if self.variant == "reference" else f"{self.tools:,} tools"
-        return f"{self.variant} {self.transport} ({tools})"
+        return f"{self.variant} {self.transport} ({self.tools:,} tools)"
 
 
 class Caller(Protocol):
@@ -146,9 +144,8 @@ async def cold_start(target: Target, workspace: Workspace) -> float:
     async with open_target(target, workspace) as caller:
         count = len(await caller.describe_tools())
         elapsed = time.perf_counter() - started
-    expected = 1 if target.variant == "reference" else target.tools
-    if count != expected:
-        raise RuntimeError(f"{target.label}: listed {count} tools, expected {expected}")
+    if count != target.tools:
+        raise RuntimeError(f"{target.label}: listed {count} tools, expected {target.tools}")
     return elapsed
 
 
@@ -185,9 +182,10 @@ def _children() -> set[int]:
 
 
 def _server_command(target: Target, workspace: Workspace) -> list[str]:
+    config = workspace.configs[target.tools]
     if target.variant == "reference":
-        return [sys.executable, str(REFERENCE), str(workspace.echo)]
-    command = [TOOLKILN, "serve", "--config-dir", str(workspace.configs[target.tools]), *target.options]
+        return [sys.executable, str(REFERENCE), str(workspace.echo), "--tools", str(config / "tools.json")]
+    command = [TOOLKILN, "serve", "--config-dir", str(config), *target.options]
     if target.transport == "http":
         command += ["--http", "--token-file", str(_token(workspace))]
     return command
