@@ -254,19 +254,25 @@ async def _communicate(
     stderr: _StderrReader,
 ) -> None:
     assert process.stdout is not None and process.stderr is not None
+    open_pipes = 2
     pipes_closed = anyio.Event()
 
-    async def read_both() -> None:
-        assert process.stdout is not None and process.stderr is not None
-        async with anyio.create_task_group() as readers:
-            readers.start_soon(_drain, process.stdout.fileno(), stdout.add)
-            readers.start_soon(_drain, process.stderr.fileno(), stderr.add)
-        pipes_closed.set()
+    async def drain(fd: int, sink: Callable[[bytes], None]) -> None:
+        nonlocal open_pipes
+        await _drain(fd, sink)
+        open_pipes -= 1
+        if not open_pipes:
+            pipes_closed.set()
 
     async with anyio.create_task_group() as tasks:
         if process.stdin is not None:
-            tasks.start_soon(_feed, process, input or b"", more_input)
-        tasks.start_soon(read_both)
+            unwritten = _write_at_once(process.stdin.fileno(), input or b"")
+            if unwritten or more_input is not None:
+                tasks.start_soon(_feed, process, unwritten, more_input)
+            else:  # the usual case: the arguments fit in the pipe, no task needed
+                process.stdin.close()
+        tasks.start_soon(drain, process.stdout.fileno(), stdout.add)
+        tasks.start_soon(drain, process.stderr.fileno(), stderr.add)
         await _wait_for_exit(process)
         # The call is over when the main process is; anything it left behind in
         # its group, or that escaped it, goes now, which also closes the pipes those held.
@@ -277,12 +283,22 @@ async def _communicate(
     stderr.finish()
 
 
+def _write_at_once(fd: int, data: bytes) -> bytes:
+    """Write what the pipe takes without waiting; what is left."""
+    os.set_blocking(fd, False)
+    try:
+        return data[os.write(fd, data) :] if data else data
+    except BlockingIOError:
+        return data
+    except (BrokenPipeError, ConnectionResetError):
+        return b""  # the script did not read its input; that is its choice
+
+
 async def _feed(
     process: subprocess.Popen[bytes], data: bytes, more: ObjectReceiveStream[bytes] | None
 ) -> None:
     assert process.stdin is not None
     fd = process.stdin.fileno()
-    os.set_blocking(fd, False)
     try:
         await _write_all(fd, data)
         if more is not None:

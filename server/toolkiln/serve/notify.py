@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from typing import Any, get_args
 
 import anyio
+from anyio.abc import TaskGroup
 import mcp.types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning
@@ -86,6 +87,19 @@ class ThrottledNotifier(abc.ABC):
         self._progress: ProgressLine | None = None
         self._sent_progress = float("-inf")
         self._wake = anyio.Event()
+        self._forwarding: TaskGroup | None = None
+        self._forwarder_started = False
+
+    def forward_in(self, group: TaskGroup) -> None:
+        """Forward through a task of `group`, started when the first line arrives: most
+        calls send nothing, and a task per call costs each of them."""
+        self._forwarding = group
+
+    def _woken(self) -> None:
+        self._wake.set()
+        if self._forwarding is not None and not self._forwarder_started:
+            self._forwarder_started = True
+            self._forwarding.start_soon(self.forward)
 
     def on_log(self, tool: str, line: LogLine) -> None:
         self.server_log.on_log(tool, line)
@@ -94,13 +108,13 @@ class ThrottledNotifier(abc.ABC):
         if len(self._logs) == self._logs.maxlen:
             self._dropped += 1
         self._logs.append(line)
-        self._wake.set()
+        self._woken()
 
     def on_progress(self, tool: str, line: ProgressLine) -> None:
         self.server_log.on_progress(tool, line)
         if line.progress > self._sent_progress:
             self._progress = line
-            self._wake.set()
+            self._woken()
 
     async def on_input(self, tool: str, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
         return await self.server_log.on_input(tool, requests)

@@ -121,7 +121,7 @@ class ToolService:
         if notifier is None:
             return await self._guarded(name, self.runner.call(name, arguments))
         async with anyio.create_task_group() as forwarding:
-            forwarding.start_soon(notifier.forward)
+            notifier.forward_in(forwarding)
             result = await self._guarded(name, self.runner.call(name, arguments, notifier))
             forwarding.cancel_scope.cancel()
         await notifier.flush()  # what is left goes out before the result
