@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from typing import Any, get_args
 
 import anyio
-from anyio.abc import TaskGroup
 import mcp.types as types
+from anyio.abc import TaskGroup
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning
 
