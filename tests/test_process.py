@@ -52,6 +52,21 @@ async def test_large_input_to_a_script_that_never_reads_it() -> None:
     assert not result.timed_out
 
 
+async def test_input_bigger_than_the_pipe_is_fed_as_the_script_reads_it() -> None:
+    data = bytes(range(256)) * 8192  # 2 MiB: the pipe takes 64 KiB at once
+    result = await run_process(["cat"], timeout=30, input=data, stdout_limit=len(data))
+    assert result.stdout == data
+
+
+async def test_a_failing_stderr_handler_stops_neither_the_reading_nor_the_run() -> None:
+    def handler(line: str) -> None:
+        raise RuntimeError(f"cannot handle {line!r}")
+
+    script = "echo first >&2; echo out; echo second >&2"
+    result = await run_process(["bash", "-c", script], timeout=10, on_stderr_line=handler)
+    assert (result.returncode, result.stdout, result.stderr_text) == (0, b"out\n", "first\nsecond\n")
+
+
 async def test_stdout_is_capped_and_the_rest_counted() -> None:
     result = await run_process(["head", "-c", "50000000", "/dev/zero"], timeout=30, stdout_limit=1000)
     assert len(result.stdout) == 1000
