@@ -11,6 +11,7 @@ lines cannot flood the client. Nothing is sent that the script did not print.
 from __future__ import annotations
 
 import abc
+import asyncio
 import contextlib
 import logging
 import warnings
@@ -20,7 +21,6 @@ from typing import Any, get_args
 
 import anyio
 import mcp.types as types
-from anyio.abc import TaskGroup
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning
 
@@ -87,19 +87,17 @@ class ThrottledNotifier(abc.ABC):
         self._progress: ProgressLine | None = None
         self._sent_progress = float("-inf")
         self._wake = anyio.Event()
-        self._forwarding: TaskGroup | None = None
-        self._forwarder_started = False
-
-    def forward_in(self, group: TaskGroup) -> None:
-        """Forward through a task of `group`, started when the first line arrives: most
-        calls send nothing, and a task per call costs each of them."""
-        self._forwarding = group
+        self._forwarder: asyncio.Task[None] | None = None
+        self._forwarding = anyio.CancelScope()
+        self._forwarded = anyio.Event()
 
     def _woken(self) -> None:
         self._wake.set()
-        if self._forwarding is not None and not self._forwarder_started:
-            self._forwarder_started = True
-            self._forwarding.start_soon(self.forward)
+        if self._forwarder is None:
+            # The event loop's own task, started by the first line: most calls send
+            # nothing, and a task group around every call cost each one a turn of the
+            # loop on leaving it (~0.1 ms). `stop_forwarding` ends it.
+            self._forwarder = asyncio.get_running_loop().create_task(self._forward())
 
     def on_log(self, tool: str, line: LogLine) -> None:
         self.server_log.on_log(tool, line)
@@ -119,18 +117,31 @@ class ThrottledNotifier(abc.ABC):
     async def on_input(self, tool: str, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
         return await self.server_log.on_input(tool, requests)
 
-    async def forward(self) -> None:
-        """Send what arrives, throttled, until cancelled (then `flush` sends the rest)."""
-        while True:
-            await self._wake.wait()
-            self._wake = anyio.Event()
-            # A line taken from the queue is sent whole even if the call ends meanwhile
-            # (bounded, so a stuck client cannot hold a cancellation up).
-            with anyio.move_on_after(SEND_GRACE, shield=True):
-                await self.flush()
-            await anyio.sleep(PROGRESS_INTERVAL)
+    async def _forward(self) -> None:
+        """Send what arrives, throttled, until `stop_forwarding` (then `flush` sends the rest)."""
+        try:
+            with self._forwarding:
+                while True:
+                    await self._wake.wait()
+                    self._wake = anyio.Event()
+                    # A line taken from the queue is sent whole even if the call ends
+                    # meanwhile (bounded, so a stuck client cannot hold a cancellation up).
+                    with anyio.move_on_after(SEND_GRACE, shield=True):
+                        await self.flush()
+                    await anyio.sleep(PROGRESS_INTERVAL)
+        finally:
+            self._forwarded.set()
+
+    async def stop_forwarding(self) -> None:
+        """The call is over: no more throttled sends (what is queued waits for `flush`)."""
+        if self._forwarder is not None:
+            self._forwarding.cancel()
+            with anyio.CancelScope(shield=True):
+                await self._forwarded.wait()
 
     async def flush(self) -> None:
+        if not (self._logs or self._dropped or self._progress):
+            return
         try:
             await self._send_pending()
         except anyio.get_cancelled_exc_class():

@@ -120,10 +120,10 @@ class ToolService:
     ) -> ToolResult:
         if notifier is None:
             return await self._guarded(name, self.runner.call(name, arguments))
-        async with anyio.create_task_group() as forwarding:
-            notifier.forward_in(forwarding)
+        try:
             result = await self._guarded(name, self.runner.call(name, arguments, notifier))
-            forwarding.cancel_scope.cancel()
+        finally:
+            await notifier.stop_forwarding()
         await notifier.flush()  # what is left goes out before the result
         return result
 
