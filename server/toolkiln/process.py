@@ -504,6 +504,12 @@ def _children() -> set[int]:
     """The pids of the main thread's children. An orphan is handed to a subreaper's first
     live thread, which is the main one, so that list is all the sweep needs (one read
     instead of one per thread: this runs at the end of every call)."""
+    try:  # no child at all (the usual end of a call when none other runs): no /proc read
+        os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return set()
+    except AttributeError:  # no waitid here
+        pass
     try:
         with open(f"/proc/self/task/{os.getpid()}/children") as listing:
             return {int(pid) for pid in listing.read().split()}
