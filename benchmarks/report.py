@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 Results = dict[str, Any]
-# Hand-written: what the profiles say about the targets toolkiln misses.
+# Hand-written: what the profiles found, and what remains.
 ANALYSIS = Path(__file__).with_name("analysis.md")
 
 METHOD = """\
 - **floor**: the echo script spawned from Python per call (`subprocess.Popen`, exit awaited
   on a pidfd), no MCP. **reference**: `benchmarks/reference_server.py`, a minimal server on
-  the SDK's low-level `Server` with the one echo tool (it runs the script per call with
+  the SDK's low-level `Server` that runs the echo script per call (with
   `anyio.run_process`), over stdio and over the SDK's `streamable_http_app` on uvicorn; it
   lists the tools of the same compiled config as toolkiln (`--tools`: name, title,
   description, input schema and hints, as read), 10 or 1,000. **toolkiln**: `toolkiln
