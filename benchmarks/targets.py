@@ -159,7 +159,7 @@ def cpu_seconds(pid: int) -> float:
 async def _http_client(
     target: Target, workspace: Workspace, client: dict[str, Any]
 ) -> AsyncIterator[_McpCaller]:
-    port = _free_port()
+    port = free_port()
     command = [*_server_command(target, workspace), "--port", str(port)]
     server = subprocess.Popen(command, stderr=subprocess.DEVNULL, env=measured_env())
     try:
@@ -201,7 +201,7 @@ def _token(workspace: Workspace) -> Path:
     return path
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
