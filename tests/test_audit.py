@@ -46,6 +46,23 @@ def test_records_are_json_lines_with_a_timestamp(tmp_path: Path) -> None:
     assert record["timestamp"].endswith("+00:00")
 
 
+def test_a_record_prepared_ahead_is_one_line_with_its_own_time(tmp_path: Path) -> None:
+    log = AuditLog(tmp_path / "audit.jsonl")
+    prepared = log.prepare(0.25, event="tools/call", arguments={"note": "é"})  # made while the tool runs
+    log.record(prepared, success=True, exit_code=0)
+    log.record(log.prepare(event="denied"))
+    log.close()
+    first, second = read_audit(tmp_path / "audit.jsonl")
+    assert first == {
+        "timestamp": "1970-01-01T00:00:00.250+00:00",
+        "event": "tools/call",
+        "arguments": {"note": "é"},
+        "success": True,
+        "exit_code": 0,
+    }
+    assert second["event"] == "denied"
+
+
 def test_the_log_rotates_by_size_and_reads_back_in_order(tmp_path: Path) -> None:
     path = tmp_path / "audit.jsonl"
     log = AuditLog(path, max_bytes=2000, backups=3)

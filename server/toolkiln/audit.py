@@ -76,9 +76,24 @@ class AuditLog:
     def _open(self) -> int:
         return os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
 
-    def record(self, **fields: Any) -> None:
-        entry = {"timestamp": datetime.now(UTC).isoformat(timespec="milliseconds"), **fields}
-        line = (json.dumps(entry, ensure_ascii=False, default=str) + "\n").encode()
+    @staticmethod
+    def prepare(at: float | None = None, **fields: Any) -> str:
+        """A record's first fields as JSON, with its time (`at`, seconds since the epoch;
+        default now): made ahead of `record`, e.g. while a call's tool runs, so that the
+        answer waits only for the rest."""
+        when = datetime.now(UTC) if at is None else datetime.fromtimestamp(at, UTC)
+        entry = {"timestamp": when.isoformat(timespec="milliseconds"), **fields}
+        return json.dumps(entry, ensure_ascii=False, default=str)
+
+    def record(self, prepared: str | None = None, **fields: Any) -> None:
+        """Append one record: `prepared` (see `prepare`) and `fields`, or `fields` alone."""
+        if prepared is None:
+            text = self.prepare(**fields)
+        elif fields:  # one JSON object from two: the fields of each are distinct
+            text = prepared[:-1] + ", " + json.dumps(fields, ensure_ascii=False, default=str)[1:]
+        else:
+            text = prepared
+        line = (text + "\n").encode()
         try:
             if self._size and self._size + len(line) > self.max_bytes:
                 self._rotate()

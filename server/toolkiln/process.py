@@ -108,6 +108,7 @@ async def run_process(
     stderr_limit: int = 64 * 1024,
     on_stderr_line: StderrLineHandler | None = None,
     limits: Limits | None = None,
+    on_started: Callable[[], None] | None = None,
 ) -> ProcessResult:
     """Run `argv` to completion or until `timeout` seconds, whichever comes first.
 
@@ -115,7 +116,8 @@ async def run_process(
     answers) until that stream ends; without either, stdin is /dev/null.
 
     `limits` become the child's rlimits (see `rlimit_preexec`); its `max_output_bytes`
-    is the caller's business (pass it as `stdout_limit`).
+    is the caller's business (pass it as `stdout_limit`). `on_started` runs once the
+    process does: the caller's work done while the script runs is off the call's path.
     Raises `ProcessStartError` when the program cannot be started at all.
     Cancelling the caller stops the process group before the cancellation continues.
     """
@@ -126,6 +128,8 @@ async def run_process(
     stderr = _StderrReader(stderr_limit, on_stderr_line)
     timed_out = False
     try:
+        if on_started is not None:
+            on_started()
         with anyio.move_on_after(timeout) as deadline:
             await _communicate(process, input, more_input, stdout, stderr)
         timed_out = deadline.cancelled_caught

@@ -10,7 +10,7 @@ import functools
 import logging
 import os
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -115,9 +115,14 @@ class ToolRunner:
         self.python_workers = PythonWorkers(max_idle=settings.max_concurrency)
 
     async def call(
-        self, name: str, arguments: Mapping[str, Any] | None, observer: CallObserver | None = None
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        observer: CallObserver | None = None,
+        on_started: Callable[[], None] | None = None,
     ) -> ToolResult:
-        """Run tool `name`. Raises `UnknownToolError`; every other failure is a result."""
+        """Run tool `name`. Raises `UnknownToolError`; every other failure is a result.
+        `on_started` runs once the script's process does (see `run_process`)."""
         tool = self.registry.get(name)
         arguments = dict(arguments or {})
         problems = self.registry.checker(tool).problems(arguments)
@@ -144,7 +149,9 @@ class ToolRunner:
                     is_error=True,
                 )
             remaining = deadline - anyio.current_time()
-            return await self._run(tool, arguments, remaining, timeout, observer or LoggingObserver())
+            return await self._run(
+                tool, arguments, remaining, timeout, observer or LoggingObserver(), on_started
+            )
         finally:
             for limiter in reversed(held):
                 limiter.release()
@@ -178,6 +185,7 @@ class ToolRunner:
         remaining: float,
         timeout: float,
         observer: CallObserver,
+        on_started: Callable[[], None] | None = None,
     ) -> ToolResult:
         name = tool.name
         if tool.dialect == "command":  # the built-in run_command: no script, config/server.json's fences
@@ -242,6 +250,7 @@ class ToolRunner:
             stdout_limit=output_limit(tool.limits, self.settings.max_output_bytes),
             on_stderr_line=on_stderr_line,
             limits=tool.limits,
+            on_started=on_started,
         )
         try:
             if conversation is None:

@@ -8,10 +8,9 @@ is a protocol error (-32602), as the spec asks.
 
 from __future__ import annotations
 
-import functools
 import logging
 import time
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import anyio
@@ -82,8 +81,7 @@ class ToolService:
         params: types.CallToolRequestParams | None = None,
         notifier: ThrottledNotifier | None = None,
     ) -> types.CallToolResult | types.InputRequiredResult:
-        client = client_name(ctx)
-        record = functools.partial(self._record, name, arguments, transport, client, time.perf_counter())
+        record = _CallRecord(self, name, arguments, transport, client_name(ctx))
         try:
             tool = self.registry.get(name)
         except UnknownToolError as unknown:
@@ -104,7 +102,7 @@ class ToolService:
                     return outcome  # the script waits for the client's answers
                 result = outcome
             else:
-                result = await self._run(name, arguments, notifier)
+                result = await self._run(name, arguments, notifier, record.prepare)
         except anyio.get_cancelled_exc_class():  # the client went away, or the server is stopping
             record(success=False, exit_code=None, error="cancelled")
             raise
@@ -116,12 +114,16 @@ class ToolService:
         return mcp_result(result)
 
     async def _run(
-        self, name: str, arguments: Mapping[str, Any] | None, notifier: ThrottledNotifier | None
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        notifier: ThrottledNotifier | None,
+        on_started: Callable[[], None],
     ) -> ToolResult:
         if notifier is None:
-            return await self._guarded(name, self.runner.call(name, arguments))
+            return await self._guarded(name, self.runner.call(name, arguments, on_started=on_started))
         try:
-            result = await self._guarded(name, self.runner.call(name, arguments, notifier))
+            result = await self._guarded(name, self.runner.call(name, arguments, notifier, on_started))
         finally:
             await notifier.stop_forwarding()
         await notifier.flush()  # what is left goes out before the result
@@ -158,28 +160,42 @@ class ToolService:
                 text=f"Tool {name!r} failed inside toolkiln; see the server log.", is_error=True
             )
 
-    def _record(
+
+class _CallRecord:
+    """The audit record of one `tools/call`. `prepare` makes its first fields (the
+    redaction and the JSON are the costly part: ~0.2 ms of a call inside a server) while
+    the tool runs, so that the answer waits only for the outcome to be appended."""
+
+    def __init__(
         self,
+        service: ToolService,
         name: str,
         arguments: Mapping[str, Any] | None,
         transport: str,
         client: str | None,
-        started: float,
-        **outcome: Any,
     ) -> None:
+        self.audit = service.audit
+        self.tool = service.registry.tools.get(name)
+        self.fields = {"event": "tools/call", "transport": transport, "client": client, "tool": name}
+        self.arguments = arguments or {}
+        self.arrived = time.time()  # the record's timestamp: when the call came in
+        self.started = time.perf_counter()
+        self.prepared: str | None = None
+
+    def prepare(self) -> None:
+        if self.audit is None or self.prepared is not None:
+            return
+        secrets = [p.name for p in self.tool.parameters if p.secret] if self.tool else []
+        self.prepared = self.audit.prepare(
+            self.arrived, **self.fields, arguments=redact(self.arguments, secrets)
+        )
+
+    def __call__(self, **outcome: Any) -> None:
         if self.audit is None:
             return
-        tool = self.registry.tools.get(name)
-        secrets = [p.name for p in tool.parameters if p.secret] if tool else []
-        self.audit.record(
-            event="tools/call",
-            transport=transport,
-            client=client,
-            tool=name,
-            arguments=redact(arguments or {}, secrets),
-            duration_ms=round((time.perf_counter() - started) * 1000, 3),
-            **outcome,
-        )
+        self.prepare()
+        duration_ms = round((time.perf_counter() - self.started) * 1000, 3)
+        self.audit.record(self.prepared, duration_ms=duration_ms, **outcome)
 
 
 def listed_tool(tool: CompiledTool, confirm_argument: bool = False) -> dict[str, Any]:
