@@ -134,8 +134,8 @@ class ThrottledNotifier(abc.ABC):
 
     async def stop_forwarding(self) -> None:
         """The call is over: no more throttled sends (what is queued waits for `flush`)."""
+        self._forwarding.cancel()  # a forwarder woken later would end at once
         if self._forwarder is not None:
-            self._forwarding.cancel()
             with anyio.CancelScope(shield=True):
                 await self._forwarded.wait()
 
