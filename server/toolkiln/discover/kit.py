@@ -30,11 +30,10 @@ from toolkiln.discover.naming import MAX_NAME_LENGTH
 from toolkiln.discover.object_literal import LiteralError, ObjectLiteral, parse_object_literal
 from toolkiln.errors import DiscoveryError
 from toolkiln.interpreters import INTERPRETERS, find_interpreter, interpreter_names
-from toolkiln.vocabulary import PARAM_TYPES, ParamType
+from toolkiln.vocabulary import PARAM_TYPES, TOOL_NAME_PATTERN, ParamType
 
 if TYPE_CHECKING:
     from toolkiln.model import Parameter
-from toolkiln.vocabulary import TOOL_NAME_PATTERN
 
 logger = logging.getLogger(__name__)
 
