@@ -231,8 +231,15 @@ def test_an_unchanged_discover_imports_neither_pydantic_nor_anyio(
     make_tool(
         "adder/run.sh", "#!/bin/sh\n# @description Adds\n# @param a: a number (type: integer)\necho $a\n"
     )
+    for folder, file, text in (
+        ("prompts", "review.md", "Review {{ code }}\n"),
+        ("resources", "notes.txt", "x"),
+    ):
+        (tools_dir.parent / folder).mkdir(exist_ok=True)
+        (tools_dir.parent / folder / file).write_text(text)
     folders = ["--tools-dir", str(tools_dir), "--config-dir", str(config_dir)]
     subprocess.run([sys.executable, "-m", "toolkiln", "discover", *folders], check=True, env=child_env())
+    os.utime(tools_dir / "greet.sh", ns=(0, 10**18))  # a fresh checkout: same bytes, new mtime
     code = f"""
 import sys
 from toolkiln.cli import cli
@@ -244,7 +251,7 @@ print(sorted(m for m in ("pydantic", "anyio") if m in sys.modules), file=sys.std
 """
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env())
     assert result.returncode == 0, result.stderr
-    assert "2 unchanged" in result.stdout
+    assert "2 unchanged" in result.stdout and "1 prompts, 1 resources" in result.stdout
     assert result.stderr.strip().splitlines()[-1] == "[]"
 
 

@@ -62,3 +62,8 @@ def check_tool_name(name: str) -> str:
             "(what MCP clients accept)"
         )
     return name
+
+
+# The keys of a prompt's and a resource's settings that the user owns (discovery keeps them).
+USER_PROMPT_KEYS = ("name", "title")
+USER_RESOURCE_KEYS = ("name", "title", "description", "uri", "mime_type", "completions")

@@ -11,7 +11,9 @@ import pytest
 from toolkiln.discover.items import PROMPTS, RESOURCES, discover_items
 from toolkiln.discover.prompts import parse_prompt
 from toolkiln.discover.resources import detect_content
-from toolkiln.errors import DiscoveryError
+from toolkiln.errors import ConfigError, DiscoveryError
+from toolkiln.files import load_model
+from toolkiln.model import ResourceConfig
 from toolkiln.render import split_front_matter
 
 
@@ -114,7 +116,13 @@ def test_a_uri_without_the_files_placeholders_is_refused(tmp_path: Path) -> None
     data = json.loads(path.read_text())
     data["resource_config"]["uri"] = "things://fixed"
     path.write_text(json.dumps(data))
-    _, errors = discover_items(RESOURCES, source, config)
+    # The file is unchanged: discover leaves its config alone (without reading it through
+    # the models), and build, which reads every config through them, refuses it.
+    statuses, errors = discover_items(RESOURCES, source, config)
+    assert [status.change for status in statuses] == ["unchanged"] and not errors
+    with pytest.raises(ConfigError, match="must hold the same placeholders"):
+        load_model(path, ResourceConfig)
+    _, errors = discover_items(RESOURCES, source, config, force=True)
     assert "must hold the same placeholders" in str(errors[0])
 
 

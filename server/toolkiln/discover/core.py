@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Literal
 
 from toolkiln.discover.base import Candidate, Declaration, Dialect
 from toolkiln.discover.dialects import ALL_DIALECTS
-from toolkiln.discover.fingerprint import fingerprint_file, is_unchanged, same_content
+from toolkiln.discover.fingerprint import fingerprint_file, is_unchanged, matches, same_content
 from toolkiln.discover.naming import ENTRY_POINT, tool_name_for
 from toolkiln.discover.scan import scan_tools
 from toolkiln.errors import ConfigError, DiscoveryError
@@ -165,8 +165,9 @@ def _tool_name(candidate: Candidate, dialect: Dialect) -> str:
 
 def _unchanged_status(candidate: Candidate, config_file: Path) -> ToolStatus | None:
     """The cheap first look, without the models: a config that records this script with
-    its current mtime and size. Anything else (no config, a change, a config that is not
-    what it should be) goes the long way, through the models and the fingerprint's hash."""
+    its current size, and its mtime or else its hash (a fresh checkout or a `touch` gives
+    the same bytes a new mtime). Anything else (no config, a change, a config that is not
+    what it should be) goes the long way, through the models."""
     try:
         if not config_file.is_file():  # missing, or a FIFO that a read would wait on forever
             return None
@@ -175,8 +176,7 @@ def _unchanged_status(candidate: Candidate, config_file: Path) -> ToolStatus | N
         current = (
             data.get("format_version") == 1
             and script["script_path"] == candidate.relative_path
-            and source["mtime_ns"] == candidate.stat.st_mtime_ns
-            and source["size"] == candidate.stat.st_size
+            and matches(candidate.path, candidate.stat, source["size"], source["mtime_ns"], source["sha256"])
         )
         if current and isinstance(script["name"], str) and isinstance(script.get("description", ""), str):
             return ToolStatus(

@@ -27,11 +27,14 @@ def hash_file(path: Path) -> str:
 
 
 def is_unchanged(path: Path, stat: os.stat_result, known: SourceFingerprint | None) -> bool:
-    if known is None or stat.st_size != known.size:
+    return known is not None and matches(path, stat, known.size, known.mtime_ns, known.sha256)
+
+
+def matches(path: Path, stat: os.stat_result, size: int, mtime_ns: int, sha256: str) -> bool:
+    """Whether the file is the one recorded: its size, and its mtime or else its hash."""
+    if stat.st_size != size:
         return False
-    if stat.st_mtime_ns == known.mtime_ns:
-        return True
-    return hash_file(path) == known.sha256
+    return stat.st_mtime_ns == mtime_ns or hash_file(path) == sha256
 
 
 def same_content(new: BaseModel, old: BaseModel) -> bool:

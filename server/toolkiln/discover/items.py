@@ -3,52 +3,60 @@ config each under `config/prompts/` and `config/resources/`.
 
 The same rules as tools: incremental (a file whose fingerprint matches is not read),
 what the user set is kept, a broken file is reported with its line and keeps its last
-good config, and a config whose file is gone is reported, not deleted.
+good config, and a config whose file is gone is reported, not deleted. As for tools, a
+run that finds nothing changed reads the configs as plain JSON, without the models.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel
-
-from toolkiln.discover.fingerprint import fingerprint_file, is_unchanged, same_content
+from toolkiln.discover.fingerprint import fingerprint_file, is_unchanged, matches, same_content
 from toolkiln.discover.naming import item_name_for
 from toolkiln.discover.prompts import SUFFIXES, parse_prompt
 from toolkiln.discover.resources import detect_content
 from toolkiln.errors import ConfigError, DiscoveryError
 from toolkiln.files import load_model, write_model
-from toolkiln.model import (
-    USER_PROMPT_KEYS,
-    USER_RESOURCE_KEYS,
-    PromptConfig,
-    PromptSettings,
-    ResourceConfig,
-    ResourceSettings,
-)
+from toolkiln.vocabulary import USER_PROMPT_KEYS, USER_RESOURCE_KEYS
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from toolkiln.model import PromptConfig, PromptSettings, ResourceConfig, ResourceSettings
+
+    ItemConfig = PromptConfig | ResourceConfig
 
 MAX_DEPTH = 5
-ItemConfig = PromptConfig | ResourceConfig
 
 
 @dataclass(frozen=True)
 class ItemKind:
     kind: Literal["prompt", "resource"]
     config_folder: str
-    model: type[PromptConfig] | type[ResourceConfig]
+    model_name: Literal["PromptConfig", "ResourceConfig"]  # in toolkiln.model, loaded when needed
     block: str  # the settings key in the config file
     path_key: str  # the settings key that holds the file's path
     user_keys: tuple[str, ...]
     accepts: Callable[[Path], bool]
     declare: Callable[[Path, str, str], BaseModel]  # (file, relative path, name) -> settings
 
+    @property
+    def model(self) -> type[PromptConfig] | type[ResourceConfig]:
+        import toolkiln.model
+
+        model: type[PromptConfig] | type[ResourceConfig] = getattr(toolkiln.model, self.model_name)
+        return model
+
 
 def _declare_prompt(path: Path, relative: str, name: str) -> PromptSettings:
+    from toolkiln.model import PromptSettings
+
     declaration = parse_prompt(path.read_text(encoding="utf-8"), relative)
     return PromptSettings(
         name=name,
@@ -61,16 +69,18 @@ def _declare_prompt(path: Path, relative: str, name: str) -> PromptSettings:
 
 
 def _declare_resource(path: Path, relative: str, name: str) -> ResourceSettings:
+    from toolkiln.model import ResourceSettings
+
     mime_type, binary = detect_content(path)
     return ResourceSettings(name=name, file_path=relative, detected_mime_type=mime_type, binary=binary)
 
 
 PROMPTS = ItemKind(
-    "prompt", "prompts", PromptConfig, "prompt_config", "template_path", USER_PROMPT_KEYS,
+    "prompt", "prompts", "PromptConfig", "prompt_config", "template_path", USER_PROMPT_KEYS,
     lambda path: path.suffix.lower() in SUFFIXES, _declare_prompt,
 )  # fmt: skip
 RESOURCES = ItemKind(
-    "resource", "resources", ResourceConfig, "resource_config", "file_path", USER_RESOURCE_KEYS,
+    "resource", "resources", "ResourceConfig", "resource_config", "file_path", USER_RESOURCE_KEYS,
     lambda path: True, _declare_resource,
 )  # fmt: skip
 
@@ -99,6 +109,10 @@ def discover_items(
             continue
         seen[name] = relative
         config_file = configs / f"{name}.json"
+        stat = path.stat()
+        if not force and _recorded_unchanged(kind, config_file, relative, path, stat):
+            statuses.append(ItemStatus(name, relative, "unchanged"))
+            continue
         try:
             existing = load_model(config_file, kind.model) if config_file.exists() else None
         except ConfigError as error:
@@ -106,7 +120,6 @@ def discover_items(
                 DiscoveryError(f"{error}\n  (fix the file or delete it to rediscover the {kind.kind})")
             )
             continue
-        stat = path.stat()
         if (
             not force
             and existing
@@ -141,6 +154,24 @@ def discover_items(
             if config_file.stem not in seen:
                 statuses.append(ItemStatus(config_file.stem, "?", "missing"))
     return sorted(statuses, key=lambda status: status.name), errors
+
+
+def _recorded_unchanged(
+    kind: ItemKind, config_file: Path, relative: str, path: Path, stat: os.stat_result
+) -> bool:
+    """The cheap first look, without the models: a config that records this file as it is."""
+    try:
+        if not config_file.is_file():  # missing, or a FIFO that a read would wait on forever
+            return False
+        data = json.loads(config_file.read_bytes())
+        source = data["source"]
+        return bool(
+            data.get("format_version") == 1
+            and data[kind.block][kind.path_key] == relative
+            and matches(path, stat, source["size"], source["mtime_ns"], source["sha256"])
+        )
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+        return False
 
 
 def _files(source_dir: Path, kind: ItemKind) -> Iterator[tuple[Path, str]]:

@@ -20,11 +20,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from toolkiln.discover.annotations import parse_param_line
 from toolkiln.errors import DiscoveryError
-from toolkiln.model import Parameter
 from toolkiln.render import FrontMatterError, split_front_matter
+
+if TYPE_CHECKING:
+    from toolkiln.model import Parameter
 
 SUFFIXES = {".md", ".j2", ".jinja", ".jinja2", ".txt", ".prompt"}
 _FIELD = re.compile(r"^(title|description)\s*:\s*(.*?)\s*$", re.IGNORECASE)

@@ -9,8 +9,6 @@ and is the only file the server reads. Every read goes through these models.
 from toolkiln.model.catalog import Catalog, CompiledPrompt, CompiledResource, CompiledTool, ToolHints
 from toolkiln.model.items import (
     PLACEHOLDER,
-    USER_PROMPT_KEYS,
-    USER_RESOURCE_KEYS,
     PromptConfig,
     PromptSettings,
     ResourceConfig,
@@ -34,6 +32,8 @@ from toolkiln.vocabulary import (
     SENSITIVE_ENV_NAMES,
     SENSITIVE_ENV_PREFIXES,
     TOOL_NAME_PATTERN,
+    USER_PROMPT_KEYS,
+    USER_RESOURCE_KEYS,
     DialectName,
     ParamType,
     PythonEntry,

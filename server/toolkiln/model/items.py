@@ -91,7 +91,3 @@ class PromptConfig(_ItemConfig):
 
 class ResourceConfig(_ItemConfig):
     resource_config: ResourceSettings
-
-
-USER_PROMPT_KEYS = ("name", "title")
-USER_RESOURCE_KEYS = ("name", "title", "description", "uri", "mime_type", "completions")
