@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import secrets
 import statistics
 import subprocess
@@ -26,7 +25,7 @@ from typing import Any, Protocol
 
 from benchmarks.projects import TOOLKILN, measured_env, served_project
 from benchmarks.rounds import rotated
-from benchmarks.targets import REFERENCE, free_port
+from benchmarks.targets import REFERENCE, cpu_seconds, free_port
 
 PROTOCOL_VERSION = "2025-11-25"
 INITIALIZE = {
@@ -94,22 +93,16 @@ def measure(servers: dict[str, Server], calls: int) -> tuple[dict[str, list[floa
     try:
         for number in range(WARM_UP + calls):
             if number == WARM_UP:
-                cpu = {name: -_cpu_seconds(server.pid) for name, server in servers.items()}
+                cpu = {name: -cpu_seconds(server.pid) for name, server in servers.items()}
             for name in rotated(list(servers), number):
                 seconds = servers[name].call(number + 1)
                 if number >= WARM_UP:
                     latencies[name].append(seconds)
-        cpu = {name: spent + _cpu_seconds(servers[name].pid) for name, spent in cpu.items()}
+        cpu = {name: spent + cpu_seconds(servers[name].pid) for name, spent in cpu.items()}
     finally:
         for server in servers.values():
             server.close()
     return latencies, cpu
-
-
-def _cpu_seconds(pid: int) -> float:
-    """User plus system time of process `pid` itself, its children's left out."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _request(request_id: int) -> dict[str, Any]:

@@ -12,7 +12,6 @@ when a script has to be read or a config written.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import Callable, Sequence
@@ -23,7 +22,7 @@ from typing import TYPE_CHECKING, Literal
 
 from toolkiln.discover.base import Candidate, Declaration, Dialect
 from toolkiln.discover.dialects import ALL_DIALECTS
-from toolkiln.discover.fingerprint import fingerprint_file, is_unchanged, matches, same_content
+from toolkiln.discover.fingerprint import fingerprint_file, is_unchanged, same_content, unchanged_config
 from toolkiln.discover.naming import ENTRY_POINT, tool_name_for
 from toolkiln.discover.scan import scan_tools
 from toolkiln.errors import ConfigError, DiscoveryError
@@ -164,32 +163,15 @@ def _tool_name(candidate: Candidate, dialect: Dialect) -> str:
 
 
 def _unchanged_status(candidate: Candidate, config_file: Path) -> ToolStatus | None:
-    """The cheap first look, without the models: a config that records this script with
-    its current size, and its mtime or else its hash (a fresh checkout or a `touch` gives
-    the same bytes a new mtime). Anything else (no config, a change, a config that is not
-    what it should be) goes the long way, through the models."""
-    try:
-        if not config_file.is_file():  # missing, or a FIFO that a read would wait on forever
-            return None
-        data = json.loads(config_file.read_bytes())
-        script, source = data["script_config"], data["source"]
-        current = (
-            data.get("format_version") == 1
-            and script["script_path"] == candidate.relative_path
-            and matches(candidate.path, candidate.stat, source["size"], source["mtime_ns"], source["sha256"])
-        )
-        if current and isinstance(script["name"], str) and isinstance(script.get("description", ""), str):
-            return ToolStatus(
-                script["name"],
-                candidate.relative_path,
-                script.get("description", ""),
-                True,
-                True,
-                "unchanged",
-            )
-    except (OSError, ValueError, KeyError, TypeError, RecursionError):
-        pass
-    return None
+    """A tool whose config records its script as it is (see `unchanged_config`)."""
+    path_key = ("script_config", "script_path")
+    data = unchanged_config(config_file, candidate.path, candidate.stat, candidate.relative_path, path_key)
+    if data is None:
+        return None
+    name, description = data["script_config"].get("name"), data["script_config"].get("description", "")
+    if not (isinstance(name, str) and isinstance(description, str)):
+        return None
+    return ToolStatus(name, candidate.relative_path, description, True, True, "unchanged")
 
 
 def _load_existing(config_dir: Path, name: str) -> ToolConfig | None:

@@ -4,6 +4,7 @@ a content hash confirms a yes, so a `touch` or a fresh checkout does not re-prob
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +36,31 @@ def matches(path: Path, stat: os.stat_result, size: int, mtime_ns: int, sha256: 
     if stat.st_size != size:
         return False
     return stat.st_mtime_ns == mtime_ns or hash_file(path) == sha256
+
+
+def unchanged_config(
+    config_file: Path, file: Path, stat: os.stat_result, relative: str, path_key: tuple[str, str]
+) -> dict[str, Any] | None:
+    """The cheap first look, without the models: `config_file` read as plain JSON, when it
+    records `file` (its relative path under `path_key`, its size, and its mtime or else
+    its hash: a checkout or a `touch` gives the same bytes a new mtime). None for anything
+    else (no config, a change, a config that is not what it should be), which goes the
+    long way, through the models."""
+    try:
+        if not config_file.is_file():  # missing, or a FIFO that a read would wait on forever
+            return None
+        data = json.loads(config_file.read_bytes())
+        block, key = path_key
+        source = data["source"]
+        if (
+            data.get("format_version") == 1
+            and data[block][key] == relative
+            and matches(file, stat, source["size"], source["mtime_ns"], source["sha256"])
+        ):
+            return dict(data)
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+        pass
+    return None
 
 
 def same_content(new: BaseModel, old: BaseModel) -> bool:

@@ -9,7 +9,6 @@ run that finds nothing changed reads the configs as plain JSON, without the mode
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -17,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from toolkiln.discover.fingerprint import fingerprint_file, is_unchanged, matches, same_content
+from toolkiln.discover.fingerprint import fingerprint_file, is_unchanged, same_content, unchanged_config
 from toolkiln.discover.naming import item_name_for
 from toolkiln.discover.prompts import SUFFIXES, parse_prompt
 from toolkiln.discover.resources import detect_content
@@ -110,7 +109,7 @@ def discover_items(
         seen[name] = relative
         config_file = configs / f"{name}.json"
         stat = path.stat()
-        if not force and _recorded_unchanged(kind, config_file, relative, path, stat):
+        if not force and unchanged_config(config_file, path, stat, relative, (kind.block, kind.path_key)):
             statuses.append(ItemStatus(name, relative, "unchanged"))
             continue
         try:
@@ -154,24 +153,6 @@ def discover_items(
             if config_file.stem not in seen:
                 statuses.append(ItemStatus(config_file.stem, "?", "missing"))
     return sorted(statuses, key=lambda status: status.name), errors
-
-
-def _recorded_unchanged(
-    kind: ItemKind, config_file: Path, relative: str, path: Path, stat: os.stat_result
-) -> bool:
-    """The cheap first look, without the models: a config that records this file as it is."""
-    try:
-        if not config_file.is_file():  # missing, or a FIFO that a read would wait on forever
-            return False
-        data = json.loads(config_file.read_bytes())
-        source = data["source"]
-        return bool(
-            data.get("format_version") == 1
-            and data[kind.block][kind.path_key] == relative
-            and matches(path, stat, source["size"], source["mtime_ns"], source["sha256"])
-        )
-    except (OSError, ValueError, KeyError, TypeError, RecursionError):
-        return False
 
 
 def _files(source_dir: Path, kind: ItemKind) -> Iterator[tuple[Path, str]]:
