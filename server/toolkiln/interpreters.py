@@ -3,7 +3,7 @@
 A script with a shebang line and the exec bit runs by itself. Any other kit script
 (seeds/002) runs with the interpreter for its extension, when one is installed.
 Discovery asks so that it can report a script nothing can run; the runner asks on
-every call. Shared by both stages, like `process.py`, so neither imports the other.
+every call. Shared by both stages, like `process/`, so neither imports the other.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Telling that a tool failed because it hit one of its limits, and saying which.
 
-The rlimits themselves are set by `process.py`; a process that hits one only fails
+The rlimits themselves are set by `process/`; a process that hits one only fails
 (killed by a signal, or an allocation, open or fork that the OS refused), so the
 limit is recognised here from how it ended and from the tail of its stderr. A limit
 that is not set is never named, so a tool without limits keeps its plain failure.

@@ -1,0 +1,36 @@
+"""The one place that starts processes: discovery's `--help` probe and every tool call.
+
+Rules kept here and nowhere else: argv lists only, never a shell; each child leads
+its own process group; stdin is closed unless input is given; stdout and stderr are
+read concurrently and what is kept in memory is capped; on timeout, cancellation or
+shutdown the whole group gets SIGTERM, a short grace period, then SIGKILL. When the
+main process exits, whatever it left running in its group is killed: no process
+outlives its call. A tool's resource limits (`Limits`) are set in the child, before
+exec, as rlimits that it and its children inherit; its confinement (`Confinement`)
+runs it inside bubblewrap.
+
+One module a job: `spawn` starts a process, `confine` wraps it in bubblewrap,
+`pipes` feeds and reads it, `groups` stops its group and sweeps up what escaped,
+`run` runs one to its end, `live` keeps a worker answering line by line.
+"""
+
+from toolkiln.process.confine import Confinement, confinement_problem
+from toolkiln.process.groups import RUN_MARKER, kill_all_groups
+from toolkiln.process.live import LineTooLong, LiveProcess
+from toolkiln.process.pipes import StderrLineHandler, decode
+from toolkiln.process.run import ProcessResult, run_process
+from toolkiln.process.spawn import rlimit_preexec
+
+__all__ = [
+    "RUN_MARKER",
+    "Confinement",
+    "LineTooLong",
+    "LiveProcess",
+    "ProcessResult",
+    "StderrLineHandler",
+    "confinement_problem",
+    "decode",
+    "kill_all_groups",
+    "rlimit_preexec",
+    "run_process",
+]
