@@ -66,7 +66,13 @@ def build_catalog(
         tool_configs_dir(config_dir), ToolConfig, compile_tool, "tool", errors, report
     )
     report.tools = [
-        tool.model_copy(update={"limits": tool.limits.over(server.limits)}) for tool in report.tools
+        tool.model_copy(
+            update={
+                "limits": tool.limits.over(server.limits),
+                "confinement": tool.confinement.over(server.confinement),
+            }
+        )
+        for tool in report.tools
     ]
     report.prompts = _compile_all(
         config_dir / "prompts", PromptConfig, compile_prompt, "prompt", errors, report
@@ -151,6 +157,7 @@ def compile_tool(config: ToolConfig, config_file: str) -> CompiledTool:
         max_concurrency=script.max_concurrency,
         workspace=script.workspace_config,
         limits=script.limits,
+        confinement=script.confinement,
         tags=config.tags,
         state=script.state,
         version=script.version,

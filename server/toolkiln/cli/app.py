@@ -151,7 +151,7 @@ class RunOptions:
             script_config=script_config,
             **server,
         )
-        limits: dict[str, int] = {"max_concurrency": max_concurrency} if max_concurrency else {}
+        limits: dict[str, Any] = {"max_concurrency": max_concurrency} if max_concurrency else {}
         if self.max_output is not None:
             limits["max_output_bytes"] = self.max_output
         return RunSettings(default_timeout=self.timeout, env=env, **limits)

@@ -22,10 +22,17 @@ if TYPE_CHECKING:
 @cli.command()
 @folder_options
 @click.option("--force", is_flag=True, help="Re-read every script, changed or not.")
-@click.option("--list", "list_only", is_flag=True, help="Show each tool's status and write nothing.")
+@click.option(
+    "--list", "list_only", is_flag=True, help="Show each tool's status; write nothing and run no script."
+)
 @click.option("--strict", is_flag=True, help="Exit with status 1 when a script could not be read.")
 @click.option(
     "--probe-timeout", type=float, default=5.0, show_default=True, help="Seconds a `--help` probe may take."
+)
+@click.option(
+    "--unconfined-probes",
+    is_flag=True,
+    help="Where bubblewrap cannot confine them, run `--help` probes as you anyway (trusted folders only).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def discover(
@@ -34,6 +41,7 @@ def discover(
     list_only: bool,
     strict: bool,
     probe_timeout: float,
+    unconfined_probes: bool,
     as_json: bool,
 ) -> None:
     """Read the tools folder (and prompts/, resources/); write a config for each item.
@@ -41,7 +49,10 @@ def discover(
     Incremental: a file that has not changed since its config was written is not read
     again. Settings you edit in a per-tool config (enabled, tags, title, name,
     requires_confirmation, read_only, destructive, timeout_seconds, workspace_config,
-    limits) are kept on every rediscovery.
+    limits, confinement) are kept on every rediscovery.
+
+    A script that must run to say what it declares (`--help`) runs confined: no network,
+    nothing writable but a private /tmp, an empty home; docs/security.md says more.
     """
     from toolkiln.discover import discover_tools
 
@@ -52,6 +63,7 @@ def discover(
             force=force,
             write=not list_only,
             probe_timeout=probe_timeout,
+            probes=None if list_only else ("trusted" if unconfined_probes else "confined"),
             on_progress=on_progress,
             prompts_dir=folders.existing(folders.prompts),
             resources_dir=folders.existing(folders.resources),

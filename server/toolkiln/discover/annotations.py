@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkiln.discover.base import Candidate, Declaration, make_parameter
 from toolkiln.discover.naming import ENTRY_POINT
+from toolkiln.discover.probe import Probe
 from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import PARAM_TYPES, ParamType
 
@@ -55,7 +56,7 @@ def claims(candidate: Candidate) -> bool:
     return bool(_MARKERS.search(header_text(candidate.head)))
 
 
-async def declare(candidate: Candidate, probe_timeout: float) -> Declaration:
+async def declare(candidate: Candidate, probe: Probe) -> Declaration:
     if not candidate.executable:
         raise DiscoveryError(
             f"is not executable; run: chmod +x {candidate.path}", path=candidate.relative_path

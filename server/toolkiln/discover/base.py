@@ -13,6 +13,7 @@ from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import DialectName, PythonEntry
 
 if TYPE_CHECKING:
+    from toolkiln.discover.probe import Probe
     from toolkiln.model import Parameter
 
 HEAD_BYTES = 16 * 1024
@@ -95,8 +96,9 @@ class Dialect(Protocol):
     def claims(self, candidate: Candidate) -> bool:
         """Cheap first look (may read the file, never runs it): could this file be mine?"""
 
-    async def declare(self, candidate: Candidate, probe_timeout: float) -> Declaration | None:
-        """The tool the file declares; None when it turns out not to be mine.
+    async def declare(self, candidate: Candidate, probe: Probe) -> Declaration | None:
+        """The tool the file declares; None when it turns out not to be mine. A dialect
+        that must run the file to know runs it through `probe.run_probe`, as `probe` allows.
 
         Raises `DiscoveryError` (with file and line) when it is mine but broken.
         """

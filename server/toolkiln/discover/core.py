@@ -24,6 +24,7 @@ from toolkiln.discover.base import Candidate, Declaration, Dialect
 from toolkiln.discover.dialects import ALL_DIALECTS
 from toolkiln.discover.fingerprint import fingerprint_file, is_unchanged, same_content, unchanged_config
 from toolkiln.discover.naming import ENTRY_POINT, tool_name_for
+from toolkiln.discover.probe import NotProbed, Probe, ProbeMode
 from toolkiln.discover.scan import scan_tools
 from toolkiln.errors import ConfigError, DiscoveryError
 from toolkiln.files import load_tool_config, tool_config_path, tool_configs_dir, write_tool_config
@@ -80,13 +81,17 @@ def discover_tools(
     force: bool = False,
     write: bool = True,
     probe_timeout: float = DEFAULT_PROBE_TIMEOUT,
+    probes: ProbeMode | None = None,
     jobs: int | None = None,
     on_progress: ProgressCallback | None = None,
     prompts_dir: Path | None = None,
     resources_dir: Path | None = None,
 ) -> DiscoveryReport:
     """Discover the tools under `tools_dir` (and the prompts and resources under their
-    folders, when given and present); with `write=False`, only report."""
+    folders, when given and present); with `write=False`, only report.
+
+    `probes` says whether scripts may run to be understood (`probe.py`): by default
+    confined when writing, and never when only reporting."""
     if not tools_dir.is_dir():
         raise DiscoveryError(f"no tools folder at {tools_dir}; create it or pass --tools-dir")
     tools_dir = tools_dir.resolve()
@@ -123,9 +128,8 @@ def discover_tools(
     if pending:
         import anyio
 
-        anyio.run(
-            _declare_all, pending, probe_timeout, jobs or max(4, 2 * (os.cpu_count() or 1)), on_progress
-        )
+        probe = Probe(probe_timeout, probes or ("confined" if write else "none"))
+        anyio.run(_declare_all, pending, probe, jobs or max(4, 2 * (os.cpu_count() or 1)), on_progress)
     for item in pending:
         _settle(item, tools_dir, config_dir, write, report)
     report.tools.extend(_missing_tools(tools_dir, config_dir, seen, report.warnings))
@@ -186,7 +190,7 @@ def _still_current(candidate: Candidate, config: ToolConfig) -> bool:
 
 
 async def _declare_all(
-    pending: Sequence[_Pending], probe_timeout: float, jobs: int, on_progress: ProgressCallback | None
+    pending: Sequence[_Pending], probe: Probe, jobs: int, on_progress: ProgressCallback | None
 ) -> None:
     import anyio
 
@@ -197,7 +201,7 @@ async def _declare_all(
         nonlocal done
         async with limiter:
             try:
-                item.outcome = await item.dialect.declare(item.candidate, probe_timeout)
+                item.outcome = await item.dialect.declare(item.candidate, probe)
             except DiscoveryError as error:
                 item.outcome = error
         done += 1
@@ -212,6 +216,11 @@ async def _declare_all(
 def _settle(item: _Pending, tools_dir: Path, config_dir: Path, write: bool, report: DiscoveryReport) -> None:
     """Record what became of one script that had to be read, and write its config."""
     outcome, existing = item.outcome, item.existing
+    if isinstance(outcome, NotProbed):  # it was not run: what its config says stands
+        report.warnings.append(outcome)
+        if existing:
+            report.tools.append(_status(existing, "unchanged"))
+        return
     if isinstance(outcome, DiscoveryError):
         report.errors.append(outcome)
         if existing:

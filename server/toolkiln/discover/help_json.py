@@ -8,7 +8,8 @@ with `--help`: metadata JSON on stdout, options JSON on stderr, exit status 0.
 The newer key spellings `type` and `default` are accepted beside `value_type` and
 `default_value`. Metadata may instead give a whole JSON Schema as `input_schema`
 (for what the options cannot say: `$defs`, `allOf`, `if`/`then`); clients get it as
-it is, and arguments are checked against it. The probe runs with stdin closed, a timeout and an output cap.
+it is, and arguments are checked against it. The probe runs confined (`probe.py`), with stdin
+closed, a timeout and an output cap.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from toolkiln.discover.base import Candidate, Declaration, make_parameter
+from toolkiln.discover.probe import Probe, run_probe
 from toolkiln.errors import DiscoveryError, ProcessStartError
 from toolkiln.files import locate_key
 from toolkiln.vocabulary import ParamType
@@ -47,25 +49,17 @@ def claims(candidate: Candidate) -> bool:
     return candidate.executable and candidate.path.suffix.lower() not in _NOT_SCRIPTS
 
 
-async def declare(candidate: Candidate, probe_timeout: float) -> Declaration | None:
-    from toolkiln.process import run_process  # (and anyio) only when a script is probed
-
+async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
     path = candidate.relative_path
     try:
-        result = await run_process(
-            [str(candidate.path), "--help"],
-            timeout=probe_timeout,
-            cwd=candidate.path.parent,
-            stdout_limit=PROBE_OUTPUT_LIMIT,
-            stderr_limit=PROBE_OUTPUT_LIMIT,
-        )
+        result = await run_probe(candidate, ["--help"], probe, PROBE_OUTPUT_LIMIT)
     except ProcessStartError as error:
         raise DiscoveryError(
             f"{error} (does it start with a shebang line such as #!/bin/bash?)", path=path
         ) from None
     if result.timed_out:
         raise DiscoveryError(
-            f"`--help` did not finish within {probe_timeout:g} s, so it is not a tool "
+            f"`--help` did not finish within {probe.timeout:g} s, so it is not a tool "
             "(a help-json script must answer `--help` at once)",
             path=path,
         )

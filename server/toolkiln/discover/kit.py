@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from toolkiln.discover.base import Candidate, Declaration, make_parameter
 from toolkiln.discover.naming import MAX_NAME_LENGTH
 from toolkiln.discover.object_literal import LiteralError, ObjectLiteral, parse_object_literal
+from toolkiln.discover.probe import Probe
 from toolkiln.errors import DiscoveryError
 from toolkiln.interpreters import INTERPRETERS, find_interpreter, interpreter_names
 from toolkiln.vocabulary import PARAM_TYPES, TOOL_NAME_PATTERN, ParamType
@@ -82,7 +83,7 @@ def tool_name(candidate: Candidate) -> str | None:
     return (name and slug_name(name.value)) or None
 
 
-async def declare(candidate: Candidate, probe_timeout: float) -> Declaration | None:
+async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
     path = candidate.relative_path
     try:
         with candidate.path.open("rb") as handle:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkiln.discover.annotations import TYPE_ALIASES, parse_param_line
 from toolkiln.discover.base import HEAD_BYTES, Candidate, Declaration, make_parameter
+from toolkiln.discover.probe import Probe
 from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import PARAM_TYPES, ParamType, PythonEntry, value_matches_type
 
@@ -65,7 +66,7 @@ def claims(candidate: Candidate) -> bool:
     return False
 
 
-async def declare(candidate: Candidate, probe_timeout: float) -> Declaration | None:
+async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
     path = candidate.relative_path
     source = _read(candidate.path)
     try:

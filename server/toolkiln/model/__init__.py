@@ -7,6 +7,12 @@ and is the only file the server reads. Every read goes through these models.
 """
 
 from toolkiln.model.catalog import Catalog, CompiledPrompt, CompiledResource, CompiledTool, ToolHints
+from toolkiln.model.confinement import (
+    ConfinementMode,
+    ConfinementSettings,
+    FilesystemAccess,
+    ServerConfinement,
+)
 from toolkiln.model.items import (
     PLACEHOLDER,
     PromptConfig,
@@ -58,7 +64,10 @@ __all__ = [
     "CompiledPrompt",
     "CompiledResource",
     "CompiledTool",
+    "ConfinementMode",
+    "ConfinementSettings",
     "DialectName",
+    "FilesystemAccess",
     "Limits",
     "ParamType",
     "Parameter",
@@ -70,6 +79,7 @@ __all__ = [
     "RunCommandSettings",
     "ScriptConfig",
     "ServerConfig",
+    "ServerConfinement",
     "SourceFingerprint",
     "ToolConfig",
     "ToolHints",

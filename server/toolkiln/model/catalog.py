@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from toolkiln.model.confinement import ConfinementSettings, ServerConfinement
 from toolkiln.model.limits import Limits
 from toolkiln.model.parameter import Parameter
 from toolkiln.model.server import RunCommandSettings
@@ -46,6 +47,8 @@ class CompiledTool(BaseModel):
     workspace: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
     # The tool's own limits over the server's defaults.
     limits: Limits = Field(default_factory=Limits)
+    # The tool's own confinement over the server's defaults (every setting has a value).
+    confinement: ConfinementSettings = Field(default_factory=ServerConfinement)
     tags: list[str] = Field(default_factory=list)
     state: bool = False
     version: str | None = None

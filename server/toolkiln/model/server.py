@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from toolkiln.model.confinement import ServerConfinement
 from toolkiln.model.limits import Limits
 from toolkiln.model.tools import ToolName
 
@@ -96,4 +97,5 @@ class ServerConfig(BaseModel):
 
     format_version: Literal[1] = 1
     limits: Limits = Field(default_factory=Limits)
+    confinement: ServerConfinement = Field(default_factory=ServerConfinement)
     run_command: RunCommandSettings = Field(default_factory=RunCommandSettings)

@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
+from toolkiln.model.confinement import ConfinementSettings
 from toolkiln.model.limits import Limits
 from toolkiln.model.parameter import Parameter
 from toolkiln.vocabulary import DialectName, PythonEntry, check_tool_name
@@ -56,6 +57,7 @@ class ScriptConfig(BaseModel):
     interactive: bool = False
     workspace_config: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
     limits: Limits = Field(default_factory=Limits)
+    confinement: ConfinementSettings = Field(default_factory=ConfinementSettings)
 
     # Owned by discovery.
     description: str = ""
@@ -87,6 +89,7 @@ USER_KEYS = ("enabled", "tags")
 USER_SCRIPT_KEYS = (
     "name", "title", "requires_confirmation", "read_only", "destructive", "idempotent",
     "open_world", "timeout_seconds", "max_concurrency", "interactive", "workspace_config", "limits",
+    "confinement",
 )  # fmt: skip
 
 

@@ -2,8 +2,10 @@
 
 A confined process and everything it starts:
 - see the filesystem read-only, but for the folders it may write (`writable`) and a
-  private, empty /tmp; folders it must not see (`hidden`, such as the server's state
-  folder with its token) are empty, and `visible` ones are shown again inside those;
+  private, empty /tmp, and without /run's sockets (`read_only`); or, not `read_only`,
+  as the user sees it. Either way, folders it must not see (`hidden`, such as the
+  server's state folder with its token) are empty, and `visible` ones are shown again
+  inside those;
 - reach no network unless `network` is set (a namespace of its own with only a loopback);
 - live in a PID namespace of their own, with no capabilities: when the main process
   exits, or the server dies however it dies (`--die-with-parent`), the kernel kills
@@ -29,8 +31,10 @@ logger = logging.getLogger(__name__)
 # Tests (and users whose bwrap is elsewhere) point this at another bwrap; empty: none.
 BWRAP_VARIABLE = "TOOLKILN_BWRAP"
 INSTALL_HINT = "install bubblewrap (Debian, Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap)"
-# Hidden from every confined process: other programs' sockets and runtime state
-# (a D-Bus session, a Docker socket) live there, and a socket stays usable read-only.
+# Private to each read-only confined process: empty, and writable.
+PRIVATE = ("/tmp", "/var/tmp")
+# Hidden from each read-only confined process: other programs' sockets and runtime
+# state (a D-Bus session, a Docker socket) live there, and a socket stays usable read-only.
 ALWAYS_HIDDEN = ("/run", "/var/run")
 _TRIAL_SECONDS = 10
 
@@ -44,6 +48,7 @@ class Confinement:
     """What a confined process may see, write and reach."""
 
     network: bool = False
+    read_only: bool = True
     writable: tuple[str, ...] = ()  # folders it may write (missing ones are skipped)
     hidden: tuple[str, ...] = ()  # folders it sees empty
     visible: tuple[str, ...] = ()  # folders inside hidden ones that it sees again, read-only
@@ -56,17 +61,24 @@ def confined_argv(
     command = [bwrap_path(), "--unshare-all", "--die-with-parent", "--cap-drop", "ALL"]
     if confinement.network:
         command.append("--share-net")
-    command += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    if os.path.isdir("/var/tmp"):
-        command += ["--tmpfs", "/var/tmp"]
-    hidden = [path for path in (*ALWAYS_HIDDEN, *confinement.hidden) if _is_real_dir(path)]
-    for path in sorted(set(hidden), key=len):  # outer folders first: an inner one is mounted on it
+    command += [
+        "--ro-bind" if confinement.read_only else "--bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+    ]
+    private = (*PRIVATE, *ALWAYS_HIDDEN) if confinement.read_only else ()
+    emptied = [path for path in (*private, *confinement.hidden) if _is_real_dir(path)]
+    for path in sorted(set(emptied), key=len):  # outer folders first: an inner one is mounted on it
         command += ["--tmpfs", path]
     shown = list(confinement.visible)
     if confinement.network:  # DNS: resolv.conf is often a link into /run
         shown.append(os.path.realpath("/etc/resolv.conf"))
     for path in shown:
-        if any(_inside(path, folder) for folder in hidden):
+        if any(_inside(path, folder) for folder in emptied):
             command += ["--ro-bind-try", path, path]
     for path in confinement.writable:
         command += ["--bind-try", path, path]

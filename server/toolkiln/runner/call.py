@@ -21,6 +21,7 @@ from toolkiln.errors import ProcessStartError, ToolRunError
 from toolkiln.model import CompiledTool
 from toolkiln.process import ProcessResult, run_process
 from toolkiln.runner.adapters import ARGV_BUILDERS, stdin_json
+from toolkiln.runner.confinement import ConfinementRefused, confined_env, confinement_for
 from toolkiln.runner.content import json_object, rich_result
 from toolkiln.runner.envelope import result_from_answer
 from toolkiln.runner.environment import base_env, script_env
@@ -32,6 +33,7 @@ from toolkiln.runner.result import ToolResult, exit_meaning, signal_name
 from toolkiln.runner.stderr import LogLine, ProgressLine, classify_line
 from toolkiln.runner.workspace import WorkspaceError, resolve_path
 from toolkiln.schema import prepare_arguments
+from toolkiln.token import default_state_dir
 
 logger = logging.getLogger(__name__)
 
@@ -87,6 +89,8 @@ class RunSettings:
     # Env vars every script gets: the seeds/000 server variables, their TOOLKILN_*
     # twins and the `--script-config KEY=VALUE` values.
     env: Mapping[str, str] = field(default_factory=dict)
+    # Folders no confined tool may see (besides toolkiln's state folder, with its token).
+    hidden: tuple[str, ...] = ()
 
 
 async def _acquire(limiter: anyio.CapacityLimiter) -> None:
@@ -110,6 +114,7 @@ class ToolRunner:
         self.registry = registry
         self.settings = settings
         self._env = base_env(settings.env)
+        self._hidden = (str(default_state_dir()), *settings.hidden)
         self._slots: anyio.CapacityLimiter | None = None
         self._tool_slots: dict[str, anyio.CapacityLimiter] = {}
         self.python_workers = PythonWorkers(max_idle=settings.max_concurrency)
@@ -203,6 +208,11 @@ class ToolRunner:
                 observer=observer,
             )
         script = self.registry.script_path(tool)
+        try:
+            confinement = confinement_for(tool, script.parent, self._hidden, self.registry.tools_dir)
+        except ConfinementRefused as error:
+            return ToolResult(text=str(error), is_error=True)
+        base = self._env if confinement is None else confined_env(self._env, tool, self.settings.env)
         stderr_lines: deque[str] = deque(maxlen=STDERR_LINES_KEPT)
         conversation = Conversation(functools.partial(observer.on_input, name)) if tool.interactive else None
 
@@ -224,8 +234,9 @@ class ToolRunner:
                 script,
                 arguments,
                 timeout=max(remaining, 0.001),
-                env=script_env(self._env, tool, script, None),  # a worker serves many calls
+                env=script_env(base, tool, script, None),  # a worker serves many calls
                 limits=tool.limits,
+                confinement=confinement,
                 max_answer_bytes=output_limit(tool.limits, self.settings.max_output_bytes),
                 on_stderr_line=on_stderr_line,
             )
@@ -239,7 +250,7 @@ class ToolRunner:
             except ProcessStartError as error:
                 return ToolResult(text=f"Tool {name!r} could not start its worker: {error}.", is_error=True)
             return result_from_answer(tool, answer, timeout, list(stderr_lines), script.parent)
-        env = script_env(self._env, tool, script, arguments)
+        env = script_env(base, tool, script, arguments)
         argv = ARGV_BUILDERS[tool.dialect](script, tool, arguments)
         run = functools.partial(
             run_process,
@@ -251,6 +262,7 @@ class ToolRunner:
             on_stderr_line=on_stderr_line,
             limits=tool.limits,
             on_started=on_started,
+            confinement=confinement,
         )
         try:
             if conversation is None:
@@ -277,13 +289,19 @@ class ToolRunner:
         script = self.registry.script_path(tool)
         timeout = tool.timeout_seconds or self.settings.default_timeout
         try:
+            confinement = confinement_for(tool, script.parent, self._hidden, self.registry.tools_dir)
+        except ConfinementRefused as error:
+            return ToolResult(text=str(error), is_error=True)
+        base = self._env if confinement is None else confined_env(self._env, tool, self.settings.env)
+        try:
             result = await run_process(
                 [str(script), "--state"],
                 timeout=timeout,
                 cwd=script.parent,
-                env=script_env(self._env, tool, script, None),
+                env=script_env(base, tool, script, None),
                 stdout_limit=output_limit(tool.limits, self.settings.max_output_bytes),
                 limits=tool.limits,
+                confinement=confinement,
             )
         except ProcessStartError as error:
             return ToolResult(text=f"Tool {name!r} could not start: {error}.", is_error=True)

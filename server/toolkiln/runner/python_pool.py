@@ -27,7 +27,7 @@ import anyio
 from anyio.abc import ObjectReceiveStream
 
 from toolkiln.model import CompiledTool, Limits
-from toolkiln.process import LineTooLong, LiveProcess, StderrLineHandler
+from toolkiln.process import Confinement, LineTooLong, LiveProcess, StderrLineHandler
 
 logger = logging.getLogger(__name__)
 
@@ -91,6 +91,7 @@ class PythonWorkers:
         timeout: float,
         env: Mapping[str, str],
         limits: Limits | None,
+        confinement: Confinement | None = None,
         max_answer_bytes: int,
         on_stderr_line: StderrLineHandler | None,
         more_input: ObjectReceiveStream[bytes] | None = None,
@@ -106,7 +107,7 @@ class PythonWorkers:
         answer: WorkerAnswer | None = None
         try:
             with anyio.move_on_after(timeout):
-                worker = await self._take(tool, script, env, limits)
+                worker = await self._take(tool, script, env, limits, confinement)
                 if worker.calls == 0:  # a new worker says it imported the module, or why not
                     answer = await self._read_answer(worker, max_answer_bytes, on_stderr_line, started)
                     if answer.outcome != "ready":
@@ -127,7 +128,12 @@ class PythonWorkers:
         return answer
 
     async def _take(
-        self, tool: CompiledTool, script: Path, env: Mapping[str, str], limits: Limits | None
+        self,
+        tool: CompiledTool,
+        script: Path,
+        env: Mapping[str, str],
+        limits: Limits | None,
+        confinement: Confinement | None,
     ) -> _Worker:
         source = _source_of(script)
         pid = next((pid for pid, worker in reversed(self._idle.items()) if worker.tool == tool.name), None)
@@ -138,7 +144,7 @@ class PythonWorkers:
             logger.info("%s changed: its worker %d is replaced", tool.name, pid)
             await worker.process.stop()
         argv = [sys.executable, str(WORKER_SCRIPT), str(script), tool.python_entry or "execute"]
-        process = LiveProcess(argv, cwd=script.parent, env=env, limits=limits)
+        process = LiveProcess(argv, cwd=script.parent, env=env, limits=limits, confinement=confinement)
         return _Worker(process, tool.name, source, self._generation)
 
     async def _forward(self, worker: _Worker, chunks: ObjectReceiveStream[bytes]) -> None:
