@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import toolkiln
-from benchmarks import pipeline, serving
+from benchmarks import confinement, pipeline, serving
 from benchmarks.report import draw_chart, render_markdown
 from benchmarks.rounds import FULL, QUICK, Figures, Preset
 
@@ -32,6 +32,7 @@ from benchmarks.rounds import FULL, QUICK, Figures, Preset
 MEASUREMENTS: dict[str, Callable[[Path, Preset], Figures]] = {
     "calls": serving.measure_calls,
     "cold_start": serving.measure_cold_start,
+    "confinement": confinement.measure_confinement,
     "discovery": pipeline.measure_discovery,
     "flood": serving.measure_flood,
     "python_worker": serving.measure_python_worker,

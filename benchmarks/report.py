@@ -133,6 +133,8 @@ def render_markdown(results: Results, chart: str | None) -> str:
             "## Cold start: spawn to the first `tools/list` answer\n",
             _cold_table(results["cold_start"]),
         ]
+    if "confinement" in results:
+        parts += ["## Confinement: a process inside bubblewrap\n", _confinement_table(results["confinement"])]
     if "discovery" in results:
         parts += ["## Discovery and build of 1,000 generated tools\n", _seconds_table(results["discovery"])]
     if "flood" in results:
@@ -146,6 +148,24 @@ def render_markdown(results: Results, chart: str | None) -> str:
         parts += ["## Chart\n", f"![tools/call latency and cold start per variant]({chart})\n"]
     parts += ["## Machine and versions\n", _machine(meta), "## How it is measured\n", METHOD]
     return "\n".join(parts)
+
+
+def _confinement_table(figures: Results) -> str:
+    if "skipped" in figures:
+        return f"Not measured: {figures['skipped']}.\n"
+    labels = {
+        "call_unconfined": "echo, unconfined",
+        "call_confined": "echo, confined (the default: PID namespace, open filesystem)",
+        "call_confined_strict": "echo, confined read-only, no network",
+        "probe_unconfined": "`--help` probe, unconfined",
+        "probe_confined": "`--help` probe, confined (no network, read-only, empty home)",
+    }
+    rows = [(label, f"{figures[name]['p50_ms']:.2f}") for name, label in labels.items()]
+    rows += [
+        ("cost per call (p50)", f"+{figures['call_cost_ms']:.2f}"),
+        ("cost per probe (p50)", f"+{figures['probe_cost_ms']:.2f}"),
+    ]
+    return _table(["process (run_process, start to exit)", "p50 ms"], rows)
 
 
 def _calls_table(calls: Results, meta: Results) -> str:

@@ -84,21 +84,26 @@ def marker() -> Iterator[str]:
         os.kill(pid, signal.SIGKILL)
 
 
+CONFINED = {"confinement": {"mode": "required"}}
+
+
 def build(tools_dir: Path, config_dir: Path, server: dict[str, Any] | None = None) -> None:
-    if server is not None:
-        config_dir.mkdir(parents=True, exist_ok=True)
-        (config_dir / "server.json").write_text(json.dumps(server))
+    """Discover and build, confining every tool (or as `server` says)."""
+    config_dir.mkdir(parents=True, exist_ok=True)
+    (config_dir / "server.json").write_text(json.dumps(server or CONFINED))
     report = discover_tools(tools_dir, config_dir)
     assert not report.errors, report.errors
     build_catalog(config_dir, tools_dir)
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize("filesystem", ["read-only", "open"])
 async def test_a_process_that_leaves_its_session_and_environment_dies_with_its_call(
-    make_tool: MakeTool, tools_dir: Path, config_dir: Path, marker: str
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, marker: str, filesystem: str
 ) -> None:
     make_tool("escape/run.sh", ESCAPE.format(marker=marker))
-    await anyio.to_thread.run_sync(build, tools_dir, config_dir)
+    server = {"confinement": {"mode": "required", "filesystem": filesystem}}
+    await anyio.to_thread.run_sync(build, tools_dir, config_dir, server)
     async with connect(config_dir, "legacy") as client:
         result = await client.call_tool("escape", {})
         assert text_of(result) == "started"
@@ -164,9 +169,7 @@ async def test_a_confined_tool_writes_only_its_workspace_and_reaches_what_it_is_
     env = {"XDG_CONFIG_HOME": str(state), "TOKEN_DIR": str(state / "toolkiln"), "SERVER_SECRET": "x"}
     try:
         for network, expected_net in ((False, "no-net"), (True, "net")):
-            server_json = {
-                "confinement": {"filesystem": "read-only", "network": network, "pass_env": ["TOKEN_*"]}
-            }
+            server_json = {"confinement": {"mode": "required", "network": network, "pass_env": ["TOKEN_*"]}}
             await anyio.to_thread.run_sync(build, tools_dir, config_dir, server_json)
             async with connect(config_dir, "legacy", **env) as client:
                 result = await client.call_tool("world", {"target": str(target), "port": port})
@@ -185,7 +188,7 @@ async def test_a_tool_that_requires_confinement_is_refused_where_there_is_none(
     make_tool: MakeTool, tools_dir: Path, config_dir: Path
 ) -> None:
     make_tool("world/run.sh", PROBE_THE_WORLD)
-    await anyio.to_thread.run_sync(build, tools_dir, config_dir, {"confinement": {"mode": "required"}})
+    await anyio.to_thread.run_sync(build, tools_dir, config_dir)
     async with connect(config_dir, "legacy", TOOLKILN_BWRAP="") as client:
         result = await client.call_tool("world", {"target": "/nonexistent/x", "port": 1})
     assert result.is_error

@@ -22,9 +22,9 @@ class ConfinementSettings(BaseModel):
     - `network`: whether its processes reach the network (else only a loopback of their own).
     - `writable`: folders a `read-only` tool may write besides its workspace and a
       private /tmp (absolute, or relative to the tool's folder; `{TOOL_DIR}` is that folder).
-    - `pass_env`: when set, the only server variables it gets besides the standard ones
-      (PATH, HOME, LANG, ...), its own arguments and toolkiln's; `*` ends a prefix
-      (`AWS_*`). Unset: the server's whole environment.
+    - `pass_env`: the only server variables it gets besides the standard ones (PATH,
+      HOME, LANG, ...), its own arguments and toolkiln's; `*` ends a prefix (`AWS_*`),
+      and `["*"]` passes them all.
     """
 
     model_config = ConfigDict(defer_build=True, extra="forbid", strict=True, frozen=True)
@@ -43,10 +43,12 @@ class ConfinementSettings(BaseModel):
 class ServerConfinement(ConfinementSettings):
     """`config/server.json`'s defaults for every tool: each setting has a value."""
 
-    mode: ConfinementMode | None = "auto"
-    # An ordinary script writes where it likes (~/.cache, a report folder) and reads its
-    # keys from the environment; the defaults keep that working, and docs/security.md
-    # says how to close each (`read-only`, `network: false`, `pass_env: []`).
-    filesystem: FilesystemAccess | None = "open"
-    network: bool | None = True
+    # Off unless turned on: a PID namespace and a private /tmp change what a script sees
+    # (`$$` is the same small number in every call), so an ordinary script that names its
+    # files by it, writes outside its workspace or calls a web API would break. Turned on,
+    # it is the whole fence: docs/security.md says why, and how to open each part.
+    mode: ConfinementMode | None = "off"
+    filesystem: FilesystemAccess | None = "read-only"
+    network: bool | None = False
     writable: list[str] | None = Field(default_factory=list)
+    pass_env: list[str] | None = Field(default_factory=list)

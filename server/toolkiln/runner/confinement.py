@@ -56,12 +56,10 @@ def confinement_for(
     )
 
 
-def confined_env(env: Mapping[str, str], tool: CompiledTool, server: Mapping[str, str]) -> Mapping[str, str]:
+def confined_env(env: Mapping[str, str], tool: CompiledTool, server: Mapping[str, str]) -> dict[str, str]:
     """`env` (the server's, with `server`'s variables) without what a confined tool is not
-    given: when it has a `pass_env`, only the standard variables, toolkiln's, and those named there."""
-    if tool.confinement.pass_env is None:
-        return env
-    passed = _pass_env_matcher(tuple(tool.confinement.pass_env))
+    given: only the standard variables, toolkiln's, and those its `pass_env` names."""
+    passed = _pass_env_matcher(tuple(tool.confinement.pass_env or ()))
     return {key: value for key, value in env.items() if key in server or _standard(key) or passed(key)}
 
 
