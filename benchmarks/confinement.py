@@ -13,7 +13,10 @@ import anyio
 from benchmarks.rounds import Figures, Preset
 from toolkiln.process import Confinement, confinement_problem, run_process
 
-ECHO = '#!/bin/sh\nif [ "$1" = --help ]; then echo \'{"description": "echo"}\'; echo \'{}\' >&2; exit 0; fi\necho hi\n'
+ECHO = """#!/bin/sh
+if [ "$1" = --help ]; then echo '{"description": "echo"}'; echo '{}' >&2; exit 0; fi
+echo hi
+"""
 
 
 def measure_confinement(scratch: Path, preset: Preset) -> Figures:
