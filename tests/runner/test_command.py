@@ -296,7 +296,7 @@ def test_arguments_must_match_allow_args(commands: Callable[..., Call]) -> None:
         "echo a | rm victim",
         "echo $(rm victim) `rm victim`",
         "echo a && rm victim > out",
-        "echo ~ * $HOME",
+        "echo * $HOME {a,b}",
     ],
 )
 def test_without_a_shell_operators_are_plain_words(
@@ -327,9 +327,9 @@ def test_a_shell_runs_pipes_and_redirections(commands: Callable[..., Call], work
         ("echo hi; rm victim", "'rm' is not in run_command.allow"),
         ("echo hi && rm victim", "'rm' is not in run_command.allow"),
         ("echo hi | rm victim", "'rm' is not in run_command.allow"),
-        ("echo hi\nrm victim", "'rm' is not in run_command.allow"),
-        ("(rm victim)", "'rm' is not in run_command.allow"),
-        ("X=1 rm victim", "'X=1' is not an executable program"),
+        ("echo hi\nrm victim", "control character"),
+        ("(rm victim)", "a group or subshell is not admitted"),
+        ("X=1 rm victim", "an assignment (NAME=value) is not admitted"),
         ('echo "$(rm victim)"', "command substitution"),
         ("echo `rm victim`", "command substitution"),
     ],

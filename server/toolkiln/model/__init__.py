@@ -6,7 +6,14 @@ discovery and edited by users; `config/tools.json` (`Catalog`) is compiled from 
 and is the only file the server reads. Every read goes through these models.
 """
 
-from toolkiln.model.catalog import Catalog, CompiledPrompt, CompiledResource, CompiledTool, ToolHints
+from toolkiln.model.catalog import (
+    Catalog,
+    CompiledPrompt,
+    CompiledResource,
+    CompiledRunCommand,
+    CompiledTool,
+    ToolHints,
+)
 from toolkiln.model.items import (
     PLACEHOLDER,
     PromptConfig,
@@ -57,6 +64,7 @@ __all__ = [
     "Catalog",
     "CompiledPrompt",
     "CompiledResource",
+    "CompiledRunCommand",
     "CompiledTool",
     "DialectName",
     "Limits",
