@@ -54,7 +54,9 @@ def served(tmp_path: Path, secret: Path) -> Iterator[RunningServer]:
 
 @pytest.fixture
 def served_shell(tmp_path: Path, secret: Path) -> Iterator[RunningServer]:
-    config_dir = make_project(tmp_path / "project", shell=True, allow=["ls", "cat", "head", "wc", "git", "echo"])
+    config_dir = make_project(
+        tmp_path / "project", shell=True, allow=["ls", "cat", "head", "wc", "git", "echo"]
+    )
     with http_server(config_dir, tmp_path / "state") as server:
         yield server
 
