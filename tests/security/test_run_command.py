@@ -106,9 +106,10 @@ def test_files_inside_the_root_are_still_read(served: RunningServer) -> None:
 
 def test_a_repository_planted_by_a_tool_runs_nothing(served: RunningServer, tmp_path: Path) -> None:
     marker = tmp_path / "PWNED"
+    fsmonitor = f'fsmonitor = "touch {marker}; echo"'
     planted = {
         "evilrepo/.git/HEAD": "ref: refs/heads/main",
-        "evilrepo/.git/config": f'[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "touch {marker}; echo"',
+        "evilrepo/.git/config": f"[core]\n\trepositoryformatversion = 0\n\t{fsmonitor}\n",
         "evilrepo/.git/refs/heads/.keep": "",
         "evilrepo/.git/objects/.keep": "",
     }
