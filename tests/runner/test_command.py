@@ -419,7 +419,8 @@ def test_the_committed_server_config_is_off_and_its_example_is_sound() -> None:
     for arguments in ["push", "commit -m x", "log --output=/tmp/x", "diff --no-index /etc/passwd x",
                       "-c core.pager=sh status", "branch -D main", "grep -Osh x",
                       "diff /etc/shadow /dev/null", "diff -- ../x", "show ~/x", "diff --ext-diff",
-                      "log --textconv", "-C / status", "--git-dir=x status", "status --exec-path=x"]:  # fmt: skip
+                      "log --textconv", "-C / status", "--git-dir=x status",
+                      "status --exec-path=x"]:  # fmt: skip
         assert not admits("git", arguments), arguments
     for arguments in ["", "-la", "-n 5 README.md", "src/app.py"]:
         assert admits("head", arguments), arguments
