@@ -53,7 +53,7 @@ def test_the_issues_hidden_line_is_refused(shell: Call, marker: Path) -> None:
         ("echo hi\ttouch", "control character"),
         ("echo hi & touch PWNED", "'&' is not admitted"),
         ("echo hi |& cat", "not admitted"),
-        ("echo hi > /tmp/PWNED-outside", "outside the allowed roots"),
+        ("echo hi > {outside}", "outside the allowed roots"),
         ("echo hi > ../PWNED", "outside the allowed roots"),
         ("echo hi > .git/config", "inside a git folder"),
         ("cat <<EOF\nx\nEOF", "control character"),
@@ -85,11 +85,14 @@ def test_the_issues_hidden_line_is_refused(shell: Call, marker: Path) -> None:
         ("echo hi &&", "not admit"),
     ],
 )
-def test_smuggling_shapes_are_refused(shell: Call, marker: Path, command: str, why: str) -> None:
-    text = refusal(shell(command))
+def test_smuggling_shapes_are_refused(
+    shell: Call, marker: Path, tmp_path: Path, command: str, why: str
+) -> None:
+    outside = tmp_path / "PWNED-outside"
+    text = refusal(shell(command.replace("{outside}", str(outside))))
     assert why in text, text
     assert not marker.exists()
-    assert not Path("/tmp/PWNED-outside").exists()
+    assert not outside.exists()
 
 
 @pytest.mark.parametrize(

@@ -1,12 +1,14 @@
 """The built-in `run_command` tool (seeds/001): one command line, fenced by config/server.json.
 
-Before anything runs, the command is planned: split into words with shlex (there is
-no shell unless `shell` is on), its program looked up and checked against `allow` and
-`deny`, its arguments against `allow_args`, its working directory against `roots`.
-A command that fails a check is refused with a sentence that says which check and how
-to allow it. What is admitted runs through `process.run_process` like any script: in
-its own process group, with the timeout, the output cap and the tool's rlimits, and
-its stderr lines become logs and progress.
+Before anything runs, the command is planned: split into words with shlex, or, with
+`shell` on, read with a shell grammar (`command_shell`); each program looked up and
+checked against `allow` and `deny`, its arguments against `allow_args` and the path
+fence (`command_fence`: files only inside the roots, never in a folder a tool may
+write), its working directory against the same fence. A command that fails a check
+is refused with a sentence that says which check and how to allow it. git runs
+hardened (`command_git`). What is admitted runs through `process.run_process` like any
+script: in its own process group, with the timeout, the output cap and the tool's
+rlimits, and its stderr lines become logs and progress.
 
 Programs are compared as files, not as spellings: a name is looked up on PATH, and a
 command's program matches an `allow` entry only when both lead to the same file (every
@@ -31,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkiln.errors import ProcessStartError
 from toolkiln.model import CompiledRunCommand, CompiledTool, RunCommandSettings
-from toolkiln.process import ProcessResult, StderrLineHandler, run_process
+from toolkiln.process import run_process
 from toolkiln.runner.command_fence import (
     SETTINGS_FILE,
     CommandRefused,
@@ -41,10 +43,10 @@ from toolkiln.runner.command_fence import (
     resolve_workdir,
 )
 from toolkiln.runner.command_git import check_git_arguments, check_repository, harden_git, is_git
+from toolkiln.runner.command_result import command_result, forward_stderr
 from toolkiln.runner.command_shell import ShellLine, parse_shell_line, render_shell_line
-from toolkiln.runner.limits import limit_hit, output_limit
-from toolkiln.runner.result import ToolResult, signal_name
-from toolkiln.runner.stderr import LogLine, ProgressLine, classify_line
+from toolkiln.runner.limits import output_limit
+from toolkiln.runner.result import ToolResult
 
 if TYPE_CHECKING:
     from toolkiln.runner.call import CallObserver
@@ -54,8 +56,6 @@ logger = logging.getLogger(__name__)
 SHELL = "/bin/sh"
 # The end of stderr that is kept (the start of stdout is kept, up to the output cap).
 STDERR_LIMIT = 64 * 1024
-# How much of the command a result's first line repeats.
-HEADLINE_CHARS = 200
 
 __all__ = ["CommandPlan", "CommandRefused", "plan_command", "prepare_command", "run_command_tool"]
 
@@ -129,12 +129,12 @@ async def run_command_tool(
             input=stdin.encode("utf-8", errors="replace") if isinstance(stdin, str) else None,
             stdout_limit=stdout_limit,
             stderr_limit=min(STDERR_LIMIT, stdout_limit),
-            on_stderr_line=_forward_stderr(tool.name, observer),
+            on_stderr_line=forward_stderr(tool.name, observer),
             limits=tool.limits,
         )
     except ProcessStartError as error:
         return ToolResult(text=f"Command could not start: {error}", is_error=True)
-    return command_result(tool, command, plan, result, timeout)
+    return command_result(tool, command, plan.workdir, result, timeout)
 
 
 def plan_command(
@@ -295,72 +295,3 @@ def _locate(name: str, cwd: str, *, search_path: str | None) -> _Program | None:
             return None
         path = found if os.path.isabs(found) else os.path.join(os.getcwd(), found)
     return _Program(name=os.path.basename(name), path=path, real=os.path.realpath(path))
-
-
-def _forward_stderr(name: str, observer: CallObserver) -> StderrLineHandler:
-    """PROGRESS and log lines of stderr go to the observer as they come, as a script's do."""
-
-    def on_line(line: str) -> None:
-        kind = classify_line(line)
-        if isinstance(kind, ProgressLine):
-            observer.on_progress(name, kind)
-        elif isinstance(kind, LogLine):
-            observer.on_log(name, kind)
-
-    return on_line
-
-
-def command_result(
-    tool: CompiledTool, command: str, plan: CommandPlan, result: ProcessResult, timeout: float
-) -> ToolResult:
-    """The result: a headline, the workdir, then stdout and stderr in labelled sections;
-    the same as structured content. A command that did not exit with 0 is an error."""
-    shown = command if len(command) <= HEADLINE_CHARS else command[:HEADLINE_CHARS] + "..."
-    code = result.returncode
-    lines: list[str] = []
-    if result.timed_out:
-        lines.append(f"Command timed out after {timeout:g} s; its processes were stopped: {shown}")
-    elif code is not None and code < 0:
-        lines.append(f"Command was killed by {signal_name(-code)}: {shown}")
-    elif code != 0:
-        lines.append(f"Command failed with exit code {code}: {shown}")
-    else:
-        lines.append(f"Command exited with code 0: {shown}")
-    if not result.timed_out and code != 0:
-        hit = limit_hit(tool.limits, code, result.stderr_text, tool=tool.name)
-        if hit:
-            lines.append(hit)
-    lines.append(f"workdir: {plan.workdir}")
-    stdout, stderr = result.stdout_text, result.stderr_text
-    stderr_cut = result.stderr_total > len(result.stderr_tail)
-    lines += _section("stdout", stdout)
-    if result.stdout_truncated:
-        lines.append(
-            f"[stdout truncated: showing the first {len(result.stdout)} of {result.stdout_total} bytes]"
-        )
-    lines += _section("stderr", stderr)
-    if stderr_cut:
-        lines.append(
-            f"[stderr truncated: showing the last {len(result.stderr_tail)} of {result.stderr_total} bytes]"
-        )
-    truncated = result.stdout_truncated or stderr_cut
-    return ToolResult(
-        text="\n".join(lines),
-        is_error=result.timed_out or code != 0,
-        structured={
-            "exit_code": code,
-            "stdout": stdout,
-            "stderr": stderr,
-            "timed_out": result.timed_out,
-            "truncated": truncated,
-        },
-        exit_code=code,
-        duration_ms=round(result.duration * 1000, 3),
-        truncated=truncated,
-    )
-
-
-def _section(label: str, text: str) -> list[str]:
-    if not text:
-        return [f"--- {label} (empty) ---"]
-    return [f"--- {label} ---", text.removesuffix("\n")]
