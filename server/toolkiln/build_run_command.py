@@ -183,17 +183,20 @@ def _description(settings: RunCommandSettings) -> str:
         lines.append("No program is allowed yet: every command is refused.")
     if settings.shell:
         lines.append(
-            "The command runs in /bin/sh: pipes, redirections, ; && || and globs work, and the first "
-            "word of each command must be an allowed program. `$(...)` and backticks are refused."
+            "The command runs in /bin/sh, limited to plain commands joined by | && || ; with < > >> "
+            "to files and 2>&1: the first word of each must be an allowed program. Variables, globs, "
+            "~, braces, $(...), backticks, comments, newlines, & and assignments are refused; "
+            "quote special characters in single quotes."
         )
     else:
         lines.append(
             "There is no shell: the command is split into words as a shell would (quotes work) and "
-            "the first word is the program; | ; & > < $(...) * and ~ reach it as plain text."
+            "the first word is the program; | ; & > < $(...) and * reach it as plain text."
         )
     lines.append(
-        f"workdir must lie inside one of these folders of the project: {', '.join(settings.roots)}; "
-        "the default is the first."
+        f"workdir, and every file an argument names, must lie inside one of these folders of the "
+        f"project: {', '.join(settings.roots)} (the default workdir is the first), and not in a "
+        "tool's workspace."
     )
     lines.append(f"A command is stopped after {settings.timeout_seconds:g} s.")
     return "\n".join(lines)
