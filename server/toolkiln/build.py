@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
-from toolkiln.build_run_command import compile_run_command, project_roots
+from toolkiln.build_run_command import catalog_run_command, compile_run_command
 from toolkiln.errors import BuildError, ConfigError
 from toolkiln.files import catalog_path, load_model, load_server_config, tool_configs_dir, write_catalog
 from toolkiln.model import (
@@ -26,7 +26,6 @@ from toolkiln.model import (
     CompiledTool,
     PromptConfig,
     ResourceConfig,
-    RunCommandSettings,
     ToolConfig,
     ToolHints,
 )
@@ -82,6 +81,9 @@ def build_catalog(
     )
     _check_unique_uris(report.resources, errors)
     command = compile_run_command(server, config_dir, report.tools, errors, report.warnings)
+    command_settings = (
+        catalog_run_command(server.run_command, config_dir, tools_dir, errors) if command else None
+    )
     if errors:
         raise BuildError("\n".join([*errors, f"{report.path} was left as it was."]))
     _leave_out_missing_files(report, tools_dir, prompts_dir, resources_dir)
@@ -95,7 +97,7 @@ def build_catalog(
         prompts=report.prompts,
         resources_dir=_relative_to(resources_dir, config_dir) if resources_dir and report.resources else None,
         resources=report.resources,
-        run_command=_catalog_run_command(server.run_command, config_dir) if command else None,
+        run_command=command_settings,
     )
     write_catalog(report.path, catalog)
     logger.info(
@@ -231,9 +233,3 @@ def _relative_to(path: Path, start: Path) -> str:
         return Path(os.path.relpath(path.resolve(), start.resolve())).as_posix()
     except ValueError:  # another drive
         return str(path.resolve())
-
-
-def _catalog_run_command(settings: RunCommandSettings, config_dir: Path) -> RunCommandSettings:
-    """The settings as the catalog keeps them: roots relative to its folder, so it can move."""
-    roots = [_relative_to(root, config_dir) for root in project_roots(settings, config_dir)]
-    return settings.model_copy(update={"roots": roots})

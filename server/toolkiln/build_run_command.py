@@ -12,11 +12,21 @@ import os
 import shutil
 from pathlib import Path
 
-from toolkiln.files import SERVER_CONFIG_FILE
-from toolkiln.model import CompiledTool, Parameter, RunCommandSettings, ServerConfig, ToolHints
+from toolkiln.errors import ConfigError
+from toolkiln.files import SERVER_CONFIG_FILE, load_model, tool_configs_dir
+from toolkiln.model import (
+    CompiledRunCommand,
+    CompiledTool,
+    Parameter,
+    RunCommandSettings,
+    ServerConfig,
+    ToolConfig,
+    ToolHints,
+)
 from toolkiln.schema import parameters_to_schema
 
 MAX_COMMAND_CHARS = 32768
+TOOL_DIR = "{TOOL_DIR}"
 
 
 def compile_run_command(
@@ -82,6 +92,63 @@ def project_roots(settings: RunCommandSettings, config_dir: Path) -> list[Path]:
     return [project / root for root in settings.roots]  # an absolute root stays itself
 
 
+def catalog_run_command(
+    settings: RunCommandSettings, config_dir: Path, tools_dir: Path, errors: list[str]
+) -> CompiledRunCommand:
+    """The settings as the catalog keeps them: roots relative to its folder (so it can move),
+    and every folder a tool may write. A root that lies inside one is an error."""
+    writable = tool_writable_folders(config_dir, tools_dir)
+    roots = project_roots(settings, config_dir)
+    for root, given in zip(roots, settings.roots, strict=True):
+        real = root.resolve()
+        for folder, owner in writable:
+            if real.is_relative_to(folder.resolve()):
+                errors.append(
+                    f"{config_dir / SERVER_CONFIG_FILE}: run_command.roots: {given!r} ({real}) lies inside "
+                    f"{folder}, which the tool of {owner} may write; run_command never works where a tool "
+                    "writes (it could plant a program or a git config there): choose another root"
+                )
+    roots_seen = [_relative(root, config_dir) for root in roots]
+    folders = sorted({_relative(folder, config_dir) for folder, _ in writable})
+    fields = {**dict(settings), "roots": roots_seen, "tool_writable": folders}
+    return CompiledRunCommand(**fields)
+
+
+def tool_writable_folders(config_dir: Path, tools_dir: Path) -> list[tuple[Path, Path]]:
+    """Each folder a tool may write, with the per-tool config that says so: every tool's
+    workspace (`workspace_config.allowed_paths`, `{TOOL_DIR}` expanded), enabled or not.
+
+    Folders a confined tool may write (a per-tool `confinement.writable`) belong here too:
+    add them in `_writable_by`.
+    """
+    folders: list[tuple[Path, Path]] = []
+    for path in sorted(tool_configs_dir(config_dir).glob("*.json")):
+        try:
+            config = load_model(path, ToolConfig)
+        except ConfigError:
+            continue  # build reports it
+        tool_dir = (tools_dir / config.script_config.script_path).parent
+        folders += [(folder, path) for folder in _writable_by(config, tool_dir)]
+    return folders
+
+
+def _writable_by(config: ToolConfig, tool_dir: Path) -> list[Path]:
+    """The folders one tool may write, absolute (the same expansion as runner/workspace.py)."""
+    folders = []
+    for allowed in config.script_config.workspace_config.allowed_paths:
+        folder = Path(allowed.replace(TOOL_DIR, str(tool_dir)))
+        folders.append(Path(os.path.abspath(folder if folder.is_absolute() else tool_dir / folder)))
+    return folders
+
+
+def _relative(path: Path, start: Path) -> str:
+    """`path` as seen from `start` (relative when possible, so a project can move)."""
+    try:
+        return Path(os.path.relpath(path.resolve(), start.resolve())).as_posix()
+    except ValueError:  # another drive
+        return str(path.resolve())
+
+
 def _warnings(settings: RunCommandSettings, config_dir: Path) -> list[str]:
     warnings = []
     if not settings.allow:
@@ -116,17 +183,20 @@ def _description(settings: RunCommandSettings) -> str:
         lines.append("No program is allowed yet: every command is refused.")
     if settings.shell:
         lines.append(
-            "The command runs in /bin/sh: pipes, redirections, ; && || and globs work, and the first "
-            "word of each command must be an allowed program. `$(...)` and backticks are refused."
+            "The command runs in /bin/sh, limited to plain commands joined by | && || ; with < > >> "
+            "to files and 2>&1: the first word of each must be an allowed program. Variables, globs, "
+            "~, braces, $(...), backticks, comments, newlines, & and assignments are refused; "
+            "quote special characters in single quotes."
         )
     else:
         lines.append(
             "There is no shell: the command is split into words as a shell would (quotes work) and "
-            "the first word is the program; | ; & > < $(...) * and ~ reach it as plain text."
+            "the first word is the program; | ; & > < $(...) and * reach it as plain text."
         )
     lines.append(
-        f"workdir must lie inside one of these folders of the project: {', '.join(settings.roots)}; "
-        "the default is the first."
+        f"workdir, and every file an argument names, must lie inside one of these folders of the "
+        f"project: {', '.join(settings.roots)} (the default workdir is the first), and not in a "
+        "tool's workspace."
     )
     lines.append(f"A command is stopped after {settings.timeout_seconds:g} s.")
     return "\n".join(lines)

@@ -6,7 +6,14 @@ discovery and edited by users; `config/tools.json` (`Catalog`) is compiled from 
 and is the only file the server reads. Every read goes through these models.
 """
 
-from toolkiln.model.catalog import Catalog, CompiledPrompt, CompiledResource, CompiledTool, ToolHints
+from toolkiln.model.catalog import (
+    Catalog,
+    CompiledPrompt,
+    CompiledResource,
+    CompiledRunCommand,
+    CompiledTool,
+    ToolHints,
+)
 from toolkiln.model.confinement import (
     ConfinementMode,
     ConfinementSettings,
@@ -63,6 +70,7 @@ __all__ = [
     "Catalog",
     "CompiledPrompt",
     "CompiledResource",
+    "CompiledRunCommand",
     "CompiledTool",
     "ConfinementMode",
     "ConfinementSettings",

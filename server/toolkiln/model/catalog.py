@@ -88,6 +88,14 @@ class CompiledResource(BaseModel):
     completions: dict[str, list[str]] = Field(default_factory=dict)
 
 
+class CompiledRunCommand(RunCommandSettings):
+    """`run_command`'s settings as the catalog keeps them: the roots relative to its folder,
+    and every folder a tool may write (never a place run_command works or names)."""
+
+    # Required: a catalog built before this fence existed must be built again.
+    tool_writable: list[str]
+
+
 class Catalog(BaseModel):
     """`config/tools.json`: the compiled tools, prompts and resources, each sorted by name.
 
@@ -105,4 +113,4 @@ class Catalog(BaseModel):
     resources_dir: str | None = None
     resources: list[CompiledResource] = Field(default_factory=list)
     # The built-in `run_command` tool's settings when it is turned on (its entry in `tools` runs with these).
-    run_command: RunCommandSettings | None = None
+    run_command: CompiledRunCommand | None = None

@@ -1,12 +1,14 @@
 """The built-in `run_command` tool (seeds/001): one command line, fenced by config/server.json.
 
-Before anything runs, the command is planned: split into words with shlex (there is
-no shell unless `shell` is on), its program looked up and checked against `allow` and
-`deny`, its arguments against `allow_args`, its working directory against `roots`.
-A command that fails a check is refused with a sentence that says which check and how
-to allow it. What is admitted runs through `process.run_process` like any script: in
-its own process group, with the timeout, the output cap and the tool's rlimits, and
-its stderr lines become logs and progress.
+Before anything runs, the command is planned: split into words with shlex, or, with
+`shell` on, read with a shell grammar (`command_shell`); each program looked up and
+checked against `allow` and `deny`, its arguments against `allow_args` and the path
+fence (`command_fence`: files only inside the roots, never in a folder a tool may
+write), its working directory against the same fence. A command that fails a check
+is refused with a sentence that says which check and how to allow it. git runs
+hardened (`command_git`). What is admitted runs through `process.run_process` like any
+script: in its own process group, with the timeout, the output cap and the tool's
+rlimits, and its stderr lines become logs and progress.
 
 Programs are compared as files, not as spellings: a name is looked up on PATH, and a
 command's program matches an `allow` entry only when both lead to the same file (every
@@ -30,11 +32,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkiln.errors import ProcessStartError
-from toolkiln.model import CompiledTool, RunCommandSettings
-from toolkiln.process import ProcessResult, StderrLineHandler, run_process
-from toolkiln.runner.limits import limit_hit, output_limit
-from toolkiln.runner.result import ToolResult, signal_name
-from toolkiln.runner.stderr import LogLine, ProgressLine, classify_line
+from toolkiln.model import CompiledRunCommand, CompiledTool, RunCommandSettings
+from toolkiln.process import run_process
+from toolkiln.runner.command_fence import (
+    SETTINGS_FILE,
+    CommandRefused,
+    PathFence,
+    check_encodable,
+    check_path_arguments,
+    resolve_workdir,
+)
+from toolkiln.runner.command_git import check_git_arguments, check_repository, harden_git, is_git
+from toolkiln.runner.command_result import command_result, forward_stderr
+from toolkiln.runner.command_shell import ShellLine, parse_shell_line, render_shell_line
+from toolkiln.runner.limits import output_limit
+from toolkiln.runner.result import ToolResult
 
 if TYPE_CHECKING:
     from toolkiln.runner.call import CallObserver
@@ -44,24 +56,18 @@ logger = logging.getLogger(__name__)
 SHELL = "/bin/sh"
 # The end of stderr that is kept (the start of stdout is kept, up to the output cap).
 STDERR_LIMIT = 64 * 1024
-# How much of the command a result's first line repeats.
-HEADLINE_CHARS = 200
-SETTINGS_FILE = "config/server.json"
-# Shell operators that end one command and start another; `<` and `>` redirect instead.
-_OPERATOR_CHARS = frozenset("();<>|&")
-_SUBSTITUTIONS = ("`", "$(")
 
-
-class CommandRefused(Exception):
-    """A command the settings do not admit; the message says why, and how to allow it."""
+__all__ = ["CommandPlan", "CommandRefused", "plan_command", "prepare_command", "run_command_tool"]
 
 
 @dataclass(frozen=True)
 class CommandPlan:
-    """What will run: the argv and the working directory (both checked)."""
+    """What will run, checked: each simple command's argv (its program as the `allow`
+    entry's path), the working directory, and in shell mode the line they came from."""
 
-    argv: list[str]
+    commands: list[list[str]]
     workdir: str
+    shell: ShellLine | None = None
 
 
 @dataclass(frozen=True)
@@ -80,7 +86,7 @@ async def run_command_tool(
     tool: CompiledTool,
     arguments: Mapping[str, Any],
     *,
-    settings: RunCommandSettings | None,
+    settings: CompiledRunCommand | None,
     base_dir: Path,
     env: Mapping[str, str],
     max_output: int,
@@ -102,31 +108,33 @@ async def run_command_tool(
             is_error=True,
         )
     env = _with_absolute_path(env)
+    fence = PathFence.from_catalog(settings.roots, settings.tool_writable, base_dir)
     try:
         plan = plan_command(
-            settings, command, arguments.get("workdir"), base_dir=base_dir, search_path=env.get("PATH")
+            settings, command, arguments.get("workdir"), fence=fence, search_path=env.get("PATH")
         )
+        argv, env = await prepare_command(plan, fence, env)
     except CommandRefused as refusal:
         logger.info("%s refused %r: %s", tool.name, command, refusal)
         return ToolResult(text=f"Refused: {refusal}", is_error=True)
-    logger.info("%s runs %s in %s", tool.name, plan.argv, plan.workdir)
+    logger.info("%s runs %s in %s", tool.name, argv, plan.workdir)
     stdin = arguments.get("stdin")
     stdout_limit = output_limit(tool.limits, max_output)
     try:
         result = await run_process(
-            plan.argv,
+            argv,
             timeout=max(remaining, 0.001),
             cwd=plan.workdir,
             env=env,
             input=stdin.encode("utf-8", errors="replace") if isinstance(stdin, str) else None,
             stdout_limit=stdout_limit,
             stderr_limit=min(STDERR_LIMIT, stdout_limit),
-            on_stderr_line=_forward_stderr(tool.name, observer),
+            on_stderr_line=forward_stderr(tool.name, observer),
             limits=tool.limits,
         )
     except ProcessStartError as error:
         return ToolResult(text=f"Command could not start: {error}", is_error=True)
-    return command_result(tool, command, plan, result, timeout)
+    return command_result(tool, command, plan.workdir, result, timeout)
 
 
 def plan_command(
@@ -134,60 +142,71 @@ def plan_command(
     command: str,
     workdir: str | None,
     *,
-    base_dir: Path,
+    fence: PathFence,
     search_path: str | None,
 ) -> CommandPlan:
-    """The checked argv and working directory of `command`, or `CommandRefused`."""
+    """The checked commands and working directory of `command`, or `CommandRefused`."""
     if not settings.allow:
         raise CommandRefused(
             f"run_command allows no program yet. To allow some, list them in run_command.allow "
             f'in {SETTINGS_FILE} (e.g. "allow": ["ls", "cat"]) and run `toolkiln build`.'
         )
-    _check_encodable("command", command)
-    cwd = resolve_workdir(settings, workdir, base_dir)
+    check_encodable("command", command)
+    cwd = resolve_workdir(fence, workdir)
     # Programs are looked up at each call (PATH may change), once each per call: a shell
     # line of several commands checks each against every allow and deny entry.
     locate: _Locate = functools.cache(functools.partial(_locate, search_path=search_path))
     if settings.shell:
-        for words in _shell_commands(command):
-            _check_program(settings, words, cwd, locate)
-        return CommandPlan([SHELL, "-c", command], cwd)
+        line = parse_shell_line(command)
+        commands = [_check_command(settings, fence, shell.words, cwd, locate) for shell in line.commands]
+        for shell in line.commands:
+            for redirection in shell.redirections:
+                if redirection.file is not None:
+                    _check_redirection(fence, redirection.file, redirection.kind, cwd)
+        return CommandPlan(commands, cwd, line)
     try:
         words = shlex.split(command)
     except ValueError as error:
         raise CommandRefused(f"cannot split the command into words: {error}") from None
     if not words:
         raise CommandRefused("the command is empty")
+    return CommandPlan([_check_command(settings, fence, words, cwd, locate)], cwd)
+
+
+async def prepare_command(
+    plan: CommandPlan, fence: PathFence, env: Mapping[str, str]
+) -> tuple[list[str], Mapping[str, str]]:
+    """The argv and environment that run `plan`: git hardened, a shell line rebuilt."""
+    argvs = []
+    for argv in plan.commands:
+        if is_git(os.path.realpath(argv[0])):
+            argv, env = await harden_git(argv[0], argv[1:], cwd=plan.workdir, env=env, fence=fence)
+        argvs.append(argv)
+    if plan.shell is None:
+        return argvs[0], env
+    return [SHELL, "-c", render_shell_line(plan.shell, argvs)], env
+
+
+def _check_command(
+    settings: RunCommandSettings, fence: PathFence, words: list[str], cwd: str, locate: _Locate
+) -> list[str]:
+    """The argv that runs `words`: the program checked against allow and deny, the
+    arguments against allow_args and the fence (and git's own rules)."""
     program = _check_program(settings, words, cwd, locate)
-    return CommandPlan([program, *words[1:]], cwd)
+    check_path_arguments(fence, words[0], words[1:], cwd)
+    if is_git(os.path.realpath(program)):
+        check_git_arguments(words[1:])
+        check_repository(fence, cwd)
+    return [program, *words[1:]]
 
 
-def resolve_workdir(settings: RunCommandSettings, workdir: str | None, base_dir: Path) -> str:
-    """The real working directory: `workdir` (from the first root when relative) or the first
-    root, which must lie inside one of the roots once every symlink is followed."""
-    roots = [os.path.realpath(base_dir / root) for root in settings.roots]
-    if not workdir:
-        target = roots[0]
-    else:
-        _check_encodable("workdir", workdir)
-        target = os.path.realpath(os.path.join(roots[0], workdir))  # an absolute workdir stays itself
-    if not any(Path(target).is_relative_to(root) for root in roots):
-        raise CommandRefused(
-            f"workdir {workdir!r} leads to {target}, outside the allowed roots ({', '.join(roots)}); "
-            f"give a folder inside them, or add one to run_command.roots in {SETTINGS_FILE}"
-        )
-    if not os.path.isdir(target):
-        raise CommandRefused(f"workdir {workdir or target!r} is not a folder")
-    return target
-
-
-def _check_encodable(what: str, text: str) -> None:
-    if "\0" in text:
-        raise CommandRefused(f"the {what} contains a NUL character")
-    try:
-        os.fsencode(text)
-    except UnicodeEncodeError:
-        raise CommandRefused(f"the {what} contains characters no program can be given") from None
+def _check_redirection(fence: PathFence, file: str, kind: str, cwd: str) -> None:
+    real = os.path.realpath(os.path.join(cwd, file))
+    why = fence.why_not(real)
+    if why is not None:
+        raise CommandRefused(f"the redirection {kind} {file!r} leads to {real}, {why}")
+    if kind != "<" and ".git" in Path(real).parts:
+        raise CommandRefused(f"the redirection {kind} {file!r} writes inside a git folder ({real})")
 
 
 def _check_program(settings: RunCommandSettings, words: list[str], cwd: str, locate: _Locate) -> str:
@@ -276,107 +295,3 @@ def _locate(name: str, cwd: str, *, search_path: str | None) -> _Program | None:
             return None
         path = found if os.path.isabs(found) else os.path.join(os.getcwd(), found)
     return _Program(name=os.path.basename(name), path=path, real=os.path.realpath(path))
-
-
-def _shell_commands(command: str) -> list[list[str]]:
-    """The words of each simple command in a shell command line, as far as they can be told.
-
-    Every word that starts a command (the first, and the first after `;`, `&&`, `||`,
-    `|`, `&`, `(`, `)` or a newline) is checked; `$(...)` and backticks, which would
-    hide commands inside words, are refused. A quoted `;` is taken for an operator
-    too: that refuses more than it must, never less.
-    """
-    for mark in _SUBSTITUTIONS:
-        if mark in command:
-            raise CommandRefused(
-                f"{mark!r}: command substitution ($(...) and backticks) is not allowed by run_command"
-            )
-    lexer = shlex.shlex(command.replace("\n", ";"), posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    commands: list[list[str]] = []
-    words: list[str] = []
-    try:
-        for token in lexer:
-            if token and set(token) <= _OPERATOR_CHARS and not token.startswith(("<", ">")):
-                if words:
-                    commands.append(words)
-                words = []
-            else:
-                words.append(token)
-    except ValueError as error:
-        raise CommandRefused(f"cannot split the command into words: {error}") from None
-    if words:
-        commands.append(words)
-    if not commands:
-        raise CommandRefused("the command is empty")
-    return commands
-
-
-def _forward_stderr(name: str, observer: CallObserver) -> StderrLineHandler:
-    """PROGRESS and log lines of stderr go to the observer as they come, as a script's do."""
-
-    def on_line(line: str) -> None:
-        kind = classify_line(line)
-        if isinstance(kind, ProgressLine):
-            observer.on_progress(name, kind)
-        elif isinstance(kind, LogLine):
-            observer.on_log(name, kind)
-
-    return on_line
-
-
-def command_result(
-    tool: CompiledTool, command: str, plan: CommandPlan, result: ProcessResult, timeout: float
-) -> ToolResult:
-    """The result: a headline, the workdir, then stdout and stderr in labelled sections;
-    the same as structured content. A command that did not exit with 0 is an error."""
-    shown = command if len(command) <= HEADLINE_CHARS else command[:HEADLINE_CHARS] + "..."
-    code = result.returncode
-    lines: list[str] = []
-    if result.timed_out:
-        lines.append(f"Command timed out after {timeout:g} s; its processes were stopped: {shown}")
-    elif code is not None and code < 0:
-        lines.append(f"Command was killed by {signal_name(-code)}: {shown}")
-    elif code != 0:
-        lines.append(f"Command failed with exit code {code}: {shown}")
-    else:
-        lines.append(f"Command exited with code 0: {shown}")
-    if not result.timed_out and code != 0:
-        hit = limit_hit(tool.limits, code, result.stderr_text, tool=tool.name)
-        if hit:
-            lines.append(hit)
-    lines.append(f"workdir: {plan.workdir}")
-    stdout, stderr = result.stdout_text, result.stderr_text
-    stderr_cut = result.stderr_total > len(result.stderr_tail)
-    lines += _section("stdout", stdout)
-    if result.stdout_truncated:
-        lines.append(
-            f"[stdout truncated: showing the first {len(result.stdout)} of {result.stdout_total} bytes]"
-        )
-    lines += _section("stderr", stderr)
-    if stderr_cut:
-        lines.append(
-            f"[stderr truncated: showing the last {len(result.stderr_tail)} of {result.stderr_total} bytes]"
-        )
-    truncated = result.stdout_truncated or stderr_cut
-    return ToolResult(
-        text="\n".join(lines),
-        is_error=result.timed_out or code != 0,
-        structured={
-            "exit_code": code,
-            "stdout": stdout,
-            "stderr": stderr,
-            "timed_out": result.timed_out,
-            "truncated": truncated,
-        },
-        exit_code=code,
-        duration_ms=round(result.duration * 1000, 3),
-        truncated=truncated,
-    )
-
-
-def _section(label: str, text: str) -> list[str]:
-    if not text:
-        return [f"--- {label} (empty) ---"]
-    return [f"--- {label} ---", text.removesuffix("\n")]
