@@ -82,7 +82,9 @@ def build_catalog(
     _check_unique_uris(report.resources, errors)
     command = compile_run_command(server, config_dir, report.tools, errors, report.warnings)
     command_settings = (
-        catalog_run_command(server.run_command, config_dir, tools_dir, errors) if command else None
+        catalog_run_command(server.run_command, config_dir, tools_dir, errors, server.confinement)
+        if command
+        else None
     )
     if errors:
         raise BuildError("\n".join([*errors, f"{report.path} was left as it was."]))

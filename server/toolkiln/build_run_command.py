@@ -17,6 +17,7 @@ from toolkiln.files import SERVER_CONFIG_FILE, load_model, tool_configs_dir
 from toolkiln.model import (
     CompiledRunCommand,
     CompiledTool,
+    ConfinementSettings,
     Parameter,
     RunCommandSettings,
     ServerConfig,
@@ -93,7 +94,11 @@ def project_roots(settings: RunCommandSettings, config_dir: Path) -> list[Path]:
 
 
 def catalog_run_command(
-    settings: RunCommandSettings, config_dir: Path, tools_dir: Path, errors: list[str]
+    settings: RunCommandSettings,
+    config_dir: Path,
+    tools_dir: Path,
+    errors: list[str],
+    server_confinement: ConfinementSettings,
 ) -> CompiledRunCommand:
     """The settings as the catalog keeps them: roots relative to its folder (so it can move),
     and every folder a tool may write. A root that lies inside one is an error."""
@@ -110,7 +115,12 @@ def catalog_run_command(
                 )
     roots_seen = [_relative(root, config_dir) for root in roots]
     folders = sorted({_relative(folder, config_dir) for folder, _ in writable})
-    fields = {**dict(settings), "roots": roots_seen, "tool_writable": folders}
+    fields = {
+        **dict(settings),
+        "roots": roots_seen,
+        "tool_writable": folders,
+        "confinement": settings.confinement.over(server_confinement),
+    }
     return CompiledRunCommand(**fields)
 
 
@@ -118,8 +128,7 @@ def tool_writable_folders(config_dir: Path, tools_dir: Path) -> list[tuple[Path,
     """Each folder a tool may write, with the per-tool config that says so: every tool's
     workspace (`workspace_config.allowed_paths`, `{TOOL_DIR}` expanded), enabled or not.
 
-    Folders a confined tool may write (a per-tool `confinement.writable`) belong here too:
-    add them in `_writable_by`.
+    and the folders its `confinement.writable` lists.
     """
     folders: list[tuple[Path, Path]] = []
     for path in sorted(tool_configs_dir(config_dir).glob("*.json")):
@@ -135,7 +144,8 @@ def tool_writable_folders(config_dir: Path, tools_dir: Path) -> list[tuple[Path,
 def _writable_by(config: ToolConfig, tool_dir: Path) -> list[Path]:
     """The folders one tool may write, absolute (the same expansion as runner/workspace.py)."""
     folders = []
-    for allowed in config.script_config.workspace_config.allowed_paths:
+    script = config.script_config
+    for allowed in [*script.workspace_config.allowed_paths, *(script.confinement.writable or [])]:
         folder = Path(allowed.replace(TOOL_DIR, str(tool_dir)))
         folders.append(Path(os.path.abspath(folder if folder.is_absolute() else tool_dir / folder)))
     return folders

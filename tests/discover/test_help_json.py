@@ -13,6 +13,7 @@ from tests.conftest import MakeTool, pids_alive
 from toolkiln.discover import help_json
 from toolkiln.discover.base import Candidate, Declaration
 from toolkiln.discover.help_json import PROBE_OUTPUT_LIMIT, parse_help
+from toolkiln.discover.probe import Probe
 from toolkiln.errors import DiscoveryError
 from toolkiln.model import Parameter
 
@@ -365,7 +366,8 @@ def candidate(path: Path, tools_dir: Path) -> Candidate:
 
 
 def probe(path: Path, tools_dir: Path, timeout: float = 5.0) -> Declaration | None:
-    return anyio.run(help_json.declare, candidate(path, tools_dir), timeout)
+    """The dialect's own work, probed as the user (confined probes: tests/security)."""
+    return anyio.run(help_json.declare, candidate(path, tools_dir), Probe(timeout, "unconfined"))
 
 
 def probe_error(path: Path, tools_dir: Path, timeout: float = 5.0) -> DiscoveryError:

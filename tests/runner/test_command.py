@@ -41,13 +41,17 @@ def program(name: str) -> str:
 
 def make_project(tmp_path: Path, settings: dict[str, Any] | None, **run: Any) -> ToolRunner:
     """A project at `tmp_path` (tools/, config/, work/) whose config/server.json has
-    `settings` as its run_command (none: no server.json), built and loaded."""
+    `settings` as its run_command (none: no server.json), built and loaded. Unconfined
+    unless `settings` say otherwise: these tests hold each fence to its own work
+    (tests/security/test_run_command.py tests confinement on top)."""
     config_dir, tools_dir = tmp_path / "config", tmp_path / "tools"
     (config_dir / "tools").mkdir(parents=True, exist_ok=True)
     tools_dir.mkdir(exist_ok=True)
     (tmp_path / "work").mkdir(exist_ok=True)
     if settings is not None:
-        server = {"run_command": {"enabled": True, "roots": ["work"], **settings}}
+        server = {
+            "run_command": {"enabled": True, "roots": ["work"], "confinement": {"mode": "off"}, **settings}
+        }
         (config_dir / "server.json").write_text(json.dumps(server, indent=2))
     build_catalog(config_dir, tools_dir)
     return ToolRunner(Registry.load(catalog_path(config_dir)), RunSettings(**run))

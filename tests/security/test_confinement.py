@@ -270,7 +270,7 @@ def test_list_and_doctor_run_no_script(
             env=child_env(), capture_output=True, text=True, timeout=60,
         )  # fmt: skip
         assert not ran.exists(), command
-        assert "not probed" in result.stdout + result.stderr, command
+        assert "runs no script" in result.stdout + result.stderr, command
 
 
 def test_without_bubblewrap_nothing_is_probed_unless_the_user_says_so(

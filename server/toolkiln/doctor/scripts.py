@@ -18,6 +18,7 @@ from toolkiln.discover import kit as kit_dialect
 from toolkiln.discover.annotations import claims as annotations_claims
 from toolkiln.discover.base import Candidate
 from toolkiln.discover.naming import ENTRY_POINT
+from toolkiln.discover.probe import NotProbed
 from toolkiln.discover.scan import MAX_DEPTH, SKIPPED_FOLDERS
 from toolkiln.doctor.findings import Finding, Project
 from toolkiln.errors import DiscoveryError, ToolkilnError
@@ -58,6 +59,9 @@ def _discovery_findings(project: Project) -> list[Finding]:
         for problem in problems:
             if not problem.path or problem.reason.startswith(NOT_EXECUTABLE):
                 continue  # an invalid config (check_configs) or the run bit (below)
+            if isinstance(problem, NotProbed):  # doctor runs no script: discover reads it, confined
+                findings.append(_unprobed(project.tools_dir / problem.path))
+                continue
             findings.append(_from_discovery(project, problem, severity))
     for status in report.tools:
         if status.change in ("created", "updated"):
@@ -77,6 +81,16 @@ def _undiscovered(script: Path, name: str, change: str) -> Finding:
         path=str(script),
         message=message,
         fix="toolkiln discover && toolkiln build",
+    )
+
+
+def _unprobed(script: Path) -> Finding:
+    return Finding(
+        severity="warning",
+        check="not-discovered",
+        path=str(script),
+        message="may declare a tool, which only running it can tell (`--help`); doctor runs no script",
+        fix="toolkiln discover && toolkiln build (it runs the script confined)",
     )
 
 

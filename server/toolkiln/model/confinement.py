@@ -37,7 +37,7 @@ class ConfinementSettings(BaseModel):
 
     def over(self, defaults: ConfinementSettings) -> ConfinementSettings:
         """These settings, with each one left unset taken from `defaults`."""
-        return defaults.model_copy(update=self.model_dump(exclude_none=True))
+        return ConfinementSettings(**{**dict(defaults), **self.model_dump(exclude_none=True)})
 
 
 class ServerConfinement(ConfinementSettings):

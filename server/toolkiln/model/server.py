@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from toolkiln.model.confinement import ServerConfinement
+from toolkiln.model.confinement import ConfinementSettings, ServerConfinement
 from toolkiln.model.limits import Limits
 from toolkiln.model.tools import ToolName
 
@@ -78,6 +78,9 @@ class RunCommandSettings(BaseModel):
     # Ask the user before each command runs (as a tool's `requires_confirmation`).
     requires_confirmation: bool = False
     limits: Limits = Field(default_factory=Limits)
+    # Its programs are toolkiln's to fence: confined wherever bubblewrap works, whatever
+    # the tools' default, read-only and without network unless `config/server.json` says otherwise.
+    confinement: ConfinementSettings = Field(default_factory=lambda: ConfinementSettings(mode="auto"))
 
     @model_validator(mode="after")
     def _check_allow_args_programs(self) -> RunCommandSettings:

@@ -21,7 +21,12 @@ from toolkiln.errors import ProcessStartError, ToolRunError
 from toolkiln.model import CompiledTool
 from toolkiln.process import ProcessResult, run_process
 from toolkiln.runner.adapters import ARGV_BUILDERS, stdin_json
-from toolkiln.runner.confinement import ConfinementRefused, confined_env, confinement_for
+from toolkiln.runner.confinement import (
+    ConfinementRefused,
+    command_confinement,
+    confined_env,
+    confinement_for,
+)
 from toolkiln.runner.content import json_object, rich_result
 from toolkiln.runner.envelope import result_from_answer
 from toolkiln.runner.environment import base_env, script_env
@@ -196,12 +201,23 @@ class ToolRunner:
         if tool.dialect == "command":  # the built-in run_command: no script, config/server.json's fences
             from toolkiln.runner.command import run_command_tool
 
+            settings, base_dir = self.registry.catalog.run_command, self.registry.catalog_file.parent
+            try:
+                confinement = (
+                    None if settings is None else command_confinement(name, settings, base_dir, self._hidden)
+                )
+            except ConfinementRefused as error:
+                return ToolResult(text=str(error), is_error=True)
+            env = self._env
+            if settings is not None and confinement is not None:
+                env = confined_env(env, settings.confinement, self.settings.env)
             return await run_command_tool(
                 tool,
                 arguments,
-                settings=self.registry.catalog.run_command,
-                base_dir=self.registry.catalog_file.parent,
-                env=self._env,
+                settings=settings,
+                base_dir=base_dir,
+                env=env,
+                confinement=confinement,
                 max_output=self.settings.max_output_bytes,
                 remaining=remaining,
                 timeout=timeout,
@@ -212,7 +228,9 @@ class ToolRunner:
             confinement = confinement_for(tool, script.parent, self._hidden, self.registry.tools_dir)
         except ConfinementRefused as error:
             return ToolResult(text=str(error), is_error=True)
-        base = self._env if confinement is None else confined_env(self._env, tool, self.settings.env)
+        base = (
+            self._env if confinement is None else confined_env(self._env, tool.confinement, self.settings.env)
+        )
         stderr_lines: deque[str] = deque(maxlen=STDERR_LINES_KEPT)
         conversation = Conversation(functools.partial(observer.on_input, name)) if tool.interactive else None
 
@@ -292,7 +310,9 @@ class ToolRunner:
             confinement = confinement_for(tool, script.parent, self._hidden, self.registry.tools_dir)
         except ConfinementRefused as error:
             return ToolResult(text=str(error), is_error=True)
-        base = self._env if confinement is None else confined_env(self._env, tool, self.settings.env)
+        base = (
+            self._env if confinement is None else confined_env(self._env, tool.confinement, self.settings.env)
+        )
         try:
             result = await run_process(
                 [str(script), "--state"],

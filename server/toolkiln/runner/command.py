@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkiln.errors import ProcessStartError
 from toolkiln.model import CompiledRunCommand, CompiledTool, RunCommandSettings
-from toolkiln.process import run_process
+from toolkiln.process import Confinement, run_process
 from toolkiln.runner.command_fence import (
     SETTINGS_FILE,
     CommandRefused,
@@ -93,6 +93,7 @@ async def run_command_tool(
     remaining: float,
     timeout: float,
     observer: CallObserver,
+    confinement: Confinement | None = None,
 ) -> ToolResult:
     """Run one `run_command` call; every refusal and failure is a result, never an exception.
 
@@ -126,6 +127,7 @@ async def run_command_tool(
             timeout=max(remaining, 0.001),
             cwd=plan.workdir,
             env=env,
+            confinement=confinement,
             input=stdin.encode("utf-8", errors="replace") if isinstance(stdin, str) else None,
             stdout_limit=stdout_limit,
             stderr_limit=min(STDERR_LIMIT, stdout_limit),

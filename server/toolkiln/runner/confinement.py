@@ -9,7 +9,7 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from toolkiln.model import CompiledTool
+from toolkiln.model import CompiledRunCommand, CompiledTool, ConfinementSettings
 from toolkiln.process import Confinement, confinement_problem
 from toolkiln.runner.workspace import TOOL_DIR
 
@@ -32,34 +32,56 @@ def confinement_for(
 ) -> Confinement | None:
     """How a call of `tool` is confined, or None when it runs unconfined: its workspace
     and `writable` folders writable, `hidden` ones empty, the tools folder always seen
-    (even in /tmp, which is private to each call). Raises
-    `ConfinementRefused` for a tool whose mode is `required` where bubblewrap cannot run."""
-    settings = tool.confinement
-    if settings.mode == "off":
+    (even in /tmp, which is private to each call). Raises `ConfinementRefused` for a
+    tool whose mode is `required` where bubblewrap cannot run."""
+    writable = [*tool.workspace.allowed_paths, *(tool.confinement.writable or [])]
+    return _confinement(tool.name, tool.confinement, writable, tool_dir, hidden, [str(tools_dir)])
+
+
+def command_confinement(
+    name: str, settings: CompiledRunCommand, base_dir: Path, hidden: Iterable[str]
+) -> Confinement | None:
+    """How a `run_command` call is confined (as `confinement_for`): its roots are seen,
+    and only its `confinement.writable` folders (relative to the catalog's folder) are writable."""
+    roots = [_folder(root, base_dir) for root in settings.roots]
+    writable = settings.confinement.writable or []
+    return _confinement(name, settings.confinement, writable, base_dir, hidden, roots)
+
+
+def _confinement(
+    name: str,
+    settings: ConfinementSettings,
+    writable: list[str],
+    base_dir: Path,
+    hidden: Iterable[str],
+    visible: list[str],
+) -> Confinement | None:
+    if settings.mode in (None, "off"):
         return None
     problem = confinement_problem()
     if problem is not None:
         if settings.mode == "required":
             raise ConfinementRefused(
-                f"Tool {tool.name!r} must run confined (confinement.mode is 'required'), and cannot be "
+                f"Tool {name!r} must run confined (confinement.mode is 'required'), and cannot be "
                 f"here: {problem}."
             )
         _warn_unconfined(problem)
         return None
-    writable = [*tool.workspace.allowed_paths, *(settings.writable or [])]
     return Confinement(
-        network=settings.network is not False,
-        read_only=settings.filesystem == "read-only",
-        writable=tuple(_folder(path, tool_dir) for path in writable),
+        network=settings.network is True,
+        read_only=settings.filesystem != "open",
+        writable=tuple(_folder(path, base_dir) for path in writable),
         hidden=tuple(hidden),
-        visible=(str(tools_dir),),
+        visible=tuple(visible),
     )
 
 
-def confined_env(env: Mapping[str, str], tool: CompiledTool, server: Mapping[str, str]) -> dict[str, str]:
+def confined_env(
+    env: Mapping[str, str], settings: ConfinementSettings, server: Mapping[str, str]
+) -> dict[str, str]:
     """`env` (the server's, with `server`'s variables) without what a confined tool is not
     given: only the standard variables, toolkiln's, and those its `pass_env` names."""
-    passed = _pass_env_matcher(tuple(tool.confinement.pass_env or ()))
+    passed = _pass_env_matcher(tuple(settings.pass_env or ()))
     return {key: value for key, value in env.items() if key in server or _standard(key) or passed(key)}
 
 
