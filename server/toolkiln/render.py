@@ -1,16 +1,22 @@
 """The one place templates are read and rendered: jinja2's sandbox, undefined names an error.
 
 Prompt templates and resource templates are written by users, so they run in the
-sandboxed environment: no access to Python internals from a template. toolkiln's own
-HTML pages (the dashboard) are read from a folder of the package and HTML-escaped.
-jinja2 is imported on the first render, not when a server starts.
+sandboxed environment: no access to Python internals from a template. Their values
+come from the client, so where the output is structured they are escaped: in a JSON
+body (`escape="json"`) every `{{ ... }}` becomes the inside of a JSON string (a value
+can never close a string or add a key; `tojson` gives a whole JSON value), in HTML or
+XML (`escape="markup"`) it is HTML-escaped. toolkiln's own HTML pages (the dashboard)
+are read from a folder of the package and HTML-escaped. jinja2 is imported on the
+first render, not when a server starts.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from toolkiln.errors import ToolkilnError
 
@@ -21,6 +27,10 @@ if TYPE_CHECKING:
     from jinja2.sandbox import SandboxedEnvironment
 
 FENCE = "---"
+Escape = Literal["json", "markup"] | None
+# Whitespace, jinja comments and tags before a body's first character of its own.
+_LEADING_JINJA = re.compile(r"(?:\s|\{#.*?#\}|\{%.*?%\})*", re.DOTALL)
+_MARKUP_TYPES = frozenset({"text/html", "text/xml", "application/xml", "application/xhtml+xml"})
 
 
 class RenderError(ToolkilnError):
@@ -47,19 +57,63 @@ def split_front_matter(text: str) -> tuple[list[str], str, int]:
     raise FrontMatterError("the front matter opened with --- is never closed by ---", line=1)
 
 
-@lru_cache(maxsize=1)
-def _environment() -> SandboxedEnvironment:
+def is_json_template(template: str) -> bool:
+    """Whether a template's own text (not what values make of it) is a JSON object: its
+    first character after whitespace and jinja comments and tags is `{`."""
+    match = _LEADING_JINJA.match(template)
+    rest = template[match.end() if match else 0 :]
+    return rest.startswith("{") and not rest.startswith(("{{", "{%", "{#"))
+
+
+def escape_for(mime_type: str | None) -> Escape:
+    """How values rendered into a file of this MIME type are escaped."""
+    base = (mime_type or "").split(";")[0].strip().lower()
+    if base in ("application/json", "text/json") or base.endswith("+json"):
+        return "json"
+    if base in _MARKUP_TYPES or base.endswith("+xml"):
+        return "markup"
+    return None
+
+
+class _JsonValue(str):
+    """`tojson`'s output in a JSON body: a whole JSON value, left as it is."""
+
+
+def _json_value(value: object, indent: int | None = None) -> _JsonValue:
+    return _JsonValue(json.dumps(value, ensure_ascii=False, indent=indent))
+
+
+def _inside_json_string(value: object) -> object:
+    """Every `{{ ... }}` of a JSON body, as the inside of a JSON string."""
+    if isinstance(value, _JsonValue):
+        return value
+    return json.dumps(str(value), ensure_ascii=False)[1:-1]
+
+
+@lru_cache(maxsize=3)
+def _environment(escape: Escape = None) -> SandboxedEnvironment:
     from jinja2 import StrictUndefined
     from jinja2.sandbox import SandboxedEnvironment
 
-    return SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False)
+    environment = SandboxedEnvironment(
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=escape == "markup",
+        finalize=_inside_json_string if escape == "json" else None,
+    )
+    if escape == "json":
+        environment.filters["tojson"] = _json_value
+    return environment
 
 
-def render_text(template: str, values: Mapping[str, object], *, source: str = "<template>") -> str:
+def render_text(
+    template: str, values: Mapping[str, object], *, source: str = "<template>", escape: Escape = None
+) -> str:
+    """`template` rendered with `values`, escaped for its kind of output (see `escape_for`)."""
     from jinja2 import TemplateError
 
     try:
-        return _environment().from_string(template).render(**values)
+        return _environment(escape).from_string(template).render(**values)
     except TemplateError as error:
         line = getattr(error, "lineno", None)
         where = f"{source}:{line}" if line else source

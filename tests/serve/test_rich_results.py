@@ -1,5 +1,7 @@
 """Rich results (runner/content.py): images, audio, resources and several items, from a
-script's stdout or a Python tool's return value, through the SDK's real client."""
+script's stdout or a Python tool's return value, through the SDK's real client. A file
+an item names is read from the tool's workspace (tests/security/test_content_files.py
+tries everything else)."""
 
 from __future__ import annotations
 
@@ -60,7 +62,9 @@ def execute(params):
 
 @pytest.fixture
 def served(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
-    (tools_dir / "chart.png").write_bytes(PNG)
+    # The default workspace of a script at the top of tools/ is {TOOL_DIR}/workspace.
+    (tools_dir / "workspace").mkdir()
+    (tools_dir / "workspace" / "chart.png").write_bytes(PNG)
     make_tool("chart.sh", CHART)
     make_tool("missing_file.sh", MISSING_FILE)
     make_tool("bad_item.sh", BAD_ITEM)
@@ -100,7 +104,8 @@ async def test_broken_rich_results_are_tool_errors_that_say_why(served: Path) ->
         bad = await client.call_tool("bad_item", {})
         plain = await client.call_tool("not_rich", {})
     assert missing.is_error
-    assert "content item 1: cannot read nowhere.png" in text_of(missing)
+    assert "content item 1: 'nowhere.png' is not in" in text_of(missing)
+    assert "workspace_config.allowed_paths in" in text_of(missing)
     assert bad.is_error
     assert "content item 2" in text_of(bad) and "not valid MCP content" in text_of(bad)
     assert not plain.is_error and plain.structured_content == {

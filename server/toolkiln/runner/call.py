@@ -12,7 +12,6 @@ import os
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
 
 import anyio
@@ -32,6 +31,7 @@ from toolkiln.runner.envelope import result_from_answer
 from toolkiln.runner.environment import base_env, script_env
 from toolkiln.runner.interactive import Conversation
 from toolkiln.runner.limits import limit_hit, output_limit, output_limit_hit
+from toolkiln.runner.named_files import FileFence, tool_fence
 from toolkiln.runner.python_pool import PythonWorkers
 from toolkiln.runner.registry import Registry
 from toolkiln.runner.result import ToolResult, exit_meaning, signal_name
@@ -267,7 +267,7 @@ class ToolRunner:
                     )
             except ProcessStartError as error:
                 return ToolResult(text=f"Tool {name!r} could not start its worker: {error}.", is_error=True)
-            return result_from_answer(tool, answer, timeout, list(stderr_lines), script.parent)
+            return await result_from_answer(tool, answer, timeout, list(stderr_lines), self._files(tool))
         env = script_env(base, tool, script, arguments)
         argv = ARGV_BUILDERS[tool.dialect](script, tool, arguments)
         run = functools.partial(
@@ -293,7 +293,7 @@ class ToolRunner:
                 + ("" if error.about_arguments else f" {_start_hint(script, argv[0])}"),
                 is_error=True,
             )
-        return _result_from_process(tool, result, timeout, list(stderr_lines), script.parent)
+        return await _result_from_process(tool, result, timeout, list(stderr_lines), self._files(tool))
 
     async def close(self) -> None:
         """Stop the warm workers (the processes of running calls stop with their calls)."""
@@ -325,13 +325,18 @@ class ToolRunner:
             )
         except ProcessStartError as error:
             return ToolResult(text=f"Tool {name!r} could not start: {error}.", is_error=True)
-        return _result_from_process(
-            tool, result, timeout, result.stderr_text.splitlines()[-STDERR_LINES_KEPT:], script.parent
+        return await _result_from_process(
+            tool, result, timeout, result.stderr_text.splitlines()[-STDERR_LINES_KEPT:], self._files(tool)
         )
 
+    def _files(self, tool: CompiledTool) -> FileFence:
+        """Where the files the tool's output names may be: its workspace (runner/named_files.py)."""
+        tool_dir = self.registry.script_path(tool).parent
+        return tool_fence(tool.workspace, tool_dir, self.registry.catalog_file.parent / tool.config_file)
 
-def _result_from_process(
-    tool: CompiledTool, result: ProcessResult, timeout: float, stderr: list[str], tool_dir: Path
+
+async def _result_from_process(
+    tool: CompiledTool, result: ProcessResult, timeout: float, stderr: list[str], files: FileFence
 ) -> ToolResult:
     """The call's result; a failure says which of the tool's limits it hit, if one did.
 
@@ -358,7 +363,7 @@ def _result_from_process(
         headline = "\n".join(line for line in headlines if line)
         return ToolResult(text=_join(headline, text, stderr), is_error=True, **common)
     value = None if result.stdout_truncated else json_object(text)
-    rich = rich_result(value, tool.name, tool_dir, **common)
+    rich = await rich_result(value, tool.name, files, **common)
     return rich or ToolResult(text=text, is_error=False, structured=value, **common)
 
 

@@ -4,8 +4,9 @@ A script whose stdout is a JSON object with a `content` array (and nothing else 
 `structuredContent`, `isError` and `_meta`) returns those content items as they are:
 text, image, audio, embedded resources, resource links, several at once. So does a
 Python tool that returns such a dict. An image, an audio clip or an embedded
-resource may name a file (`"path"`, relative to the tool's folder) instead of
-carrying its base64 `data` or `blob`; the file is read here, its MIME type guessed
+resource may name a file (`"path"`) instead of carrying its base64 `data` or `blob`;
+the file is read here, in a worker thread and only inside the fence its author
+declared (runner/named_files.py: for a tool, its workspace), its MIME type guessed
 from its name unless the item gives one. `serve` checks each item against the
 protocol's types, so this module only shapes and never imports the SDK.
 """
@@ -16,15 +17,16 @@ import base64
 import json
 import mimetypes
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import PurePosixPath
 from typing import Any
 
+import anyio.to_thread
+
+from toolkiln.runner.named_files import MAX_FILE_BYTES, FileFence, FileRefused, read_named_file
 from toolkiln.runner.result import ToolResult
 
 RESULT_KEYS = frozenset({"content", "structuredContent", "isError", "_meta"})
 CONTENT_TYPES = frozenset({"text", "image", "audio", "resource", "resource_link"})
-# The SDK refuses a streamed message over 1 MiB; base64 makes a file a third bigger.
-MAX_FILE_BYTES = 700 * 1024
 
 
 class ContentError(Exception):
@@ -42,11 +44,12 @@ def json_object(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def rich_result(value: Any, tool: str, tool_dir: Path, **fields: Any) -> ToolResult | None:
+async def rich_result(value: Any, tool: str, files: FileFence, **fields: Any) -> ToolResult | None:
     """`value` as a rich result (with the result's other `fields`), or None when it is
-    ordinary output. An item naming a file that is missing or too big is a tool error."""
+    ordinary output. An item naming a file that `files` does not admit, or that is
+    missing or too big, is a tool error."""
     try:
-        rich = _rich_output(value, tool_dir)
+        rich = await _rich_output(value, files)
     except ContentError as error:
         text = f"Tool {tool!r} returned a result toolkiln cannot send: {error}."
         return ToolResult(text=text, is_error=True, **fields)
@@ -70,7 +73,7 @@ class _RichOutput:
     meta: dict[str, Any] | None
 
 
-def _rich_output(value: Any, base_dir: Path) -> _RichOutput | None:
+async def _rich_output(value: Any, files: FileFence) -> _RichOutput | None:
     if not (isinstance(value, dict) and "content" in value and value.keys() <= RESULT_KEYS):
         return None
     items = value["content"]
@@ -82,7 +85,7 @@ def _rich_output(value: Any, base_dir: Path) -> _RichOutput | None:
         return None
     structured, meta = value.get("structuredContent"), value.get("_meta")
     return _RichOutput(
-        content=[with_files_read(item, base_dir, index) for index, item in enumerate(items, 1)],
+        content=await with_files_read(items, files),
         structured=structured if isinstance(structured, dict) else None,
         is_error=value.get("isError") is True,
         meta=meta if isinstance(meta, dict) else None,
@@ -108,35 +111,38 @@ def summary(content: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def with_files_read(item: dict[str, Any], base_dir: Path, index: int) -> dict[str, Any]:
-    """The content item with the file its `path` names read in; raises `ContentError`."""
-    if item["type"] in ("image", "audio") and "path" in item:
+async def with_files_read(items: list[dict[str, Any]], files: FileFence) -> list[dict[str, Any]]:
+    """The content items with the files their `path`s name read in, at most
+    MAX_FILE_BYTES for all of them together; raises `ContentError`."""
+    left = MAX_FILE_BYTES
+    done = []
+    for index, item in enumerate(items, 1):
+        item, size = await _with_file_read(item, files, index, left)
+        left -= size
+        done.append(item)
+    return done
+
+
+async def _with_file_read(
+    item: dict[str, Any], files: FileFence, index: int, limit: int
+) -> tuple[dict[str, Any], int]:
+    """The item with its file read in, and the file's size (0: it names none)."""
+    if item.get("type") in ("image", "audio") and "path" in item:
         item = dict(item)
-        path = item.pop("path")
-        data, mime_type = _read(path, base_dir, index)
-        return {"mimeType": mime_type, **item, "data": data}
+        data, mime_type, size = await _read(item.pop("path"), files, index, limit)
+        return {"mimeType": mime_type, **item, "data": data}, size
     resource = item.get("resource")
-    if item["type"] == "resource" and isinstance(resource, dict) and "path" in resource:
+    if item.get("type") == "resource" and isinstance(resource, dict) and "path" in resource:
         resource = dict(resource)
-        path = resource.pop("path")
-        blob, mime_type = _read(path, base_dir, index)
-        return {**item, "resource": {"mimeType": mime_type, **resource, "blob": blob}}
-    return item
+        blob, mime_type, size = await _read(resource.pop("path"), files, index, limit)
+        return {**item, "resource": {"mimeType": mime_type, **resource, "blob": blob}}, size
+    return item, 0
 
 
-def _read(path: Any, base_dir: Path, index: int) -> tuple[str, str]:
-    if not isinstance(path, str) or not path:
-        raise ContentError(f"content item {index}: `path` must be a file name")
-    file = base_dir / path
-    try:
-        size = file.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise ContentError(
-                f"content item {index}: {path} is {size} bytes; files sent in a result must be "
-                f"at most {MAX_FILE_BYTES} bytes (serve bigger ones as a resource and return a resource_link)"
-            )
-        data = file.read_bytes()
-    except OSError as error:
-        raise ContentError(f"content item {index}: cannot read {path}: {error.strerror}") from None
-    mime_type = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
-    return base64.b64encode(data).decode("ascii"), mime_type
+async def _read(path: Any, files: FileFence, index: int, limit: int) -> tuple[str, str, int]:
+    try:  # off the event loop: a slow disk stalls one thread, not every call
+        data = await anyio.to_thread.run_sync(read_named_file, path, files, limit)
+    except FileRefused as error:
+        raise ContentError(f"content item {index}: {error}") from None
+    mime_type = mimetypes.guess_type(PurePosixPath(path).name)[0] or "application/octet-stream"
+    return base64.b64encode(data).decode("ascii"), mime_type, len(data)

@@ -11,25 +11,25 @@ error with its type and message; its traceback went to the server's log only.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from toolkiln.model import CompiledTool
 from toolkiln.runner.content import rich_result
 from toolkiln.runner.limits import limit_hit
+from toolkiln.runner.named_files import FileFence
 from toolkiln.runner.python_pool import WorkerAnswer
 from toolkiln.runner.result import ToolResult, exit_meaning, signal_name
 
 _STATUSES = ("success", "error")
 
 
-def result_from_answer(
-    tool: CompiledTool, answer: WorkerAnswer, timeout: float, stderr: list[str], tool_dir: Path
+async def result_from_answer(
+    tool: CompiledTool, answer: WorkerAnswer, timeout: float, stderr: list[str], files: FileFence
 ) -> ToolResult:
     name = tool.name
     duration_ms = round(answer.duration * 1000, 3)
     if answer.outcome == "returned":
-        rich = rich_result(answer.value, name, tool_dir, duration_ms=duration_ms)
+        rich = await rich_result(answer.value, name, files, duration_ms=duration_ms)
         return rich or _result_from_value(answer.value, answer.duration, duration_ms)
     if answer.outcome == "timed_out":
         headline = f"Tool {name!r} timed out after {timeout:g} s; its worker process was stopped."

@@ -39,6 +39,11 @@ def resolve_path(value: str, workspace: WorkspaceConfig, tool_dir: Path) -> str:
     return str(real)
 
 
+def workspace_roots(workspace: WorkspaceConfig, tool_dir: Path) -> list[Path]:
+    """The workspace's allowed folders, absolute, `{TOOL_DIR}` expanded, their own symlinks resolved."""
+    return [_root(allowed, tool_dir) for allowed in workspace.allowed_paths]
+
+
 def _root(allowed: str, tool_dir: Path) -> Path:
     """An allowed folder, absolute and with its own symlinks resolved."""
     path = Path(allowed.replace(TOOL_DIR, str(tool_dir)))

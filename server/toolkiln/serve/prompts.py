@@ -4,10 +4,12 @@ The template is read when a client asks for it, so an edit of its body shows at 
 its arguments come from the compiled catalog. Arguments are checked first (required,
 unknown, enum, length), and a bad one is an invalid-params error that says which.
 
-A body renders to one user message, unless it renders to a JSON object with a
-`messages` array: then those are the prompt's messages, with any MCP content (an
-image or an embedded resource may name a file, as in a tool's rich result,
-relative to the template's folder).
+A body renders to one user message, unless the template itself is a JSON object
+(render.is_json_template) that renders to one with a `messages` array: then those are
+the prompt's messages, with any MCP content (an image or an embedded resource may name
+a file, as in a tool's rich result, inside the template's own folder). Values go into
+a JSON body as the insides of JSON strings, so an argument cannot add a message, a key
+or a file; and a text body is never read as JSON, whatever its values make of it.
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter, ValidationError
 
 from toolkiln.model import CompiledPrompt
-from toolkiln.render import FrontMatterError, RenderError, render_text, split_front_matter
+from toolkiln.render import FrontMatterError, RenderError, is_json_template, render_text, split_front_matter
 from toolkiln.runner import Registry, ToolRunner
 from toolkiln.runner.content import ContentError, json_object, with_files_read
+from toolkiln.runner.named_files import folder_fence
 from toolkiln.schema import ArgumentChecker, parameters_to_schema, prepare_arguments
 from toolkiln.serve.confirm import elicitation_mode
 
@@ -112,36 +115,43 @@ class PromptService:
             if isinstance(answers, types.InputRequiredResult):
                 return answers
             values |= answers
-        text = self._render(prompt, values)
+        text, is_json = self._render(prompt, values)
         return types.GetPromptResult(
-            description=prompt.description or None, messages=self._messages(prompt, text)
+            description=prompt.description or None, messages=await self._messages(prompt, text, is_json)
         )
 
-    def _messages(self, prompt: CompiledPrompt, text: str) -> list[types.PromptMessage]:
-        value = json_object(text)
+    async def _messages(self, prompt: CompiledPrompt, text: str, is_json: bool) -> list[types.PromptMessage]:
+        value = json_object(text) if is_json else None
         if value is None or not isinstance(value.get("messages"), list):
             return [types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))]
         assert self.registry.prompts_dir is not None
-        folder = (self.registry.prompts_dir / prompt.template_path).parent
-        try:
-            messages = [
-                {**message, "content": with_files_read(message["content"], folder, index)}
-                if isinstance(message, dict) and isinstance(message.get("content"), dict)
-                else message
-                for index, message in enumerate(value["messages"], 1)
-            ]
-            return _MESSAGES.validate_python(messages)
+        files = folder_fence((self.registry.prompts_dir / prompt.template_path).parent)
+        turns = [
+            turn
+            for turn in value["messages"]
+            if isinstance(turn, dict) and isinstance(turn.get("content"), dict)
+        ]
+        try:  # the files of all messages together are capped, as a tool's result's are
+            contents = await with_files_read([turn["content"] for turn in turns], files)
+            for turn, content in zip(turns, contents, strict=True):
+                turn["content"] = content
+            return _MESSAGES.validate_python(value["messages"])
         except (ContentError, ValidationError) as error:
             message = f"Prompt {prompt.name!r} rendered messages that are not valid MCP: {error}"
             raise MCPError(code=types.INTERNAL_ERROR, message=message) from None
 
-    def _render(self, prompt: CompiledPrompt, values: Mapping[str, str]) -> str:
+    def _render(self, prompt: CompiledPrompt, values: Mapping[str, str]) -> tuple[str, bool]:
+        """The rendered body, and whether the template is a JSON body."""
         assert self.registry.prompts_dir is not None
         path = self.registry.prompts_dir / prompt.template_path
         try:
             _, body, first_line = split_front_matter(path.read_text(encoding="utf-8"))
+            is_json = is_json_template(body)
             # Blank lines in front keep jinja2's line numbers those of the file.
-            return render_text("\n" * (first_line - 1) + body, values, source=str(path)).lstrip("\n")
+            text = render_text(
+                "\n" * (first_line - 1) + body, values, source=str(path), escape="json" if is_json else None
+            )
+            return text.lstrip("\n"), is_json
         except (OSError, FrontMatterError, RenderError) as error:
             message = f"Prompt {prompt.name!r} cannot be rendered: {error}"
             raise MCPError(code=types.INTERNAL_ERROR, message=message) from None

@@ -2,7 +2,8 @@
 catalog of all tools.
 
 Files are read when a client asks (text, or base64 for binary); a file whose path
-holds `{placeholders}` is a resource template, rendered with the values the URI gives.
+holds `{placeholders}` is a resource template, rendered with the values the URI gives
+(escaped for the file's type: JSON, HTML or XML; render.escape_for).
 A help-json tool that declares `"state": true` (seeds/000) is readable as
 `toolkiln://tools/<name>/state` and as mcpd's `mcpd://<script path>/state`; reading
 runs `script --state`. The catalog (`toolkiln://catalog`, also `scripts://` as in
@@ -20,7 +21,7 @@ import mcp.types as types
 from mcp.shared.exceptions import MCPError
 
 from toolkiln.model import PLACEHOLDER, CompiledResource, CompiledTool
-from toolkiln.render import RenderError, render_text
+from toolkiln.render import RenderError, escape_for, render_text
 from toolkiln.runner import ToolRunner
 
 CATALOG_URIS = ("toolkiln://catalog", "scripts://")
@@ -115,7 +116,8 @@ class ResourceService:
                 return types.ReadResourceResult(contents=[contents])
             text = data.decode("utf-8")
             if resource.template:
-                text = render_text(text, values, source=str(path))
+                # A value is escaped for the file's type: in JSON it cannot add a key.
+                text = render_text(text, values, source=str(path), escape=escape_for(resource.mime_type))
         except (OSError, UnicodeDecodeError, RenderError) as error:
             raise MCPError(
                 code=types.INTERNAL_ERROR, message=f"Resource {uri} cannot be read: {error}"

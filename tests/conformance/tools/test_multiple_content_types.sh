@@ -4,7 +4,7 @@
 cat <<'JSON'
 {"content": [
   {"type": "text", "text": "Multiple content types test:"},
-  {"type": "image", "path": "../media/red-pixel.png"},
+  {"type": "image", "path": "red-pixel.png"},
   {"type": "resource", "resource": {"uri": "test://mixed-content-resource", "mimeType": "application/json", "text": "{\"test\":\"data\",\"value\":123}"}}
 ]}
 JSON
