@@ -7,6 +7,7 @@ count; mode 0600) says where to find it; it is removed when the server stops.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -14,7 +15,7 @@ import os
 import socket
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -30,10 +31,12 @@ from starlette.routing import BaseRoute, Route
 from toolkiln import __version__
 from toolkiln.files import write_json_atomic
 from toolkiln.process import kill_all_groups
+from toolkiln.serve.connections import DEFAULT_READ_TIMEOUT, connection_cap, protocol_with
 from toolkiln.serve.dashboard import Dashboard, Sessions, is_dashboard_path
 from toolkiln.serve.events import RETRY_MILLISECONDS, ResumableSessionManager
 from toolkiln.serve.guard import Admission, Guard
 from toolkiln.serve.handlers import build_server
+from toolkiln.serve.repeats import install_repeat_filter, quiet_accept_errors, remove_repeat_filter
 from toolkiln.serve.rpc import rpc_endpoint
 from toolkiln.serve.service import ToolService
 from toolkiln.serve.watch import Rebuild
@@ -58,6 +61,10 @@ class HttpSettings:
     server_file: Path | None = None  # the discovery file
     token_file: Path | None = None
     dashboard: bool = True
+    read_timeout: float = DEFAULT_READ_TIMEOUT  # to send a request's headers, then its body
+    max_connections: int | None = None  # None: derived from the open-file limit
+    # Proxies whose X-Forwarded-For/-Proto are believed (uvicorn's syntax; "*": all).
+    forwarded_allow_ips: tuple[str, ...] = ()
 
     @property
     def scheme(self) -> str:
@@ -79,17 +86,31 @@ async def serve_http(
     app = build_app(
         service, admission, settings, lambda: _announce(service, settings, base_url, on_ready), rebuild
     )
+    limits = connection_cap(service.runner.settings.max_concurrency, settings.max_connections)
+    limits = replace(limits, read_timeout=settings.read_timeout)
     config = uvicorn.Config(
         app,
         log_config=None,
         access_log=False,
         lifespan="on",
+        http=protocol_with(limits),  # uvicorn's h11, with read deadlines and a connection cap
+        backlog=limits.accept_batch,
         ws="none",  # MCP needs no websockets: skips importing them (~30 ms of a start)
         ssl_certfile=settings.tls_cert,
         ssl_keyfile=settings.tls_key,
         timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
+        # X-Forwarded-For and -Proto only from the proxies the user named: from anyone
+        # else, they would let a client choose the address the audit log records.
+        proxy_headers=bool(settings.forwarded_allow_ips),
+        forwarded_allow_ips=list(settings.forwarded_allow_ips) or None,
     )
-    await uvicorn.Server(config).serve(sockets=[listener])
+    logger.debug("at most %d connections; %s s to send a request", limits.max_connections, limits.read_timeout)
+    quiet_accept_errors(asyncio.get_running_loop())
+    repeat = install_repeat_filter()
+    try:
+        await uvicorn.Server(config).serve(sockets=[listener])
+    finally:
+        remove_repeat_filter(repeat)
 
 
 def build_app(
