@@ -152,3 +152,125 @@ def test_a_connection_over_the_cap_closes_the_one_waiting_longest(
             deadline = time.monotonic() + CLOSED_WITHIN
             assert closed_by_server(held[0], deadline)  # the oldest made room
             assert not closed_by_server(held[-1], time.monotonic() + 0.5)  # the newest still waits
+
+
+# --- hole 13: web pages ----------------------------------------------------------------
+
+BODY = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "mark"}})
+
+
+@pytest.fixture
+def open_server(project: Path, state: Path, marker: Path) -> Iterator[RunningServer]:
+    """A server with `--no-auth`: what stands between a web page and a tool is the Guard."""
+    with http_server(project, state, "--no-auth", MARKER=str(marker)) as running:
+        yield running
+
+
+def post(server: RunningServer, path: str, headers: dict[str, str], body: str = BODY) -> httpx2.Response:
+    return httpx2.post(f"{server.base_url}{path}", content=body, headers=headers, timeout=60)
+
+
+def own_origin(server: RunningServer) -> str:
+    return server.base_url  # http://127.0.0.1:<port>
+
+
+def test_a_page_on_another_local_port_cannot_run_a_tool(open_server: RunningServer, marker: Path) -> None:
+    port = int(open_server.base_url.rsplit(":", 1)[1])
+    for origin in (f"http://localhost:{port + 1}", f"http://127.0.0.1:{port + 1}", "http://localhost"):
+        simple = post(open_server, "/rpc", {"Origin": origin, "Content-Type": "text/plain"})
+        assert simple.status_code == 403, (origin, simple.text)
+        as_json = post(open_server, "/rpc", {"Origin": origin, "Content-Type": "application/json"})
+        assert as_json.status_code == 403, origin
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    ["text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
+     "application/jsonp", "application/json-seq", ""],
+)  # fmt: skip
+@pytest.mark.parametrize("path", ["/rpc", "/mcp"])
+def test_rpc_and_mcp_take_json_only(
+    open_server: RunningServer, marker: Path, path: str, content_type: str
+) -> None:
+    headers = {"Content-Type": content_type, "Accept": "application/json, text/event-stream"}
+    assert post(open_server, path, headers).status_code == 415
+    assert not marker.exists()
+
+
+def test_the_servers_own_origin_and_json_with_a_charset_are_served(
+    open_server: RunningServer, marker: Path
+) -> None:
+    headers = {"Origin": own_origin(open_server), "Content-Type": "Application/JSON; charset=utf-8"}
+    response = post(open_server, "/rpc", headers)
+    assert response.status_code == 200, response.text
+    assert marker.read_text() == "ran\n"
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Origin": "null"},  # a sandboxed frame, a file:// page, a redirect chain
+        {"Host": "rebound.evil.example"},  # DNS rebinding: the attacker's name, our address
+        {"Host": "rebound.evil.example", "Origin": "http://rebound.evil.example"},
+        {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors"},  # a browser that left Origin out
+        {"Sec-Fetch-Site": "same-site", "Sec-Fetch-Mode": "cors"},  # another port is the same site
+    ],
+)
+def test_the_rest_of_the_class_is_refused(
+    open_server: RunningServer, marker: Path, headers: dict[str, str]
+) -> None:
+    response = post(open_server, "/rpc", {"Content-Type": "application/json", **headers})
+    assert response.status_code in (403, 421), response.text
+    assert not marker.exists()
+    assert "denied" in open_server.audit_log.read_text()
+
+
+def test_following_a_link_to_the_dashboard_still_works(open_server: RunningServer) -> None:
+    navigate = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}
+    assert httpx2.get(f"{open_server.base_url}/", headers=navigate).status_code == 200
+    fetched = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Dest": "image"}
+    assert httpx2.get(f"{open_server.base_url}/", headers=fetched).status_code == 403
+
+
+def test_no_get_runs_a_tool_and_no_upgrade_gets_past_the_guard(
+    open_server: RunningServer, marker: Path
+) -> None:
+    base = open_server.base_url
+    assert httpx2.get(f"{base}/rpc", params={"body": BODY}).status_code == 405
+    assert httpx2.get(f"{base}/dashboard/call").status_code == 405
+    assert httpx2.get(f"{base}/dashboard/logout").status_code == 405
+    upgrade = {"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+               "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Origin": "http://localhost:1"}  # fmt: skip
+    for path in ("/mcp", "/rpc", "/"):
+        assert httpx2.get(f"{base}{path}", headers=upgrade).status_code == 403
+    assert not marker.exists()
+
+
+def test_a_form_from_another_origin_cannot_reach_the_dashboard(project: Path, state: Path, marker: Path) -> None:
+    with http_server(project, state, MARKER=str(marker)) as server:
+        form = {"Origin": "http://localhost:1", "Content-Type": "application/x-www-form-urlencoded"}
+        for path in ("/dashboard/login", "/dashboard/logout", "/dashboard/call"):
+            assert post(server, path, form, body=f"token={server.token}").status_code == 403
+        assert post(server, "/dashboard/login", {**form, "Origin": "null"}).status_code == 403
+
+
+# --- hole 15: X-Forwarded-For ----------------------------------------------------------
+
+
+def audited_clients(server: RunningServer) -> list[str]:
+    return [json.loads(line).get("client") for line in server.audit_log.read_text().splitlines()]
+
+
+def test_x_forwarded_for_is_not_believed_from_a_client(project: Path, state: Path) -> None:
+    with http_server(project, state) as server:
+        spoofed = {"Authorization": "Bearer wrong", "X-Forwarded-For": "203.0.113.66"}
+        assert server.rpc("ping", headers=spoofed).status_code == 401
+        assert audited_clients(server) == ["127.0.0.1"]
+
+
+def test_x_forwarded_for_is_believed_from_a_configured_proxy(project: Path, state: Path) -> None:
+    with http_server(project, state, "--forwarded-allow-ips", "10.9.9.9, 127.0.0.1") as server:
+        forwarded = {"Authorization": "Bearer wrong", "X-Forwarded-For": "203.0.113.66"}
+        assert server.rpc("ping", headers=forwarded).status_code == 401
+        assert audited_clients(server) == ["203.0.113.66"]
