@@ -144,14 +144,15 @@ def test_connections_that_never_finish_a_request_are_closed(project: Path, state
 def test_a_connection_over_the_cap_closes_the_one_waiting_longest(
     project: Path, state: Path, marker: Path
 ) -> None:
-    with http_server(
-        project, state, "--max-connections", "20", "--read-timeout", "60", MARKER=str(marker)
-    ) as server:
-        with held_connections(server, 30, HALF_HEADER) as held:
-            assert call_mark(server).status_code == 200
-            deadline = time.monotonic() + CLOSED_WITHIN
-            assert closed_by_server(held[0], deadline)  # the oldest made room
-            assert not closed_by_server(held[-1], time.monotonic() + 0.5)  # the newest still waits
+    options = ("--max-connections", "20", "--read-timeout", "60")
+    with (
+        http_server(project, state, *options, MARKER=str(marker)) as server,
+        held_connections(server, 30, HALF_HEADER) as held,
+    ):
+        assert call_mark(server).status_code == 200
+        deadline = time.monotonic() + CLOSED_WITHIN
+        assert closed_by_server(held[0], deadline)  # the oldest made room
+        assert not closed_by_server(held[-1], time.monotonic() + 0.5)  # the newest still waits
 
 
 # --- hole 13: web pages ----------------------------------------------------------------
@@ -186,8 +187,8 @@ def test_a_page_on_another_local_port_cannot_run_a_tool(open_server: RunningServ
 
 @pytest.mark.parametrize(
     "content_type",
-    ["text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
-     "application/jsonp", "application/json-seq", ""],
+    ["text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded",
+     "multipart/form-data; boundary=x", "application/jsonp", "application/json-seq", ""],
 )  # fmt: skip
 @pytest.mark.parametrize("path", ["/rpc", "/mcp"])
 def test_rpc_and_mcp_take_json_only(
@@ -247,7 +248,9 @@ def test_no_get_runs_a_tool_and_no_upgrade_gets_past_the_guard(
     assert not marker.exists()
 
 
-def test_a_form_from_another_origin_cannot_reach_the_dashboard(project: Path, state: Path, marker: Path) -> None:
+def test_a_form_from_another_origin_cannot_reach_the_dashboard(
+    project: Path, state: Path, marker: Path
+) -> None:
     with http_server(project, state, MARKER=str(marker)) as server:
         form = {"Origin": "http://localhost:1", "Content-Type": "application/x-www-form-urlencoded"}
         for path in ("/dashboard/login", "/dashboard/logout", "/dashboard/call"):

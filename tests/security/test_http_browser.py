@@ -4,6 +4,8 @@ way a page can send a request to `toolkiln serve --http --no-auth` without askin
 `no-cors` fetches with a `text/plain` body, a CORS fetch with a JSON body, a `text/plain`
 form that smuggles JSON, all to `/rpc` and `/mcp`. No tool may run (a marker file says)."""
 
+# ruff: noqa: F811  (fixtures imported by name are parameters here)
+
 from __future__ import annotations
 
 import http.server
@@ -71,11 +73,11 @@ def attacker_page(tmp_path: Path) -> Iterator[tuple[Path, str]]:
 
 
 def test_a_page_on_another_local_port_runs_no_tool(
-    project: Path,  # noqa: F811
-    state: Path,  # noqa: F811
-    marker: Path,  # noqa: F811
+    project: Path,
+    state: Path,
+    marker: Path,
     attacker_page: tuple[Path, str],
-    chrome: WebDriver,  # noqa: F811
+    chrome: WebDriver,
 ) -> None:
     folder, site = attacker_page
     with http_server(project, state, "--no-auth", MARKER=str(marker)) as server:

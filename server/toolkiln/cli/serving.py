@@ -260,6 +260,7 @@ async def _serve_http(
     token = read_or_create_token(token_file)[0] if token_file else None
     listener = bind(http.host, http.port)
     port = listener.getsockname()[1]
+    proxies = (address.strip() for value in http.forwarded_allow_ips for address in value.split(","))
     settings = HttpSettings(
         host=http.host,
         port=port,
@@ -272,9 +273,7 @@ async def _serve_http(
         dashboard=not http.no_dashboard,
         read_timeout=http.read_timeout,
         max_connections=http.max_connections,
-        forwarded_allow_ips=tuple(
-            address.strip() for value in http.forwarded_allow_ips for address in value.split(",") if address.strip()
-        ),
+        forwarded_allow_ips=tuple(filter(None, proxies)),
     )
     server_vars = {"host": http.host, "port": port, "https": http.tls_cert is not None}
     service = ToolService(

@@ -181,7 +181,12 @@ class Guard:
         await send({"type": "http.response.body", "body": body})
 
     def _denial(self, scope: Scope, headers: Headers) -> tuple[int, str] | None:
-        path, method, host, origin = scope["path"], scope["method"], headers.get("host"), headers.get("origin")
+        path, method, host, origin = (
+            scope["path"],
+            scope["method"],
+            headers.get("host"),
+            headers.get("origin"),
+        )
         if not self.admission.host_allowed(host):
             return 421, f"Host {host!r} is not allowed"
         if not self.admission.origin_allowed(origin, scope.get("scheme", "http"), host):

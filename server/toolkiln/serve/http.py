@@ -32,7 +32,7 @@ from toolkiln import __version__
 from toolkiln.files import write_json_atomic
 from toolkiln.process import kill_all_groups
 from toolkiln.serve.connections import DEFAULT_READ_TIMEOUT, connection_cap, protocol_with
-from toolkiln.serve.dashboard import Dashboard, Sessions, is_dashboard_path
+from toolkiln.serve.dashboard import REVOKED_FILE, Dashboard, Revocations, Sessions, is_dashboard_path
 from toolkiln.serve.events import RETRY_MILLISECONDS, ResumableSessionManager
 from toolkiln.serve.guard import Admission, Guard
 from toolkiln.serve.handlers import build_server
@@ -104,7 +104,9 @@ async def serve_http(
         proxy_headers=bool(settings.forwarded_allow_ips),
         forwarded_allow_ips=list(settings.forwarded_allow_ips) or None,
     )
-    logger.debug("at most %d connections; %s s to send a request", limits.max_connections, limits.read_timeout)
+    logger.debug(
+        "at most %d connections; %s s to send a request", limits.max_connections, limits.read_timeout
+    )
     quiet_accept_errors(asyncio.get_running_loop())
     repeat = install_repeat_filter()
     try:
@@ -161,7 +163,14 @@ def build_app(
         Route("/health", health, methods=["GET"]),
     ]
     if settings.dashboard:
-        sessions = Sessions(admission.token, port=settings.port, secure=settings.tls_cert is not None)
+        # Logouts are kept beside the token file: replicas that share it share them.
+        ended = settings.token_file.parent / REVOKED_FILE if settings.token_file else None
+        sessions = Sessions(
+            admission.token,
+            port=settings.port,
+            secure=settings.tls_cert is not None,
+            revocations=Revocations(ended),
+        )
         config_dir = service.registry.catalog_file.parent.resolve()  # where build wrote tools.json
         routes += Dashboard(service, sessions, config_dir, rebuild, status).routes()
     app = Starlette(routes=routes, lifespan=lifespan)
