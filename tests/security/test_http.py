@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -22,10 +23,13 @@ from pathlib import Path
 
 import httpx2
 import pytest
+from click.testing import CliRunner
 
-from tests.conftest import MakeTool
+from tests.conftest import MakeTool, pids_alive
 from tests.serve.http_server import RunningServer, http_server
 from toolkiln.build import build_catalog
+from toolkiln.cli import cli
+from toolkiln.clients.launch import DEFAULT_URL, locate_http_server
 from toolkiln.discover import discover_tools
 
 # Leaves a marker file behind, so that a test can tell whether it ran.
@@ -277,3 +281,38 @@ def test_x_forwarded_for_is_believed_from_a_configured_proxy(project: Path, stat
         forwarded = {"Authorization": "Bearer wrong", "X-Forwarded-For": "203.0.113.66"}
         assert server.rpc("ping", headers=forwarded).status_code == 401
         assert audited_clients(server) == ["203.0.113.66"]
+
+
+# --- hole 16: a stale discovery file ---------------------------------------------------
+
+
+@pytest.fixture
+def xdg_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The default state folder (where `toolkiln config --http` looks), in tmp_path."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    folder = tmp_path / "xdg" / "toolkiln"
+    folder.mkdir(parents=True)
+    return folder
+
+
+def test_a_sigkilled_servers_discovery_file_is_not_believed(
+    project: Path, xdg_state: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with http_server(project, xdg_state, "--no-auth") as server:
+        assert locate_http_server().url == server.mcp_url  # while it runs: found
+        server.process.kill()  # SIGKILL: it cannot remove its file
+        # Not yet reaped: a zombie, whose pid still answers kill(pid, 0).
+        assert pids_alive([server.process.pid]) == []
+        assert (xdg_state / "server.json").exists()
+        assert locate_http_server().url == DEFAULT_URL
+        server.process.wait()
+        # Reaped, and its pid since taken by another process.
+        entry = json.loads((xdg_state / "server.json").read_text())
+        with subprocess.Popen(["sleep", "30"]) as other:
+            try:
+                (xdg_state / "server.json").write_text(json.dumps({**entry, "pid": other.pid}))
+                assert locate_http_server().url == DEFAULT_URL
+                result = CliRunner().invoke(cli, ["config", "claude-code", "--http"], catch_exceptions=False)
+                assert server.mcp_url not in result.output and DEFAULT_URL in result.output
+            finally:
+                other.kill()

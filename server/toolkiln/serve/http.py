@@ -1,8 +1,9 @@
 """Serving over HTTP: Streamable HTTP at `/mcp` (both protocol eras), plain JSON-RPC at
 `/rpc`, `GET /health` and the dashboard at `/`, behind the `Guard`, on uvicorn.
 
-While it serves, a discovery file (`server.json`: url, pid, version, token file, tool
-count; mode 0600) says where to find it; it is removed when the server stops.
+While it serves, a discovery file (`server.json`: url, pid and start time, version,
+token file, tool count; mode 0600) says where to find it; it is removed when the server
+stops, and a reader ignores it once that process is gone (liveness.py).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from starlette.routing import BaseRoute, Route
 
 from toolkiln import __version__
 from toolkiln.files import write_json_atomic
+from toolkiln.liveness import process_identity
 from toolkiln.process import kill_all_groups
 from toolkiln.serve.connections import DEFAULT_READ_TIMEOUT, connection_cap, protocol_with
 from toolkiln.serve.dashboard import REVOKED_FILE, Dashboard, Revocations, Sessions, is_dashboard_path
@@ -192,7 +194,7 @@ def _announce(
             "rpc_url": f"{base_url}/rpc",
             "health_url": f"{base_url}/health",
             **({"dashboard_url": f"{base_url}/"} if settings.dashboard else {}),
-            "pid": os.getpid(),
+            **process_identity(os.getpid()),  # pid, start time, boot: clients can tell a stale file
             "version": __version__,
             "token_file": str(settings.token_file) if settings.token_file else None,
             "tools": len(service.registry.tools),
