@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import resource
 import signal
 import subprocess
 import sys
@@ -66,8 +67,11 @@ class RunningServer:
 
 
 @contextmanager
-def http_server(config_dir: Path, state_dir: Path, *args: str, **env: str) -> Iterator[RunningServer]:
-    """Serve `config_dir`; the token and server.json go to `state_dir`."""
+def http_server(
+    config_dir: Path, state_dir: Path, *args: str, open_files: int | None = None, **env: str
+) -> Iterator[RunningServer]:
+    """Serve `config_dir`; the token and server.json go to `state_dir`. `open_files`: the
+    server's RLIMIT_NOFILE (`ulimit -n`)."""
     audit_log = state_dir / "audit.jsonl"
     command = [
         sys.executable, "-m", "toolkiln", "serve", "--http", "--port", "0", "--config-dir", str(config_dir),
@@ -76,7 +80,13 @@ def http_server(config_dir: Path, state_dir: Path, *args: str, **env: str) -> It
     # In the temp folder, not in state_dir: the server makes that folder itself.
     with tempfile.NamedTemporaryFile(prefix="toolkiln-server-", suffix=".log", delete=False) as log:
         log_file = Path(log.name)
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, env={**child_env(), **env})
+        process = subprocess.Popen(
+            command,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            env={**child_env(), **env},
+            preexec_fn=None if open_files is None else lambda: _limit_files(open_files),
+        )
     server_file = state_dir / "server.json"
     deadline = time.monotonic() + STARTUP_SECONDS
     while not server_file.exists():
@@ -95,6 +105,10 @@ def http_server(config_dir: Path, state_dir: Path, *args: str, **env: str) -> It
             process.kill()
             process.wait()
         log_file.unlink(missing_ok=True)
+
+
+def _limit_files(count: int) -> None:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (count, count))
 
 
 @asynccontextmanager

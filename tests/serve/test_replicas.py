@@ -150,7 +150,7 @@ def replica(config_dir: Path, token_file: Path, folder: Path, **env: str) -> Ite
     command = [
         sys.executable, "-m", "toolkiln", "serve", "--http", "--stateless", "--port", "0",
         "--config-dir", str(config_dir), "--token-file", str(token_file),
-        "--audit-log", str(audit_log), "--allow-host", PUBLIC_HOST,
+        "--audit-log", str(audit_log), "--allow-host", PUBLIC_HOST, "--forwarded-allow-ips", "127.0.0.1",
     ]  # fmt: skip
     with (folder / "stderr").open("wb") as stderr:
         process = subprocess.Popen(

@@ -44,6 +44,9 @@ class HttpOptions:
     tls_key: Path | None
     max_body: int
     no_dashboard: bool
+    read_timeout: float
+    max_connections: int | None
+    forwarded_allow_ips: tuple[str, ...]
 
 
 def http_options(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -92,6 +95,26 @@ def http_options(function: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--no-dashboard", is_flag=True, help="No web dashboard at / (only /mcp, /rpc and /health)."
+        ),
+        click.option(
+            "--read-timeout",
+            type=click.FloatRange(min=0.1),
+            default=10.0,
+            show_default=True,
+            metavar="SECONDS",
+            help="Time a connection has to send a request's headers, then its body; slower ones are closed.",
+        ),
+        click.option(
+            "--max-connections",
+            type=click.IntRange(min=1),
+            help="Open connections at most [default: what the open-file limit leaves, up to 4096].",
+        ),
+        click.option(
+            "--forwarded-allow-ips",
+            multiple=True,
+            metavar="ADDRESSES",
+            help="Believe X-Forwarded-For/-Proto only from these proxies (comma-separated; "
+            "repeatable) [default: from none].",
         ),
     ]
     for option in reversed(options):
@@ -237,6 +260,7 @@ async def _serve_http(
     token = read_or_create_token(token_file)[0] if token_file else None
     listener = bind(http.host, http.port)
     port = listener.getsockname()[1]
+    proxies = (address.strip() for value in http.forwarded_allow_ips for address in value.split(","))
     settings = HttpSettings(
         host=http.host,
         port=port,
@@ -247,6 +271,9 @@ async def _serve_http(
         server_file=state_dir / SERVER_FILE,
         token_file=token_file,
         dashboard=not http.no_dashboard,
+        read_timeout=http.read_timeout,
+        max_connections=http.max_connections,
+        forwarded_allow_ips=tuple(filter(None, proxies)),
     )
     server_vars = {"host": http.host, "port": port, "https": http.tls_cert is not None}
     service = ToolService(

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import shlex
 import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from toolkiln.liveness import still_running
 from toolkiln.token import SERVER_FILE, TOKEN_FILE, default_state_dir, read_or_create_token
 
 logger = logging.getLogger(__name__)
@@ -83,13 +83,8 @@ def _running_server(path: Path) -> dict[str, object] | None:
     """The discovery file of a server that is running now, or None."""
     try:
         entry = json.loads(path.read_text(encoding="utf-8"))
-        pid = int(entry["pid"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError):
         return None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+    if not isinstance(entry, dict) or not still_running(entry):
         return None  # a stale file from a server that was killed
-    except PermissionError:
-        pass  # running, as another user
-    return entry if isinstance(entry, dict) else None
+    return entry

@@ -1,11 +1,21 @@
 """Who may talk to the HTTP server: the Host and Origin checks, and the bearer token.
 
-One ASGI middleware in front of every route: a bad Host gets 421 and a bad Origin 403
-(what the MCP spec asks against DNS rebinding), then every route but `/health` needs
-`Authorization: Bearer <token>`, compared in constant time; without it, 401 with
-`WWW-Authenticate`. The dashboard's routes (`delegated`) check the token themselves, as a
-header or a session cookie; no other route ever looks at a cookie. Every denial goes to
-the audit log.
+One ASGI middleware in front of every route: a bad Host gets 421 (DNS rebinding), a
+request a browser sends from another origin 403 (what the MCP spec asks), a POST to
+`/rpc` or `/mcp` whose body is not declared JSON 415, then every route but `/health`
+needs `Authorization: Bearer <token>`, compared in constant time; without it, 401 with
+`WWW-Authenticate`. The dashboard's routes (`delegated`) check the token themselves, as
+a header or a session cookie; no other route ever looks at a cookie. Every denial goes
+to the audit log.
+
+Origins: a browser's request may come only from the server's own origin (the scheme
+and the Host it was asked for, when Hosts are checked) or from one given with
+`--allow-origin`; not from another port of localhost, not from `null` (a sandboxed
+frame, a file). A browser that sends no Origin still says where a request comes from
+in `Sec-Fetch-Site`: from another site it is refused, but a link followed to a page
+(a GET navigation, which changes nothing here). Only JSON bodies reach `/rpc` and
+`/mcp`: a page can send a `text/plain` or form POST to any port without asking first
+(a CORS-simple request), never an `application/json` one.
 """
 
 from __future__ import annotations
@@ -25,6 +35,8 @@ from toolkiln.audit import AuditLog
 logger = logging.getLogger(__name__)
 
 OPEN_PATHS = frozenset({"/health"})
+JSON_ONLY_PATHS = frozenset({"/rpc", "/mcp"})  # their POST bodies: application/json only
+FOREIGN_SITES = frozenset({"cross-site", "same-site"})  # Sec-Fetch-Site; another port is same-site
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 
@@ -58,20 +70,23 @@ class Admission:
         """Loopback binds accept only loopback names; elsewhere the Host check needs --allow-host."""
         loopback = is_loopback(host)
         hosts = (*(f"{name}:*" for name in LOOPBACK_NAMES), *LOOPBACK_NAMES) if loopback else ()
-        origins = tuple(f"{scheme}://{name}:*" for scheme in ("http", "https") for name in LOOPBACK_NAMES)
-        origins += tuple(f"{scheme}://{name}" for scheme in ("http", "https") for name in LOOPBACK_NAMES)
         return cls(
             token=token,
             allowed_hosts=(*hosts, *extra_hosts),
-            allowed_origins=(*origins, *extra_origins) if loopback else extra_origins,
+            allowed_origins=extra_origins,
             check_hosts=loopback or bool(extra_hosts),
         )
 
     def host_allowed(self, host: str | None) -> bool:
         return not self.check_hosts or _matches(host, self.allowed_hosts)
 
-    def origin_allowed(self, origin: str | None) -> bool:
-        return origin is None or _matches(origin, self.allowed_origins)
+    def origin_allowed(self, origin: str | None, scheme: str, host: str | None) -> bool:
+        """No Origin (not a browser's cross-origin request), the server's own (when the
+        Host it names has been checked), or one the user allowed."""
+        if origin is None:
+            return True
+        own = self.check_hosts and host is not None and origin.lower() == f"{scheme}://{host}".lower()
+        return own or _matches(origin, self.allowed_origins)
 
     def token_accepted(self, authorization: str | None) -> bool:
         return self.token is None or bearer_matches(authorization, self.token)
@@ -112,6 +127,19 @@ def _matches(value: str | None, patterns: tuple[str, ...]) -> bool:
                for p in patterns)  # fmt: skip
 
 
+def _from_another_site(method: str, headers: Headers) -> bool:
+    """A browser's request from another site, other than following a link to a page."""
+    if headers.get("sec-fetch-site", "").lower() not in FOREIGN_SITES:
+        return False
+    navigation = method in ("GET", "HEAD") and headers.get("sec-fetch-mode", "").lower() == "navigate"
+    return not navigation
+
+
+def _is_json(content_type: str | None) -> bool:
+    """`application/json`, with parameters (`; charset=utf-8`) or without."""
+    return (content_type or "").split(";", 1)[0].strip().lower() == "application/json"
+
+
 class Guard:
     """The ASGI middleware that applies an `Admission` to every HTTP request."""
 
@@ -132,7 +160,7 @@ class Guard:
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
-        denial = self._denial(scope["path"], headers)
+        denial = self._denial(scope, headers)
         if denial is None:
             await self.app(scope, receive, send)
             return
@@ -152,11 +180,21 @@ class Guard:
         )
         await send({"type": "http.response.body", "body": body})
 
-    def _denial(self, path: str, headers: Headers) -> tuple[int, str] | None:
-        if not self.admission.host_allowed(headers.get("host")):
-            return 421, f"Host {headers.get('host')!r} is not allowed"
-        if not self.admission.origin_allowed(headers.get("origin")):
-            return 403, f"Origin {headers.get('origin')!r} is not allowed (add it with --allow-origin)"
+    def _denial(self, scope: Scope, headers: Headers) -> tuple[int, str] | None:
+        path, method, host, origin = (
+            scope["path"],
+            scope["method"],
+            headers.get("host"),
+            headers.get("origin"),
+        )
+        if not self.admission.host_allowed(host):
+            return 421, f"Host {host!r} is not allowed"
+        if not self.admission.origin_allowed(origin, scope.get("scheme", "http"), host):
+            return 403, f"Origin {origin!r} is not allowed (add it with --allow-origin)"
+        if origin is None and _from_another_site(method, headers):
+            return 403, "a browser's request from another site (Sec-Fetch-Site) is not allowed"
+        if method == "POST" and path in JSON_ONLY_PATHS and not _is_json(headers.get("content-type")):
+            return 415, "the body must be JSON (Content-Type: application/json)"
         if path in OPEN_PATHS or (self.delegated is not None and self.delegated(path)):
             return None
         if not self.admission.token_accepted(headers.get("authorization")):

@@ -1,12 +1,14 @@
 """Serving over HTTP: Streamable HTTP at `/mcp` (both protocol eras), plain JSON-RPC at
 `/rpc`, `GET /health` and the dashboard at `/`, behind the `Guard`, on uvicorn.
 
-While it serves, a discovery file (`server.json`: url, pid, version, token file, tool
-count; mode 0600) says where to find it; it is removed when the server stops.
+While it serves, a discovery file (`server.json`: url, pid and start time, version,
+token file, tool count; mode 0600) says where to find it; it is removed when the server
+stops, and a reader ignores it once that process is gone (liveness.py).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -14,7 +16,7 @@ import os
 import socket
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,11 +31,14 @@ from starlette.routing import BaseRoute, Route
 
 from toolkiln import __version__
 from toolkiln.files import write_json_atomic
+from toolkiln.liveness import process_identity
 from toolkiln.process import kill_all_groups
-from toolkiln.serve.dashboard import Dashboard, Sessions, is_dashboard_path
+from toolkiln.serve.connections import DEFAULT_READ_TIMEOUT, connection_cap, protocol_with
+from toolkiln.serve.dashboard import REVOKED_FILE, Dashboard, Revocations, Sessions, is_dashboard_path
 from toolkiln.serve.events import RETRY_MILLISECONDS, ResumableSessionManager
 from toolkiln.serve.guard import Admission, Guard
 from toolkiln.serve.handlers import build_server
+from toolkiln.serve.repeats import install_repeat_filter, quiet_accept_errors, remove_repeat_filter
 from toolkiln.serve.rpc import rpc_endpoint
 from toolkiln.serve.service import ToolService
 from toolkiln.serve.watch import Rebuild
@@ -58,6 +63,10 @@ class HttpSettings:
     server_file: Path | None = None  # the discovery file
     token_file: Path | None = None
     dashboard: bool = True
+    read_timeout: float = DEFAULT_READ_TIMEOUT  # to send a request's headers, then its body
+    max_connections: int | None = None  # None: derived from the open-file limit
+    # Proxies whose X-Forwarded-For/-Proto are believed (uvicorn's syntax; "*": all).
+    forwarded_allow_ips: tuple[str, ...] = ()
 
     @property
     def scheme(self) -> str:
@@ -79,17 +88,33 @@ async def serve_http(
     app = build_app(
         service, admission, settings, lambda: _announce(service, settings, base_url, on_ready), rebuild
     )
+    limits = connection_cap(service.runner.settings.max_concurrency, settings.max_connections)
+    limits = replace(limits, read_timeout=settings.read_timeout)
     config = uvicorn.Config(
         app,
         log_config=None,
         access_log=False,
         lifespan="on",
+        http=protocol_with(limits),  # uvicorn's h11, with read deadlines and a connection cap
+        backlog=limits.accept_batch,
         ws="none",  # MCP needs no websockets: skips importing them (~30 ms of a start)
         ssl_certfile=settings.tls_cert,
         ssl_keyfile=settings.tls_key,
         timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
+        # X-Forwarded-For and -Proto only from the proxies the user named: from anyone
+        # else, they would let a client choose the address the audit log records.
+        proxy_headers=bool(settings.forwarded_allow_ips),
+        forwarded_allow_ips=list(settings.forwarded_allow_ips) or None,
     )
-    await uvicorn.Server(config).serve(sockets=[listener])
+    logger.debug(
+        "at most %d connections; %s s to send a request", limits.max_connections, limits.read_timeout
+    )
+    quiet_accept_errors(asyncio.get_running_loop())
+    repeat = install_repeat_filter()
+    try:
+        await uvicorn.Server(config).serve(sockets=[listener])
+    finally:
+        remove_repeat_filter(repeat)
 
 
 def build_app(
@@ -140,7 +165,14 @@ def build_app(
         Route("/health", health, methods=["GET"]),
     ]
     if settings.dashboard:
-        sessions = Sessions(admission.token, port=settings.port, secure=settings.tls_cert is not None)
+        # Logouts are kept beside the token file: replicas that share it share them.
+        ended = settings.token_file.parent / REVOKED_FILE if settings.token_file else None
+        sessions = Sessions(
+            admission.token,
+            port=settings.port,
+            secure=settings.tls_cert is not None,
+            revocations=Revocations(ended),
+        )
         config_dir = service.registry.catalog_file.parent.resolve()  # where build wrote tools.json
         routes += Dashboard(service, sessions, config_dir, rebuild, status).routes()
     app = Starlette(routes=routes, lifespan=lifespan)
@@ -162,7 +194,7 @@ def _announce(
             "rpc_url": f"{base_url}/rpc",
             "health_url": f"{base_url}/health",
             **({"dashboard_url": f"{base_url}/"} if settings.dashboard else {}),
-            "pid": os.getpid(),
+            **process_identity(os.getpid()),  # pid, start time, boot: clients can tell a stale file
             "version": __version__,
             "token_file": str(settings.token_file) if settings.token_file else None,
             "tools": len(service.registry.tools),

@@ -6,7 +6,8 @@ step; behind the same token as `/mcp` (a login page sets a session cookie), with
 token on everything that changes something.
 """
 
+from toolkiln.serve.dashboard.revoked import REVOKED_FILE, Revocations
 from toolkiln.serve.dashboard.routes import Dashboard, is_dashboard_path
 from toolkiln.serve.dashboard.sessions import Sessions
 
-__all__ = ["Dashboard", "Sessions", "is_dashboard_path"]
+__all__ = ["REVOKED_FILE", "Dashboard", "Revocations", "Sessions", "is_dashboard_path"]

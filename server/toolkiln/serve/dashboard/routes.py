@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from toolkiln.render import render_page
 from toolkiln.serve.dashboard.catalog import ToolRow, set_enabled, tool_rows
 from toolkiln.serve.dashboard.live import CallStream
 from toolkiln.serve.dashboard.sessions import CSRF_FIELD, CSRF_HEADER, Session, Sessions
+from toolkiln.serve.dashboard.throttle import LoginThrottle
 from toolkiln.serve.guard import record_denial
 from toolkiln.serve.service import ToolService
 from toolkiln.serve.watch import Rebuild, reload
@@ -62,6 +63,7 @@ class Dashboard:
     config_dir: Path
     rebuild: Rebuild | None  # None: the switches are read-only
     health: Callable[[], dict[str, Any]]
+    throttle: LoginThrottle = field(default_factory=LoginThrottle)
 
     def routes(self) -> list[BaseRoute]:
         return [
@@ -107,6 +109,13 @@ class Dashboard:
     async def login(self, request: Request) -> Response:
         if self.sessions.open:
             return RedirectResponse("/", status_code=303)
+        client = request.client.host if request.client else "?"
+        if (wait := self.throttle.retry_after(client)) is not None:
+            self._deny(request, 429, "too many failed dashboard logins")
+            message = f"Too many wrong tokens. Try again in {wait} s."
+            response = await self.login_page(request, error=message, status=429)
+            response.headers["retry-after"] = str(wait)
+            return response
         form = await request.form()
         token, csrf = form.get("token"), form.get(CSRF_FIELD)
         if not self.sessions.login_challenge_met(request.cookies, csrf if isinstance(csrf, str) else None):
@@ -115,18 +124,20 @@ class Dashboard:
                 request, error="The form had expired. Paste the token again.", status=403
             )
         if not isinstance(token, str) or not self.sessions.token_matches(token):
+            self.throttle.failed(client)
             self._deny(request, 401, "wrong token on the dashboard's login")
             return await self.login_page(request, error="That is not this server's token.", status=401)
+        self.throttle.succeeded(client)
         response = RedirectResponse("/", status_code=303)
         self.sessions.start(response)
-        logger.info("dashboard login from %s", request.client.host if request.client else "?")
+        logger.info("dashboard login from %s", client)
         return response
 
     async def logout(self, request: Request) -> Response:
         if (refusal := await self._refusal(request)) is not None:
             return refusal
         response = RedirectResponse(LOGIN_PATH if not self.sessions.open else "/", status_code=303)
-        self.sessions.end(response)
+        await anyio.to_thread.run_sync(self.sessions.end, response, request.cookies)
         return response
 
     async def static(self, request: Request) -> Response:

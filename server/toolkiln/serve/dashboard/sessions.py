@@ -5,7 +5,9 @@ The cookie holds no secret: `<issued>.<nonce>.<signature>`, signed (HMAC-SHA256)
 key derived from the bearer token. So it is checked without server-side state (replicas
 that share a token accept each other's sessions), it lasts `SESSION_SECONDS`, and a new
 token ends every session. It is HttpOnly, SameSite=Strict, Secure under TLS, and named
-after the port, as browsers send a host's cookies to all its ports.
+after the port, as browsers send a host's cookies to all its ports. Logging out puts
+the session's nonce on a list that replicas share (revoked.py), so that a copy of the
+cookie ends with it.
 
 A session's CSRF token is an HMAC of its nonce, rendered into the page and sent back in
 the `X-CSRF-Token` header (or a form field); the login form has one of its own, bound to
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 
 from starlette.responses import Response
 
+from toolkiln.serve.dashboard.revoked import Revocations
 from toolkiln.serve.guard import bearer_matches, token_matches
 
 SESSION_SECONDS = 12 * 3600
@@ -46,8 +49,11 @@ class Session:
 
 
 class Sessions:
-    def __init__(self, token: str | None, *, port: int, secure: bool) -> None:
+    def __init__(
+        self, token: str | None, *, port: int, secure: bool, revocations: Revocations | None = None
+    ) -> None:
         self._token = token
+        self.revocations = revocations or Revocations(None)
         secret = token.encode() if token is not None else secrets.token_bytes(32)
         self._key = hmac.new(secret, b"toolkiln dashboard sessions", hashlib.sha256).digest()
         self.cookie = f"toolkiln_session_{port}"
@@ -67,6 +73,8 @@ class Sessions:
         if self._token is not None and bearer_matches(authorization, self._token):
             return Session(csrf=None)  # not a browser: a cross-site page cannot set this header
         nonce = self._verified(cookies.get(self.cookie, ""), SESSION_SECONDS)
+        if nonce is not None and self.revocations.is_revoked(nonce):
+            nonce = None  # logged out: this cookie (and every copy of it) is dead
         if nonce is None and self.open:
             nonce = "open"
         return None if nonce is None else Session(csrf=self._sign(f"csrf.{nonce}"))
@@ -76,7 +84,12 @@ class Sessions:
         self._set(response, self.cookie, self._signed_nonce(), SESSION_SECONDS)
         self._set(response, self.login_cookie, "", 0)
 
-    def end(self, response: Response) -> None:
+    def end(self, response: Response, cookies: Mapping[str, str]) -> None:
+        """Log out: the cookie gone from this browser, and revoked wherever else it was copied."""
+        value = cookies.get(self.cookie, "")
+        nonce = self._verified(value, SESSION_SECONDS)
+        if nonce is not None:
+            self.revocations.revoke(nonce, expires=int(value.partition(".")[0]) + SESSION_SECONDS + 60)
         self._set(response, self.cookie, "", 0)
 
     def login_challenge(self) -> tuple[str, str]:
