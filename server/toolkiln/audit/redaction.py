@@ -11,6 +11,7 @@ each field past `MAX_FIELD` characters of JSON, with a marker saying how much.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -30,7 +31,9 @@ MAX_FIELD = 8192  # characters kept of one field's JSON (all the arguments of a 
 MAX_DEPTH = 32  # levels of nesting kept
 # Scanned past a cut, so that a secret the cut goes through is still found whole.
 _SCAN_MARGIN = 1024
-_SHORTEST_KNOWN = 4  # a token shorter than this would redact half of every text
+_SHORTEST_KNOWN = 4
+_SHORT_TEXT_CACHED = 64  # texts up to this long are cleaned once and remembered (many repeat)
+_SHORT_TEXTS_KEPT = 4096  # a token shorter than this would redact half of every text
 
 # The patterns compiled, each with the substrings that let it match (see `Pattern`).
 _COMPILED = tuple(re.compile(pattern.regex) for pattern in PATTERNS)
@@ -59,6 +62,7 @@ class Redactor:
 
     def __init__(self, known: Iterable[str] = ()) -> None:
         self.known: tuple[str, ...] = ()
+        self._short: dict[str, str] = {}  # short texts cleaned: names of tools, clients...
         for secret in known:
             self.add_known(secret)
 
@@ -66,10 +70,9 @@ class Redactor:
         secret = secret.strip()
         if len(secret) >= _SHORTEST_KNOWN and secret not in self.known:
             self.known = tuple(sorted({*self.known, secret}, key=len, reverse=True))
+            self._short.clear()
 
-    def clean_fields(
-        self, fields: Mapping[str, Any], secret_names: Iterable[str] = ()
-    ) -> dict[str, Any]:
+    def clean_fields(self, fields: Mapping[str, Any], secret_names: Iterable[str] = ()) -> dict[str, Any]:
         """`fields` of a record, each cleaned; `secret_names`: the arguments (in the field
         `arguments`) whose values are redacted whatever their name or value."""
         cleaned: dict[str, Any] = {}
@@ -131,6 +134,19 @@ class Redactor:
     def _clean_text(self, text: str, size: list[int]) -> str:
         if size[0] > MAX_FIELD:  # past what is kept of the field: neither scanned nor kept
             return cut_marker(len(text))
+        if len(text) <= _SHORT_TEXT_CACHED:
+            cleaned = self._short.get(text)
+            if cleaned is None:
+                if len(self._short) >= _SHORT_TEXTS_KEPT:
+                    self._short.clear()
+                cleaned = self._short[text] = self._scrub(text)
+            size[0] += len(cleaned) + 4
+            return cleaned
+        cleaned = self._scrub(text)
+        size[0] += len(cleaned) + 4
+        return cleaned
+
+    def _scrub(self, text: str) -> str:
         cut = len(text) - MAX_STRING
         if cut > 0:
             text = text[: MAX_STRING + _SCAN_MARGIN]
@@ -141,14 +157,15 @@ class Redactor:
             text = redact_text(text)
         if cut > 0:
             text = text[:MAX_STRING] + cut_marker(cut)
-        size[0] += len(text) + 4
         return text
 
 
 def redact_text(text: str) -> str:
     """`text` with whatever looks like a credential in it replaced (patterns.py)."""
     lowered = text.lower()
-    if len(text) < _SHORT_TEXT:  # one regex of the hints is quicker on a short text, a search of each on a long one
+    if (
+        len(text) < _SHORT_TEXT
+    ):  # one regex of the hints is quicker on a short text, a search of each on a long one
         hinted = {index for hint in _HINT_TEXT.findall(lowered) for index in _HINT_INDEX[hint]}
     else:
         hinted = {index for hint, index in _HINTS if hint in lowered}
@@ -194,13 +211,11 @@ def is_secret_name(name: str) -> bool:
         return False
     return (
         any(word in SECRET_WORDS or word.endswith(SECRET_ENDINGS) for word in words)
-        or any(pair in SECRET_PAIRS for pair in zip(words, words[1:], strict=False))
+        or any(pair in SECRET_PAIRS for pair in itertools.pairwise(words))
         or name.lower().replace("-", "").replace("_", "") in SECRET_WORDS
     )
 
 
-def redact(
-    arguments: Mapping[str, Any], secret_names: Iterable[str] = (), known: Iterable[str] = ()
-) -> Any:
+def redact(arguments: Mapping[str, Any], secret_names: Iterable[str] = (), known: Iterable[str] = ()) -> Any:
     """A copy of `arguments` safe to write down: secrets replaced, long values cut."""
     return Redactor(known).redact(arguments, secret_names)
