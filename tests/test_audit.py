@@ -17,7 +17,7 @@ from toolkiln.audit import REDACTED, AuditLog, read_audit, read_audit_tail, reda
         ({"user": "ada", "pin": "1234"}, {"user": "ada", "pin": REDACTED}),
         ({"password": "p", "api_key": "k"}, dict.fromkeys(("password", "api_key"), REDACTED)),
         ({"Authorization": "x"}, {"Authorization": REDACTED}),
-        ({"note": "Bearer abc.def"}, {"note": REDACTED}),
+        ({"note": "Bearer abc.def"}, {"note": f"Bearer {REDACTED}"}),
         ({"note": "sk-" + "a" * 30}, {"note": REDACTED}),
         ({"note": "ghp_" + "b" * 36}, {"note": REDACTED}),
         ({"note": "AKIA" + "C" * 16}, {"note": REDACTED}),
@@ -70,8 +70,9 @@ def test_the_log_rotates_by_size_and_reads_back_in_order(tmp_path: Path) -> None
         log.record(event="tools/call", tool="t", index=index, padding="x" * 50)
     log.close()
     files = sorted(p.name for p in tmp_path.iterdir())
-    assert files == ["audit.jsonl", "audit.jsonl.1", "audit.jsonl.2", "audit.jsonl.3"]
-    assert all(p.stat().st_size <= 2000 for p in tmp_path.iterdir())
+    rotated = ["audit.jsonl", "audit.jsonl.1", "audit.jsonl.2", "audit.jsonl.3"]
+    assert files == [*rotated, "audit.jsonl.lock"]  # the lock: one rotation at a time
+    assert all((tmp_path / name).stat().st_size <= 2000 for name in rotated)
     records = read_audit(path)
     indexes = [record["index"] for record in records]
     assert indexes == sorted(indexes)
@@ -99,7 +100,7 @@ def test_with_no_backups_the_log_starts_over(tmp_path: Path) -> None:
     for index in range(40):
         log.record(index=index, padding="x" * 50)
     log.close()
-    assert [p.name for p in tmp_path.iterdir()] == ["audit.jsonl"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["audit.jsonl", "audit.jsonl.lock"]
     assert path.stat().st_size <= 500 and read_audit(path)[-1]["index"] == 39
 
 

@@ -31,10 +31,10 @@ def audit(
     as_json: bool,
 ) -> None:
     """Show the audit log: every tool call and every denied request, oldest first."""
-    from toolkiln.audit import read_audit
+    from toolkiln.audit import audit_files, read_audit
 
     path = audit_log or folders.config / AUDIT_FILE
-    if not path.exists():
+    if not audit_files(path):
         raise ConfigError(f"{path}: no audit log yet (it is written by `toolkiln serve`)")
     records = read_audit(path, tool=tool, tail=tail)
     if as_json:

@@ -145,6 +145,12 @@ def http_options(function: Callable[..., Any]) -> Callable[..., Any]:
     type=click.Path(dir_okay=False, path_type=Path),
     help="[default: CONFIG_DIR/logs/audit.jsonl]",
 )
+@click.option(
+    "--audit-max-bytes",
+    type=click.IntRange(min=1024),
+    default=10 * 1024 * 1024,
+    help="Rotate the audit log at this size; five old files are kept [default: 10 MiB].",
+)
 @click.option("--no-audit", is_flag=True, help="Keep no audit log.")
 @click.option(
     "--discover", "discover_first", is_flag=True, help="Run an incremental discover and build first."
@@ -160,6 +166,7 @@ def serve(
     http: HttpOptions,
     max_concurrency: int | None,
     audit_log: Path | None,
+    audit_max_bytes: int,
     no_audit: bool,
     discover_first: bool,
     force_discover: bool,
@@ -193,7 +200,7 @@ def serve(
         from toolkiln.runner import Registry
 
         registry = Registry.load(catalog_path(folders.config))
-    audit = None if no_audit else AuditLog(audit_log or folders.config / AUDIT_FILE)
+    audit = None if no_audit else AuditLog(audit_log or folders.config / AUDIT_FILE, audit_max_bytes)
     rebuild = functools.partial(_rebuild, folders, discover=True) if watch else None
     if transport == "stdio":
         anyio.run(_serve_stdio, folders, registry, run, max_concurrency, audit, rebuild)
@@ -228,6 +235,8 @@ async def _serve_stdio(
     from toolkiln.runner import ToolRunner
     from toolkiln.serve import ToolService, serve_stdio
 
+    if audit is not None:  # an HTTP server's token, which a tool may print, is never written
+        audit.redactor.add_known(_http_token() or "")
     service = ToolService(ToolRunner(registry, run.settings(registry, "stdio", max_concurrency)), audit)
     click.echo(stdio_banner(len(registry.tools), registry.tools_dir, folders.config), err=True)
     await _with_watcher(service, folders, rebuild, serve_stdio(service))
@@ -258,6 +267,9 @@ async def _serve_http(
     state_dir = http.token_file.parent if http.token_file else default_state_dir()
     token_file = None if http.no_auth else (http.token_file or state_dir / TOKEN_FILE)
     token = read_or_create_token(token_file)[0] if token_file else None
+    if audit is not None:  # never written, wherever it appears: an argument, a tool's output
+        for secret in (token, _http_token()):
+            audit.redactor.add_known(secret or "")
     listener = bind(http.host, http.port)
     port = listener.getsockname()[1]
     proxies = (address.strip() for value in http.forwarded_allow_ips for address in value.split(","))
@@ -356,4 +368,14 @@ def _rebuild(folders: Folders, *, discover: bool) -> Registry | None:
         return Registry.load(catalog_path(folders.config))
     except ToolkilnError as error:
         logger.error("%s", error)
+        return None
+
+
+def _http_token() -> str | None:
+    """The token in the default token file, if there is one (made by `serve --http`)."""
+    from toolkiln.token import TOKEN_FILE, default_state_dir
+
+    try:
+        return (default_state_dir() / TOKEN_FILE).read_text(encoding="utf-8").strip() or None
+    except (OSError, UnicodeDecodeError):
         return None

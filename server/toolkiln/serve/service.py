@@ -20,7 +20,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter, ValidationError
 
-from toolkiln.audit import AuditLog, redact
+from toolkiln.audit import AuditLog
 from toolkiln.model import CompiledTool
 from toolkiln.runner import Registry, ToolResult, ToolRunner, UnknownToolError
 from toolkiln.serve.changes import Broadcaster
@@ -163,7 +163,7 @@ class ToolService:
 
 class _CallRecord:
     """The audit record of one `tools/call`. `prepare` makes its first fields (the
-    redaction and the JSON are the costly part: ~0.2 ms of a call inside a server) while
+    redaction and the JSON are the costly part of a record) while
     the tool runs, so that the answer waits only for the outcome to be appended."""
 
     def __init__(
@@ -187,7 +187,7 @@ class _CallRecord:
             return
         secrets = [p.name for p in self.tool.parameters if p.secret] if self.tool else []
         self.prepared = self.audit.prepare(
-            self.arrived, **self.fields, arguments=redact(self.arguments, secrets)
+            self.arrived, secret_names=secrets, **self.fields, arguments=self.arguments
         )
 
     def __call__(self, **outcome: Any) -> None:
