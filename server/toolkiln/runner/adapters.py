@@ -8,16 +8,20 @@ get them on the command line, `run.sh [<function>] --name=value ...` (seeds/003)
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from toolkiln.errors import ProcessStartError
 from toolkiln.interpreters import find_interpreter, interpreter_names, runs_by_itself
 from toolkiln.model import CompiledTool, DialectName
 
 # An annotated script's `function` parameter is its first positional argument.
 FUNCTION_PARAMETER = "function"
+# What argparse reads as a negative number, not as an option.
+_NUMBER = re.compile(r"-\d+(\.\d*)?([eE][-+]?\d+)?|-\.\d+")
 
 ArgvBuilder = Callable[[Path, CompiledTool, Mapping[str, Any]], list[str]]
 
@@ -71,13 +75,26 @@ def _python_script_argv(script: Path, tool: CompiledTool, arguments: Mapping[str
             positionals += values
         elif param.type == "boolean":  # a store_true/store_false flag: given to change its default
             options += [param.option] if value != bool(param.default) else []
-        elif isinstance(value, list):
-            options += [param.option, *values]
+        elif isinstance(value, list):  # `--tags a b`: a value after the first could pose as an option
+            options += [param.option, *_plain_values(param.name, values)]
         else:
             options.append(
                 f"{param.option}={values[0]}" if param.option.startswith("--") else param.option + values[0]
             )
     return [sys.executable, str(script), *options, *(["--", *positionals] if positionals else [])]
+
+
+def _plain_values(name: str, values: list[str]) -> list[str]:
+    """`values` when none of them could be read as an option (`--output=/x` after `--tags`
+    would set `--output`); otherwise `ProcessStartError`, which names the argument."""
+    for value in values:
+        if value.startswith("-") and not _NUMBER.fullmatch(value):
+            raise ProcessStartError(
+                f"argument {name!r}: {value!r} starts with '-', and the script would read it as an "
+                "option, not a value",
+                about_arguments=True,
+            )
+    return values
 
 
 def _kit_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:

@@ -269,7 +269,10 @@ class ToolRunner:
                 return ToolResult(text=f"Tool {name!r} could not start its worker: {error}.", is_error=True)
             return await result_from_answer(tool, answer, timeout, list(stderr_lines), self._files(tool))
         env = script_env(base, tool, script, arguments)
-        argv = ARGV_BUILDERS[tool.dialect](script, tool, arguments)
+        try:
+            argv = ARGV_BUILDERS[tool.dialect](script, tool, arguments)
+        except ProcessStartError as error:
+            return ToolResult(text=f"Tool {name!r} could not start: {error}.", is_error=True)
         run = functools.partial(
             run_process,
             argv,
