@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from toolkiln import __version__
+from toolkiln.cli.terminal import VisibleFormatter, visible
 from toolkiln.errors import ConfigError, ToolkilnError
 
 if TYPE_CHECKING:
@@ -62,9 +63,9 @@ def cli(ctx: click.Context, verbose: bool, log_level: str | None) -> None:
     """
     default = "info" if ctx.invoked_subcommand == "serve" else "warning"
     level = "debug" if verbose else (log_level or default)
-    logging.basicConfig(
-        stream=sys.stderr, level=level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(VisibleFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level.upper(), handlers=[handler])
 
 
 @dataclass(frozen=True)
@@ -197,6 +198,7 @@ def run_options(function: Callable[..., Any]) -> Callable[..., Any]:
 
 def render_table(rows: Sequence[tuple[str, ...]]) -> str:
     """Columns padded to their widest cell; the last column runs free."""
+    rows = [tuple(visible(cell) for cell in row) for row in rows]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     return "\n".join(
         "  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]]) for row in rows
@@ -226,4 +228,4 @@ def paint(text: str, colour: str, *, err: bool = False, bold: bool = False) -> s
 def echo_problem(severity: str, message: object) -> None:
     """`error: message` (or warning, info) on stderr, the severity in colour on a terminal."""
     label = paint(severity, SEVERITY_COLOURS.get(severity, "white"), err=True, bold=severity == "error")
-    click.echo(f"{label}: {message}", err=True)
+    click.echo(f"{label}: {visible(str(message))}", err=True)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from toolkiln.cli.app import SEVERITY_COLOURS, Folders, cli, folder_options, paint
+from toolkiln.cli.terminal import visible
 
 if TYPE_CHECKING:
     from toolkiln.doctor import DoctorReport
@@ -62,9 +63,9 @@ def _render(report: DoctorReport, fix: bool) -> str:
     for finding in report.findings:
         colour = SEVERITY_COLOURS[finding.severity]
         label = paint(finding.severity, colour, bold=finding.severity == "error")
-        lines.append(f"{finding.location}: {label}: {finding.message} [{finding.check}]")
+        lines.append(f"{visible(finding.location)}: {label}: {visible(finding.message)} [{finding.check}]")
         if finding.fix:
-            lines.append(f"  fix: {finding.fix}")
+            lines.append(f"  fix: {visible(finding.fix)}")
     summary = ", ".join(_counted(report.count(severity), severity) for severity in SEVERITIES)
     if not fix and any(finding.fixable for finding in report.findings):
         summary += "; `toolkiln doctor --fix` applies the fixes that say so"

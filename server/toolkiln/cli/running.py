@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from toolkiln.cli.app import Folders, RunOptions, cli, folder_options, run_options
+from toolkiln.cli.terminal import visible
 from toolkiln.files import catalog_path
 
 
@@ -61,8 +62,8 @@ def call(
     result = anyio.run(call_once)
     if as_json:
         click.echo(json.dumps(dataclasses.asdict(result), indent=2, ensure_ascii=False))
-    elif result.text:
-        click.echo(result.text)
+    elif result.text:  # on a terminal, the tool's words cannot drive it
+        click.echo(visible(result.text) if sys.stdout.isatty() else result.text)
     if result.is_error:
         sys.exit(1)
 
