@@ -300,7 +300,8 @@ def _build(folders: Folders, *, discover: bool, force: bool = False) -> bool:
             )
             for problem in report.errors:
                 logger.error("discover: %s", problem)
-        build_catalog(folders.config, folders.tools, prompts, resources)
+        for refusal in build_catalog(folders.config, folders.tools, prompts, resources).errors:
+            logger.error("build: %s", refusal)
     except ToolkilnError as error:
         logger.error("%s\nstill serving the last good %s", error, catalog_path(folders.config))
         return False

@@ -24,6 +24,7 @@ from toolkiln.model import CompiledPrompt
 from toolkiln.render import FrontMatterError, RenderError, render_text, split_front_matter
 from toolkiln.runner import Registry, ToolRunner
 from toolkiln.runner.content import ContentError, json_object, with_files_read
+from toolkiln.runner.registry import OutsideFolderError
 from toolkiln.schema import ArgumentChecker, parameters_to_schema, prepare_arguments
 from toolkiln.serve.confirm import elicitation_mode
 
@@ -136,12 +137,11 @@ class PromptService:
             raise MCPError(code=types.INTERNAL_ERROR, message=message) from None
 
     def _render(self, prompt: CompiledPrompt, values: Mapping[str, str]) -> str:
-        assert self.registry.prompts_dir is not None
-        path = self.registry.prompts_dir / prompt.template_path
         try:
+            path = self.registry.prompt_path(prompt)
             _, body, first_line = split_front_matter(path.read_text(encoding="utf-8"))
             # Blank lines in front keep jinja2's line numbers those of the file.
             return render_text("\n" * (first_line - 1) + body, values, source=str(path)).lstrip("\n")
-        except (OSError, FrontMatterError, RenderError) as error:
+        except (OSError, FrontMatterError, RenderError, OutsideFolderError) as error:
             message = f"Prompt {prompt.name!r} cannot be rendered: {error}"
             raise MCPError(code=types.INTERNAL_ERROR, message=message) from None
