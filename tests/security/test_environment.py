@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import MakeTool
 from tests.doctor.helpers import doctor, found
 from toolkiln.discover import discover_tools
-from toolkiln.env_names import is_sensitive_env_name
+from toolkiln.model import is_sensitive_env_name
 
 # The names the issue found accepted, then a few of each family.
 FOUND_ACCEPTED = [
