@@ -8,8 +8,11 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import anyio
 import pytest
 from click.testing import Result
+from mcp import Client
+from mcp.shared.exceptions import MCPError
 
 from tests.conftest import MakeTool
 from tests.doctor.helpers import doctor, found
@@ -191,3 +194,35 @@ def test_toolkiln_call_refuses_it_too(
     result = run_cli("call", "bad")
     assert result.exit_code == 1
     assert "cannot run" in result.output and "ran outside" not in result.output
+
+
+# --- serve --watch follows config/server.json (issue 16, hole 16) -------------------------
+
+
+@pytest.mark.anyio
+async def test_watch_applies_run_command_turned_off_in_server_json(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool("good.sh", TOOL.format(name="good"))
+    config_dir.mkdir()
+    server_json = config_dir / "server.json"
+    server_json.write_text(json.dumps({"run_command": {"enabled": True, "allow": ["echo"]}}))
+    watch = ["--watch", "--tools-dir", str(tools_dir)]
+    async with connect(config_dir, "legacy", *watch) as client:
+        assert await tool_names(client) == ["good", "run_command"]
+        server_json.write_text(json.dumps({"run_command": {"enabled": False}}))
+        with anyio.fail_after(20):
+            while await tool_names(client) != ["good"]:
+                await anyio.sleep(0.05)
+        with pytest.raises(MCPError, match="Unknown tool: 'run_command'"):
+            await client.call_tool("run_command", {"command": "echo hi"})
+        # And back on, through an editor's atomic replace.
+        (config_dir / "server.json.new").write_text(json.dumps({"run_command": {"enabled": True}}))
+        (config_dir / "server.json.new").replace(server_json)
+        with anyio.fail_after(20):
+            while await tool_names(client) != ["good", "run_command"]:
+                await anyio.sleep(0.05)
+
+
+async def tool_names(client: Client) -> list[str]:
+    return sorted(tool.name for tool in (await client.list_tools(cache_mode="bypass")).tools)
