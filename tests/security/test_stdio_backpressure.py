@@ -123,3 +123,75 @@ def test_a_client_that_never_reads_cannot_grow_the_server_without_bound(
     for n in range(1, CALLS + 1):
         [text] = [item["text"] for item in answers[n]["result"]["content"]]
         assert text.startswith(f"call {n}\nxxxx") and not answers[n]["result"].get("isError")
+
+
+WAITS = """\
+#!/bin/bash
+# Tool: waits
+# Description: Waits for the file $GO, then says which call it was
+# @param n: Which call (type: integer)
+while [ ! -e "$GO" ]; do sleep 0.02; done
+echo "done $n"
+"""
+
+
+def test_held_requests_run_when_there_is_room_and_a_cancelled_one_never_does(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, tmp_path: Path
+) -> None:
+    """More calls than MAX_UNANSWERED, all waiting: the rest are held, yet the client's
+    cancellations are still read; a held request it cancels is never run or answered."""
+    make_tool("waits.sh", WAITS)
+    assert not discover_tools(tools_dir, config_dir).errors
+    build_catalog(config_dir, tools_dir)
+    go = tmp_path / "go"
+    total = MAX_UNANSWERED + 8
+
+    def call(n: int) -> str:
+        return json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": n,
+                "method": "tools/call",
+                "params": {"name": "waits", "arguments": {"n": n}},
+            }
+        )
+
+    def cancel(n: int) -> str:
+        return json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": n}})
+
+    lines = [
+        '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+        '"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}',
+        '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        *(call(n) for n in range(1, total + 1)),
+        cancel(total),  # held: dropped
+        cancel(5),  # taken in, waiting for a slot: the SDK cancels it
+        '{"jsonrpc":"2.0","id":"sync","method":5}',  # invalid: answered by the reader, in order
+    ]
+    with subprocess.Popen(
+        [sys.executable, "-m", "toolkiln", "serve", "--config-dir", str(config_dir), "--no-audit"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env={**child_env(), "GO": str(go)},
+    ) as server:
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write(("\n".join(lines) + "\n").encode())
+        server.stdin.flush()
+        assert json.loads(server.stdout.readline())["id"] == 0
+        assert json.loads(server.stdout.readline())["id"] == "sync"  # the cancellations were read
+        go.touch()
+        answers = {}
+        while len(answers) < total - 2:
+            answer = json.loads(server.stdout.readline())
+            answers[answer["id"]] = answer
+        server.stdin.write((call(1000) + "\n").encode())  # and new requests are taken in
+        server.stdin.flush()
+        last = json.loads(server.stdout.readline())
+        server.stdin.close()
+        rest = server.stdout.read()
+        assert server.wait(timeout=60) == 0
+    assert sorted(answers) == [n for n in range(1, total + 1) if n not in (5, total)]
+    assert all(answers[n]["result"]["content"][0]["text"] == f"done {n}" for n in answers)
+    assert last["id"] == 1000 and last["result"]["content"][0]["text"] == "done 1000"
+    assert rest == b""
