@@ -2,8 +2,10 @@
 
 Tools from `config/tools/`, prompts from `config/prompts/`, resources from
 `config/resources/`. All or nothing: every config is checked first, and any error
-leaves the previous compiled file exactly as it was. The output is sorted, so building
-twice from the same configs gives the same bytes (the timestamp aside).
+leaves the previous compiled file exactly as it was; except a config that names a
+file outside its folder, which is left out (and reported) while the others are built.
+The output is sorted, so building twice from the same configs gives the same bytes
+(the timestamp aside).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from toolkiln.build_run_command import catalog_run_command, compile_run_command
+from toolkiln.containment import escape_reason
 from toolkiln.errors import BuildError, ConfigError
 from toolkiln.files import catalog_path, load_model, load_server_config, tool_configs_dir, write_catalog
 from toolkiln.model import (
@@ -45,6 +48,10 @@ class BuildReport:
     resources: list[CompiledResource] = field(default_factory=list)
     disabled: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # Items left out because their config names a file outside its folder: the others
+    # are built all the same (one bad config never takes the rest down), and the
+    # command exits with an error.
+    errors: list[str] = field(default_factory=list)
 
 
 def build_catalog(
@@ -88,6 +95,7 @@ def build_catalog(
     )
     if errors:
         raise BuildError("\n".join([*errors, f"{report.path} was left as it was."]))
+    _leave_out_escapes(report, tools_dir, prompts_dir, resources_dir)
     _leave_out_missing_files(report, tools_dir, prompts_dir, resources_dir)
     if command is not None:
         report.tools = sorted([*report.tools, command], key=lambda tool: tool.name)
@@ -209,6 +217,48 @@ def _check_unique_uris(resources: list[CompiledResource], errors: list[str]) -> 
                 f"{resource.config_file} and {owners[resource.uri]} both claim the URI {resource.uri!r}"
             )
         owners[resource.uri] = resource.config_file
+
+
+def _leave_out_escapes(
+    report: BuildReport, tools_dir: Path, prompts_dir: Path | None, resources_dir: Path | None
+) -> None:
+    """An item whose config names a file outside its folder (`../x`, `/usr/bin/id`, a
+    symlink that leads out) is refused: left out, with an error naming file and field."""
+
+    def inside(folder: Path | None, config_file: str, fields: dict[str, str | None]) -> bool:
+        problems = [
+            f"{report.path.parent / config_file}: {key}: {reason}; it is left out. Point it at a "
+            f"file inside {folder}, or move the file there"
+            for key, relative in fields.items()
+            if folder is not None
+            and relative is not None
+            and (reason := escape_reason(folder, relative)) is not None
+        ]
+        report.errors += problems
+        return not problems
+
+    report.tools = [
+        t
+        for t in report.tools
+        if inside(
+            tools_dir,
+            t.config_file,
+            {
+                "script_config.script_path": t.script_path,
+                "script_config.requirements_file": t.requirements_file,
+            },
+        )
+    ]
+    report.prompts = [
+        p
+        for p in report.prompts
+        if inside(prompts_dir, p.config_file, {"prompt_config.template_path": p.template_path})
+    ]
+    report.resources = [
+        r
+        for r in report.resources
+        if inside(resources_dir, r.config_file, {"resource_config.file_path": r.file_path})
+    ]
 
 
 def _leave_out_missing_files(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -92,24 +93,47 @@ class ArgumentChecker:
     def problems(self, arguments: Mapping[str, Any]) -> list[str]:
         """Every way `arguments` break the schema, each as a sentence; empty when valid."""
         errors = sorted(self._validator.iter_errors(dict(arguments)), key=lambda e: [str(p) for p in e.path])
-        return [_describe(error) for error in errors] + _not_json_numbers(arguments)
+        return [_describe(error) for error in errors] + _unpassable_values(arguments)
 
 
-def _not_json_numbers(arguments: Mapping[str, Any]) -> list[str]:
-    """NaN and Infinity, which JSON has no words for (the SDK's parser and Python's take
-    them all the same; JSON Schema does not forbid them): a script could not read them in
-    its stdin JSON."""
+def _unpassable_values(arguments: Mapping[str, Any]) -> list[str]:
+    """Values no script could be given, wherever they sit in the arguments (keys too):
+    NaN and Infinity, which JSON has no words for (the SDK's parser and Python's take
+    them all the same; JSON Schema does not forbid them); a NUL character, which no file
+    name, command-line argument or environment variable can hold; a lone surrogate
+    (`\\ud800`), which is no text at all and has no UTF-8 form."""
     found = []
     pending: list[tuple[str, Any]] = list(arguments.items())
     while pending:  # a loop, not recursion: arguments may be nested deep
         where, value = pending.pop()
         if isinstance(value, float) and not math.isfinite(value):
             found.append(f"{where}: {value} is not a JSON number")
+        elif isinstance(value, str):
+            found += [f"{where}: {problem}" for problem in _text_problems(value)]
         elif isinstance(value, dict):
-            pending += [(f"{where}.{key}", item) for key, item in value.items()]
+            for key, item in value.items():
+                found += [f"{where}: the key {key!r} {problem}" for problem in _text_problems(key)]
+                pending.append((f"{where}.{key}", item))
         elif isinstance(value, list):
             pending += [(f"{where}[{index}]", item) for index, item in enumerate(value)]
     return sorted(found)
+
+
+def _text_problems(text: str) -> list[str]:
+    problems = []
+    if "\0" in text:
+        problems.append(
+            "contains a NUL character (\\u0000), which no file name, command-line argument "
+            "or environment variable can hold"
+        )
+    if _SURROGATE.search(text):
+        problems.append(
+            "contains a lone surrogate (\\ud800-\\udfff), which is not text (it has no UTF-8 form)"
+        )
+    return problems
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def prepare_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,33 +1,21 @@
 """The words of toolkiln's file formats that need no models: parameter types, the
-names a tool and a parameter may have, and the environment names no argument may
-replace. Here, not in `model/`, because importing `model` imports pydantic (~0.1 s),
-and an unchanged `discover` or a client's config needs none of it."""
+names a tool and a parameter may have, and (from env_names.py) the environment names
+no argument may replace. Here, not in `model/`, because importing `model` imports
+pydantic (~0.1 s), and an unchanged `discover` or a client's config needs none of it."""
 
 from __future__ import annotations
 
 import re
 from typing import Any, Literal
 
+from toolkiln.env_names import SENSITIVE_ENV_NAMES as SENSITIVE_ENV_NAMES
+from toolkiln.env_names import SENSITIVE_ENV_PREFIXES as SENSITIVE_ENV_PREFIXES
+from toolkiln.env_names import is_sensitive_env_name as is_sensitive_env_name
+from toolkiln.env_names import sensitive_env_reason as sensitive_env_reason
+
 ParamType = Literal["string", "integer", "number", "boolean", "array", "object", "any"]
 PARAM_TYPES: tuple[ParamType, ...] = ("string", "integer", "number", "boolean", "array", "object", "any")
 PARAM_NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
-
-# Arguments reach scripts as environment variables named after the parameter, so a
-# parameter must never be able to replace one of these (exact, case-sensitive names:
-# a lowercase `path` option is common and harmless, `PATH` is not).
-SENSITIVE_ENV_NAMES = frozenset(
-    {
-        "PATH", "HOME", "USER", "LOGNAME", "SHELL", "IFS", "ENV", "BASH_ENV", "PS4", "CDPATH",
-        "SHELLOPTS", "BASHOPTS", "GLOBIGNORE", "PWD", "OLDPWD", "TMPDIR", "LANG", "LANGUAGE",
-        "TZ", "PERL5LIB", "PERL5OPT", "PERLLIB", "RUBYLIB", "RUBYOPT", "NODE_OPTIONS", "NODE_PATH",
-        "GCONV_PATH", "SSL_CERT_FILE", "SSL_CERT_DIR", "CLASSPATH", "JAVA_TOOL_OPTIONS",
-    }
-)  # fmt: skip
-SENSITIVE_ENV_PREFIXES = ("LD_", "DYLD_", "PYTHON", "BASH_FUNC_", "LC_", "MALLOC_", "TOOLKILN_", "MCPD_")
-
-
-def is_sensitive_env_name(name: str) -> bool:
-    return name in SENSITIVE_ENV_NAMES or name.startswith(SENSITIVE_ENV_PREFIXES)
 
 
 def value_matches_type(value: Any, param_type: ParamType) -> bool:

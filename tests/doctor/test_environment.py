@@ -19,19 +19,17 @@ def test_parameters_that_set_risky_environment_variables(
         # Tool: fetch
         # Description: Fetch a URL
         # @param url: The URL (type: string, required: true)
-        # @param https_proxy: A proxy (type: string, default: "")
-        # @param GIT_SSH_COMMAND: How git runs ssh (type: string, default: ssh)
+        # @param TERM: The terminal (type: string, default: dumb)
         # @param path: A lower-case path is harmless (type: string, default: x)
         curl "$url"
         """,
     )
     pipeline(tools_dir, config_dir)
     findings = {f.line: f for f in found(doctor(tools_dir, config_dir), "env-shadowing")}
-    assert set(findings) == {5, 6}
-    assert all(f.severity == "warning" and f.path == str(script) for f in findings.values())
-    assert "environment variable https_proxy" in findings[5].message and "proxy" in findings[5].message
-    assert "GIT_SSH_COMMAND runs a command" in findings[6].message
-    assert "rename the parameter" in findings[6].fix
+    assert set(findings) == {5}
+    assert findings[5].severity == "warning" and findings[5].path == str(script)
+    assert "environment variable TERM" in findings[5].message
+    assert "rename the parameter" in findings[5].fix
 
 
 def test_missing_packages_of_a_requirements_file(

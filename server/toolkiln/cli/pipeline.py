@@ -144,7 +144,9 @@ def build(folders: Folders) -> None:
     """Merge the enabled tools, prompts and resources into config/tools.json.
 
     A config that is malformed fails the build with its file, line and field, and
-    the previous tools.json stays as it was.
+    the previous tools.json stays as it was. A config that names a file outside its
+    folder (the script outside the tools folder) is left out and reported; the others
+    are built, and the command exits with status 1.
     """
     from toolkiln.build import build_catalog
 
@@ -154,11 +156,16 @@ def build(folders: Folders) -> None:
         folders.existing(folders.prompts),
         folders.existing(folders.resources),
     )
+    for problem in report.errors:
+        echo_problem("error", problem)
     for warning in report.warnings:
         echo_problem("warning", warning)
     disabled = f" ({len(report.disabled)} disabled)" if report.disabled else ""
     extras = _also(prompts=len(report.prompts), resources=len(report.resources))
-    click.echo(f"built {report.path} with {len(report.tools)} tools{extras}{disabled}")
+    refused = f"; {len(report.errors)} refused" if report.errors else ""
+    click.echo(f"built {report.path} with {len(report.tools)} tools{extras}{disabled}{refused}")
+    if report.errors:
+        sys.exit(1)
 
 
 def _also(**counts: int) -> str:

@@ -21,7 +21,7 @@ from toolkiln.cli.app import Folders, RunOptions, cli, folder_options, run_optio
 from toolkiln.cli.auditing import AUDIT_FILE
 from toolkiln.cli.banner import http_banner, stdio_banner
 from toolkiln.errors import ConfigError, ToolkilnError
-from toolkiln.files import catalog_path
+from toolkiln.files import SERVER_CONFIG_FILE, catalog_path
 
 if TYPE_CHECKING:
     from toolkiln.audit import AuditLog
@@ -320,7 +320,11 @@ async def _with_watcher(
         if rebuild is not None:
             watched = [folders.tools, folders.prompts, folders.resources]
             watched += [folders.config / kind for kind in ("tools", "prompts", "resources")]
-            group.start_soon(watch_and_reload, service, watched, rebuild)
+            # config/server.json too: turning run_command off there must not wait for a restart.
+            server_json = folders.config / SERVER_CONFIG_FILE
+            group.start_soon(
+                functools.partial(watch_and_reload, files=[server_json]), service, watched, rebuild
+            )
         await serving
         group.cancel_scope.cancel()
 
@@ -339,7 +343,8 @@ def _build(folders: Folders, *, discover: bool, force: bool = False) -> bool:
             )
             for problem in report.errors:
                 logger.error("discover: %s", problem)
-        build_catalog(folders.config, folders.tools, prompts, resources)
+        for refusal in build_catalog(folders.config, folders.tools, prompts, resources).errors:
+            logger.error("build: %s", refusal)
     except ToolkilnError as error:
         logger.error("%s\nstill serving the last good %s", error, catalog_path(folders.config))
         return False

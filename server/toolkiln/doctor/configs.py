@@ -4,10 +4,15 @@ a compiled config missing or older than what it is built from, disabled tools.""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from toolkiln.containment import escape_reason
 from toolkiln.doctor.findings import Finding, Project, findings_from_config_error
 from toolkiln.errors import ConfigError
 from toolkiln.files import SERVER_CONFIG_FILE, catalog_path, load_catalog
+
+if TYPE_CHECKING:
+    from toolkiln.model import ToolConfig
 
 # Compiled from: the per-item configs (and their folders, whose mtime changes when one
 # is deleted) and config/server.json.
@@ -24,7 +29,9 @@ def check_configs(project: Project) -> list[Finding]:
         )
     for path, config in project.configs:
         script = config.script_config
-        if script.dialect != "command" and not project.script_of(config).exists():
+        outside = _outside_findings(project, path, config)
+        findings += outside
+        if script.dialect != "command" and not outside and not project.script_of(config).exists():
             findings.append(
                 Finding(
                     severity="warning",
@@ -46,6 +53,25 @@ def check_configs(project: Project) -> list[Finding]:
                 )
             )
     return findings + _build_findings(project)
+
+
+def _outside_findings(project: Project, path: Path, config: ToolConfig) -> list[Finding]:
+    """A script or requirements file outside the tools folder, which build refuses."""
+    script = config.script_config
+    fields = {"script_path": script.script_path, "requirements_file": script.requirements_file}
+    return [
+        Finding(
+            severity="error",
+            check="outside-folder",
+            path=str(path),
+            message=f"script_config.{key}: {reason}, so the build leaves the tool {script.name!r} out",
+            fix=f"point it at a file inside {project.tools_dir}, or move the file there",
+        )
+        for key, relative in fields.items()
+        if relative is not None
+        and script.dialect != "command"
+        and (reason := escape_reason(project.tools_dir, relative)) is not None
+    ]
 
 
 def _build_findings(project: Project) -> list[Finding]:

@@ -2,7 +2,7 @@
 environment variables their parameters become.
 
 Each argument reaches a script as an environment variable named after its parameter.
-Names that would replace PATH, HOME, LD_*, PYTHON* and the like are refused by
+Names that would replace PATH, HOME, LD_*, PYTHON*, GIT_* and the like are refused by
 discovery already (doctor reports those as `env-shadowing` errors); the names below are
 allowed, but a caller that sets them changes how common programs in the script behave.
 """
@@ -17,32 +17,11 @@ from toolkiln import __version__
 from toolkiln.doctor.findings import Finding, Project
 from toolkiln.runner.requirements import missing_requirements
 
-_PROXY = "curl, git, pip and Python read it, so a caller could send the script's traffic through a proxy"
-_CERTS = "it names the certificates a program trusts, so a caller could make it trust its own"
-_COMMAND = "programs run it as a command, so a caller could run a program of its choosing"
-RISKY_ENV_NAMES = {
-    **dict.fromkeys(
-        (
-            *("http_proxy", "https_proxy", "ftp_proxy", "all_proxy", "no_proxy"),
-            *("HTTP_PROXY", "HTTPS_PROXY", "FTP_PROXY", "ALL_PROXY", "NO_PROXY"),
-        ),
-        _PROXY,
-    ),
-    **dict.fromkeys(("CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS"), _CERTS),
-    **dict.fromkeys(("EDITOR", "VISUAL", "PAGER", "BROWSER", "SUDO_ASKPASS", "SSH_ASKPASS"), _COMMAND),
-    "KUBECONFIG": "kubectl reads it, so a caller could point it at another cluster",
-    "DOCKER_HOST": "docker reads it, so a caller could point it at another daemon",
-    "TERM": "it changes how terminal programs write their output",
-}
-RISKY_ENV_PREFIXES = {
-    "GIT_": "git reads GIT_* variables (GIT_SSH_COMMAND runs a command)",
-    "SSH_": "ssh reads SSH_* variables (SSH_AUTH_SOCK chooses the keys)",
-    "AWS_": "AWS tools read AWS_* variables (credentials, endpoints)",
-    "PIP_": "pip reads PIP_* variables (PIP_INDEX_URL chooses where packages come from)",
-    "NPM_CONFIG_": "npm reads NPM_CONFIG_* variables (the registry it installs from)",
-    "npm_config_": "npm reads npm_config_* variables (the registry it installs from)",
-    "XDG_": "programs look for their config under XDG_* folders",
-}
+# Allowed, but a caller that sets them changes how programs in the script behave. What
+# would let a caller run code, load it, or choose whom a program trusts or connects to
+# (proxies, certificates, GIT_*, SSH_*, AWS_*, EDITOR, ...) is refused by discovery
+# (env_names.py) and reported by `check_scripts` as an error.
+RISKY_ENV_NAMES = {"TERM": "it changes how terminal programs write their output"}
 
 
 def check_environment(project: Project) -> list[Finding]:
@@ -58,9 +37,7 @@ def check_environment(project: Project) -> list[Finding]:
     for _, config in project.enabled:
         script = project.script_of(config)
         for param in config.script_config.parameters:
-            risk = RISKY_ENV_NAMES.get(param.name) or next(
-                (why for prefix, why in RISKY_ENV_PREFIXES.items() if param.name.startswith(prefix)), None
-            )
+            risk = RISKY_ENV_NAMES.get(param.name)
             if risk:
                 findings.append(
                     Finding(

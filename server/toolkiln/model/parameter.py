@@ -20,7 +20,7 @@ from pydantic import (
 from toolkiln.vocabulary import (
     PARAM_NAME_PATTERN,
     ParamType,
-    is_sensitive_env_name,
+    sensitive_env_reason,
     value_matches_type,
 )
 
@@ -67,10 +67,12 @@ class Parameter(BaseModel):
                 f"parameter name {name!r} must start with a letter or _ and contain only "
                 "letters, digits, _ and - (at most 64 characters)"
             )
-        if is_sensitive_env_name(name):
+        reason = sensitive_env_reason(name)
+        if reason is not None:
             raise ValueError(
                 f"parameter name {name!r} would overwrite the environment variable {name} "
-                "of the script; rename the parameter"
+                f"of the script, and {reason}; rename the parameter (the script may still set "
+                f"{name} itself from it)"
             )
         return name
 

@@ -33,7 +33,7 @@ from toolkiln.runner.interactive import Conversation
 from toolkiln.runner.limits import limit_hit, output_limit, output_limit_hit
 from toolkiln.runner.named_files import FileFence, tool_fence
 from toolkiln.runner.python_pool import PythonWorkers
-from toolkiln.runner.registry import Registry
+from toolkiln.runner.registry import OutsideFolderError, Registry
 from toolkiln.runner.result import ToolResult, exit_meaning, signal_name
 from toolkiln.runner.stderr import LogLine, ProgressLine, classify_line
 from toolkiln.runner.workspace import WorkspaceError, resolve_path
@@ -134,6 +134,11 @@ class ToolRunner:
         """Run tool `name`. Raises `UnknownToolError`; every other failure is a result.
         `on_started` runs once the script's process does (see `run_process`)."""
         tool = self.registry.get(name)
+        try:
+            if tool.script_path:  # inside the tools folder, or never run
+                self.registry.script_path(tool)
+        except OutsideFolderError as error:
+            return ToolResult(text=f"Tool {name!r} cannot run: {error}", is_error=True)
         arguments = dict(arguments or {})
         problems = self.registry.checker(tool).problems(arguments)
         if problems:
@@ -307,7 +312,10 @@ class ToolRunner:
         tool = self.registry.get(name)
         if not tool.state:
             raise ToolRunError(f"tool {name!r} keeps no state")
-        script = self.registry.script_path(tool)
+        try:
+            script = self.registry.script_path(tool)
+        except OutsideFolderError as error:
+            return ToolResult(text=f"Tool {name!r} cannot run: {error}", is_error=True)
         timeout = tool.timeout_seconds or self.settings.default_timeout
         try:
             confinement = confinement_for(tool, script.parent, self._hidden, self.registry.tools_dir)

@@ -53,7 +53,8 @@ def check_script_config_key(key: str) -> None:
     if not PARAM_NAME_PATTERN.match(key) or is_sensitive_env_name(key):
         raise ConfigError(
             f"--script-config {key}=...: {key!r} cannot be a script variable (it must be a plain "
-            "name and must not replace PATH, HOME, LD_*, PYTHON* or the server's own variables)"
+            "name and must not replace PATH, HOME, LD_*, PYTHON*, GIT_* or the server's own "
+            "variables: docs/security.md lists them)"
         )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from toolkiln.containment import escape_reason
 from toolkiln.errors import ToolRunError
 from toolkiln.files import load_catalog
 from toolkiln.model import Catalog, CompiledPrompt, CompiledResource, CompiledTool
@@ -48,9 +49,33 @@ class Registry:
         return checker
 
     def script_path(self, tool: CompiledTool) -> Path:
+        """The tool's script, which must lie inside the tools folder (`build` checked it,
+        but tools.json may have been edited since, or a symlink planted): else
+        `OutsideFolderError`."""
         if not tool.script_path:  # a built-in tool (run_command) runs no script
             raise ToolRunError(f"tool {tool.name!r} is built in and has no script")
-        return self.tools_dir / tool.script_path
+        return inside(self.tools_dir, tool.script_path, f"the script of tool {tool.name!r}")
+
+    def prompt_path(self, prompt: CompiledPrompt) -> Path:
+        assert self.prompts_dir is not None
+        return inside(self.prompts_dir, prompt.template_path, f"the template of prompt {prompt.name!r}")
+
+    def resource_path(self, resource: CompiledResource) -> Path:
+        assert self.resources_dir is not None
+        return inside(self.resources_dir, resource.file_path, f"the file of resource {resource.name!r}")
+
+
+class OutsideFolderError(ToolRunError):
+    """A compiled entry names a file outside its folder: refused, never run or read."""
+
+
+def inside(folder: Path, relative: str, what: str) -> Path:
+    reason = escape_reason(folder, relative)
+    if reason is not None:
+        raise OutsideFolderError(
+            f"{what} is refused: {reason}. Run `toolkiln build` (which leaves such an entry out)"
+        )
+    return folder / relative
 
 
 def _folder(catalog_file: Path, relative: str | None) -> Path | None:

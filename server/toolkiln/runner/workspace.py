@@ -24,6 +24,8 @@ def resolve_path(value: str, workspace: WorkspaceConfig, tool_dir: Path) -> str:
     roots = [_root(allowed, tool_dir) for allowed in workspace.allowed_paths]
     if not roots:
         raise WorkspaceError("the tool's workspace_config allows no paths")
+    if "\0" in value:  # the argument checker refuses it first; os.path would raise ValueError
+        raise WorkspaceError(f"{value!r} contains a NUL character, which no file name can hold")
     given = Path(value)
     if given.is_absolute() and not workspace.allow_absolute_paths:
         raise WorkspaceError(f"{value!r} is absolute; give a path inside the workspace ({roots[0]})")

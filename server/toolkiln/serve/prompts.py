@@ -27,6 +27,7 @@ from toolkiln.render import FrontMatterError, RenderError, is_json_template, ren
 from toolkiln.runner import Registry, ToolRunner
 from toolkiln.runner.content import ContentError, json_object, with_files_read
 from toolkiln.runner.named_files import folder_fence
+from toolkiln.runner.registry import OutsideFolderError
 from toolkiln.schema import ArgumentChecker, parameters_to_schema, prepare_arguments
 from toolkiln.serve.confirm import elicitation_mode
 
@@ -142,9 +143,8 @@ class PromptService:
 
     def _render(self, prompt: CompiledPrompt, values: Mapping[str, str]) -> tuple[str, bool]:
         """The rendered body, and whether the template is a JSON body."""
-        assert self.registry.prompts_dir is not None
-        path = self.registry.prompts_dir / prompt.template_path
         try:
+            path = self.registry.prompt_path(prompt)
             _, body, first_line = split_front_matter(path.read_text(encoding="utf-8"))
             is_json = is_json_template(body)
             # Blank lines in front keep jinja2's line numbers those of the file.
@@ -152,6 +152,6 @@ class PromptService:
                 "\n" * (first_line - 1) + body, values, source=str(path), escape="json" if is_json else None
             )
             return text.lstrip("\n"), is_json
-        except (OSError, FrontMatterError, RenderError) as error:
+        except (OSError, FrontMatterError, RenderError, OutsideFolderError) as error:
             message = f"Prompt {prompt.name!r} cannot be rendered: {error}"
             raise MCPError(code=types.INTERNAL_ERROR, message=message) from None

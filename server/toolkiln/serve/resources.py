@@ -23,6 +23,7 @@ from mcp.shared.exceptions import MCPError
 from toolkiln.model import PLACEHOLDER, CompiledResource, CompiledTool
 from toolkiln.render import RenderError, escape_for, render_text
 from toolkiln.runner import ToolRunner
+from toolkiln.runner.registry import OutsideFolderError
 
 CATALOG_URIS = ("toolkiln://catalog", "scripts://")
 JSON = "application/json"
@@ -105,10 +106,8 @@ class ResourceService:
     def _read_file(
         self, resource: CompiledResource, uri: str, values: dict[str, str]
     ) -> types.ReadResourceResult:
-        folder = self.runner.registry.resources_dir
-        assert folder is not None
-        path = folder / resource.file_path
         try:
+            path = self.runner.registry.resource_path(resource)
             data = path.read_bytes()
             if resource.binary:
                 blob = base64.b64encode(data).decode("ascii")
@@ -118,7 +117,7 @@ class ResourceService:
             if resource.template:
                 # A value is escaped for the file's type: in JSON it cannot add a key.
                 text = render_text(text, values, source=str(path), escape=escape_for(resource.mime_type))
-        except (OSError, UnicodeDecodeError, RenderError) as error:
+        except (OSError, UnicodeDecodeError, RenderError, OutsideFolderError) as error:
             raise MCPError(
                 code=types.INTERNAL_ERROR, message=f"Resource {uri} cannot be read: {error}"
             ) from None

@@ -18,6 +18,7 @@ import logging
 import os
 import signal
 import stat
+from collections import deque
 from collections.abc import Iterator
 from typing import Any, cast
 
@@ -25,13 +26,20 @@ import anyio
 import mcp.types as types
 import pydantic_core
 from mcp.server.stdio import stdio_server
+from mcp.shared.dispatcher import coerce_request_id
 
+from toolkiln.serve.backlog import Backlog, RequestId
 from toolkiln.serve.handlers import build_server
 from toolkiln.serve.service import ToolService
 
 logger = logging.getLogger(__name__)
 
 READ_CHUNK = 64 * 1024
+# Requests taken in and not yet answered, at most: past it the next ones are held, and
+# past MAX_HELD_BYTES of those stdin is not read until the client reads its answers.
+# Each unanswered one may hold an answer of up to a tool's output cap (256 KiB by default).
+MAX_UNANSWERED = 32
+MAX_HELD_BYTES = 1024 * 1024
 
 
 async def serve_stdio(service: ToolService) -> None:
@@ -40,8 +48,9 @@ async def serve_stdio(service: ToolService) -> None:
     with _protocol_fds() as (wire_in, wire_out):
         async with anyio.create_task_group() as group:
             group.start_soon(_stop_on_signal, group.cancel_scope)
-            writer = _Writer(wire_out)
-            streams = cast(Any, _LineReader(wire_in, writer)), cast(Any, writer)
+            backlog = Backlog(MAX_UNANSWERED)
+            writer = _Writer(wire_out, backlog)
+            streams = cast(Any, _LineReader(wire_in, writer, backlog)), cast(Any, writer)
             async with stdio_server(*streams) as (read_stream, write_stream):
                 await server.run(read_stream, write_stream, server.create_initialization_options())
             group.cancel_scope.cancel()
@@ -75,13 +84,19 @@ def _protocol_fds() -> Iterator[tuple[int, int]]:
 
 class _LineReader:
     """Lines of an fd, each read waiting on the event loop (cancellable); a line that is
-    no JSON-RPC message is answered on `writer` (if it needs an answer) and skipped."""
+    no JSON-RPC message is answered on `writer` (if it needs an answer) and skipped.
 
-    def __init__(self, fd: int, writer: _Writer) -> None:
+    Requests pass only while `backlog` has room (serve/backlog.py): past it they are held,
+    up to `MAX_HELD_BYTES`, and then stdin is not read until answers go out."""
+
+    def __init__(self, fd: int, writer: _Writer, backlog: Backlog) -> None:
         self.fd = fd
         self.writer = writer
+        self.backlog = backlog
         self.buffer = bytearray()
         self.eof = False
+        self.held: deque[tuple[str, RequestId]] = deque()
+        self.held_bytes = 0
         # A file or /dev/null cannot be polled (and a read from it never waits).
         self.pollable = _is_stream(fd) or os.isatty(fd)
 
@@ -90,7 +105,14 @@ class _LineReader:
 
     async def __anext__(self) -> str:
         while True:
+            if self.held and (self.backlog.has_room() or self.eof):
+                request, request_id = self.held.popleft()
+                self.held_bytes -= len(request)
+                self.backlog.admit(request_id)
+                return request
             line = await self._next_line()
+            if line is None:
+                continue  # room for a held request
             if not line.strip(" \t\r\n"):  # JSON's whitespace only: "\x1c" is no blank line
                 continue
             try:
@@ -100,27 +122,76 @@ class _LineReader:
             else:
                 # The SDK reads a request whose id is not a string or an integer as a notification.
                 if not (isinstance(message, types.JSONRPCNotification) and '"id"' in line):
-                    return line
+                    if self._pass(line, message):
+                        return line
+                    continue  # held until there is room
                 if (answer := _answer_to_invalid(line)) is None:
                     return line  # "id" was not the message's own
             logger.warning("ignored an invalid message on stdin: %.200s", line.rstrip())
             if answer is not None:
-                await self.writer.write(json.dumps(answer) + "\n")
+                await self.writer.write(json.dumps(answer) + "\n", answers_request=False)
 
-    async def _next_line(self) -> str:
+    def _pass(self, line: str, message: types.JSONRPCMessage) -> bool:
+        """Whether `line` goes to the SDK now (else a request is held)."""
+        if isinstance(message, types.JSONRPCRequest):
+            if self.held or not self.backlog.has_room():
+                self.held.append((line, message.id))
+                self.held_bytes += len(line)
+                return False
+            self.backlog.admit(message.id)
+        elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
+            cancelled = (message.params or {}).get("requestId")
+            if isinstance(cancelled, str | int) and not self._drop_held(cancelled):
+                self.backlog.settle(cancelled)  # the SDK answers no cancelled request
+        return True
+
+    def _drop_held(self, request_id: RequestId) -> bool:
+        """Forget a held request the client cancelled (it gets no answer); whether one was."""
+        for index, (line, held_id) in enumerate(self.held):
+            if coerce_request_id(held_id) == coerce_request_id(request_id):
+                del self.held[index]
+                self.held_bytes -= len(line)
+                return True
+        return False
+
+    async def _next_line(self) -> str | None:
+        """The next line; None when a held request found room meanwhile."""
         while (end := self.buffer.find(b"\n")) < 0 and not self.eof:
-            if self.pollable:
-                await anyio.wait_readable(self.fd)
+            if self.held_bytes >= MAX_HELD_BYTES:  # the client reads no answers: stop reading
+                await self.backlog.wait_for_room()
+                return None
+            if self.pollable and not await self._readable_before_room():
+                return None
             chunk = os.read(self.fd, READ_CHUNK)
             self.eof = not chunk
             self.buffer += chunk
         if end < 0:
             end = len(self.buffer) - 1
             if end < 0:
+                if self.held:
+                    return None  # held requests go out before the end
                 raise StopAsyncIteration
         line = bytes(self.buffer[: end + 1])
         del self.buffer[: end + 1]
         return line.decode("utf-8", errors="replace")
+
+    async def _readable_before_room(self) -> bool:
+        """Wait for input; while requests are held, also for room (False when that came first)."""
+        if not self.held:
+            await anyio.wait_readable(self.fd)
+            return True
+        readable = False
+        async with anyio.create_task_group() as group:
+
+            async def wait_room() -> None:
+                await self.backlog.wait_for_room()
+                group.cancel_scope.cancel()
+
+            group.start_soon(wait_room)
+            await anyio.wait_readable(self.fd)
+            readable = True
+            group.cancel_scope.cancel()
+        return readable
 
 
 def _answer_to_invalid(line: str) -> dict[str, Any] | None:
@@ -151,16 +222,18 @@ def _rpc_error(request_id: str | int | None, code: int, message: str) -> dict[st
 
 
 class _Writer:
-    """Writes to an fd without blocking the event loop on a slow reader, one line at a time."""
+    """Writes to an fd without blocking the event loop on a slow reader, one line at a time;
+    an answer written settles its request in the backlog."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, backlog: Backlog) -> None:
         self.fd = fd
+        self.backlog = backlog
         self.lock = anyio.Lock()  # the SDK's answers and the reader's must not interleave
         # Only a pipe or socket is ours alone; a terminal's flags are shared with the shell.
         if _is_stream(fd):
             os.set_blocking(fd, False)
 
-    async def write(self, text: str) -> None:
+    async def write(self, text: str, *, answers_request: bool = True) -> None:
         data = memoryview(text.encode("utf-8"))
         async with self.lock:
             while data:
@@ -168,6 +241,8 @@ class _Writer:
                     data = data[os.write(self.fd, data) :]
                 except BlockingIOError:
                     await anyio.wait_writable(self.fd)
+        if answers_request:  # the SDK's lines; the reader's own answers settle nothing
+            self.backlog.settle_answer(text)
 
     async def flush(self) -> None:
         return None

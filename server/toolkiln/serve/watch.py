@@ -9,6 +9,7 @@ with; clients of both eras are told the lists changed.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -25,10 +26,20 @@ Rebuild = Callable[[], Registry | None]
 
 class _Filter(DefaultFilter):
     """The default (caches, editor swap files), plus hidden files: our own atomic writes
-    go through hidden temporary files, and a change of one is not a change of a tool."""
+    go through hidden temporary files, and a change of one is not a change of a tool.
+    Of the folders of single files (config/ for config/server.json), only those files:
+    not the tools.json a rebuild writes there, nor the audit log."""
+
+    def __init__(self, folders: Sequence[Path], files: Sequence[Path]) -> None:
+        super().__init__()
+        self.folders = folders
+        self.files = set(files)
 
     def __call__(self, change: Change, path: str) -> bool:
-        return not Path(path).name.startswith(".") and super().__call__(change, path)
+        changed = _absolute(Path(path))
+        if changed.name.startswith(".") or not super().__call__(change, path):
+            return False
+        return changed in self.files or any(changed.is_relative_to(folder) for folder in self.folders)
 
 
 async def watch_and_reload(
@@ -36,12 +47,16 @@ async def watch_and_reload(
     folders: Sequence[Path],
     rebuild: Rebuild,
     *,
+    files: Sequence[Path] = (),
     on_reload: Callable[[], None] | None = None,
 ) -> None:
-    """Rebuild on every batch of changes under `folders`, until cancelled."""
-    watched = [folder for folder in folders if folder.is_dir()]
-    logger.info("watching %s", ", ".join(map(str, watched)))
-    async for changes in awatch(*watched, watch_filter=_Filter()):
+    """Rebuild on every batch of changes under `folders`, or of one of `files` (which
+    need not exist yet: config/server.json), until cancelled."""
+    trees = [_absolute(folder) for folder in folders if folder.is_dir()]
+    singles = [_absolute(file) for file in files if file.parent.is_dir()]
+    roots = _outermost([*trees, *(file.parent for file in singles)])
+    logger.info("watching %s", ", ".join(map(str, [*trees, *singles])))
+    async for changes in awatch(*roots, watch_filter=_Filter(trees, singles)):
         logger.info(
             "%d changes, rebuilding: %s", len(changes), ", ".join(sorted({p for _, p in changes})[:5])
         )
@@ -49,6 +64,16 @@ async def watch_and_reload(
             continue  # the failure is logged; the current set goes on serving
         if on_reload is not None:
             on_reload()
+
+
+def _absolute(path: Path) -> Path:
+    return Path(os.path.abspath(path))
+
+
+def _outermost(folders: list[Path]) -> list[Path]:
+    """Each folder once, and none inside another (a change would be reported twice)."""
+    unique = sorted(set(folders))
+    return [f for f in unique if not any(f != other and f.is_relative_to(other) for other in unique)]
 
 
 async def reload(service: ToolService, rebuild: Rebuild) -> dict[str, bool] | None:

@@ -1,0 +1,33 @@
+"""Whether a path that a config names stays inside the folder it belongs to.
+
+A per-tool config names its script (`script_path`) and its requirements file relative
+to the tools folder, a prompt its template relative to `prompts/`, a resource its file
+relative to `resources/`. `build` refuses an item whose file lies outside its folder,
+and the runner and the server check again before they run or read it (the compiled
+`tools.json` may have been edited by hand, or a symlink planted since).
+
+"Inside" is decided on resolved paths: a symlink inside the folder that leads out of it
+is outside. The folder itself may be a symlink (`tools -> ~/src/my-tools`): it is
+resolved first, and its files are checked against where it really is. Shared by the
+build stage and the runner, so it imports neither.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def escape_reason(folder: Path, relative: str) -> str | None:
+    """Why `relative` does not name a file inside `folder`, or None when it does."""
+    if "\0" in relative:
+        return "it contains a NUL character"
+    if not relative or Path(relative).is_absolute():
+        return f"{relative!r} is not a path relative to {folder}"
+    root = Path(os.path.realpath(folder))
+    target = Path(os.path.realpath(root / relative))
+    if target == root or not target.is_relative_to(root):
+        lexical = Path(os.path.normpath(root / relative))
+        how = "a symlink that leads" if lexical.is_relative_to(root) and lexical != root else "a path"
+        return f"{relative!r} is {how} outside {root} (it resolves to {target})"
+    return None
