@@ -33,10 +33,9 @@ def on_a_terminal(*args: str) -> str:
     """Run `toolkiln ARGS` with stdout and stderr on a pseudo-terminal; what it showed."""
     controller, terminal = pty.openpty()
     try:
-        subprocess.run(
-            [sys.executable, "-m", "toolkiln", *args],
-            stdin=subprocess.DEVNULL, stdout=terminal, stderr=terminal, env=child_env(), timeout=60, check=False,
-        )  # fmt: skip
+        command = [sys.executable, "-m", "toolkiln", *args]
+        streams = {"stdin": subprocess.DEVNULL, "stdout": terminal, "stderr": terminal}
+        subprocess.run(command, **streams, env=child_env(), timeout=60, check=False)
         os.close(terminal)
         shown = b""
         while True:
