@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import MakeTool
 from tests.doctor.helpers import doctor, found, pipeline
@@ -52,3 +55,21 @@ def test_the_python_that_runs_python_tools_is_named(tools_dir: Path, config_dir:
     [finding] = found(doctor(tools_dir, config_dir), "python")
     assert (finding.severity, finding.path) == ("info", sys.executable)
     assert f"Python {sys.version.split()[0]}" in finding.message
+
+
+def test_confinement_says_whether_bubblewrap_works_and_which_tools_need_it(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = make_tool(
+        "strict/run.sh", "#!/bin/bash\n# Tool: strict\n# Description: Must be confined\necho hi\n"
+    )
+    pipeline(tools_dir, config_dir)
+    config_file = config_dir / "tools" / "strict.json"
+    config = json.loads(config_file.read_text())
+    config["script_config"]["confinement"] = {"mode": "required"}
+    config_file.write_text(json.dumps(config))
+    monkeypatch.setenv("TOOLKILN_BWRAP", "")
+    findings = {finding.severity: finding for finding in found(doctor(tools_dir, config_dir), "confinement")}
+    assert set(findings) == {"warning", "error"}
+    assert "bubblewrap (bwrap) is not installed" in findings["warning"].message
+    assert findings["error"].path == str(script) and "must run confined" in findings["error"].message

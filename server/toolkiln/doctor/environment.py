@@ -32,7 +32,8 @@ def check_environment(project: Project) -> list[Finding]:
             path=sys.executable,
             message=f"toolkiln {__version__} on Python {sys.version.split()[0]}: python tools run here, "
             "and need their packages installed here",
-        )
+        ),
+        *_confinement_findings(project),
     ]
     for _, config in project.enabled:
         script = project.script_of(config)
@@ -52,6 +53,39 @@ def check_environment(project: Project) -> list[Finding]:
                 )
         if config.script_config.requirements_file:
             findings += _requirement_findings(project.tools_dir / config.script_config.requirements_file)
+    return findings
+
+
+def _confinement_findings(project: Project) -> list[Finding]:
+    """Whether bubblewrap can confine probes and tools here, and which tools need it."""
+    from toolkiln.process import confinement_problem
+
+    problem = confinement_problem()
+    if problem is None:
+        confined = "bubblewrap confines discovery's probes, and the tools whose confinement is turned on"
+        return [Finding(severity="info", check="confinement", message=f"{confined} (docs/security.md)")]
+    findings = [
+        Finding(
+            severity="warning",
+            check="confinement",
+            message=f"scripts cannot be confined here: {problem}; discovery probes no script unless "
+            "`discover --unconfined-probes`, and confined tools run unconfined (mode auto) or refuse "
+            "(required)",
+            fix="install bubblewrap (apt install bubblewrap)",
+        )
+    ]
+    for _, config in project.enabled:
+        if config.script_config.confinement.mode == "required":
+            findings.append(
+                Finding(
+                    severity="error",
+                    check="confinement",
+                    path=str(project.script_of(config)),
+                    message=f"the tool {config.script_config.name!r} must run confined, so every call is "
+                    "refused",
+                    fix="install bubblewrap, or set its confinement.mode to auto",
+                )
+            )
     return findings
 
 
