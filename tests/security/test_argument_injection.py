@@ -49,3 +49,33 @@ def test_a_list_value_cannot_pose_as_another_option(
     assert not fine.is_error, fine.text
     assert fine.text == "['a', '-1'] ['--output=x']"
     assert not (tools_dir / "x").exists()
+
+
+def test_an_annotated_scripts_function_cannot_pose_as_an_option(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool(
+        "act/run.sh",
+        """\
+        #!/bin/bash
+        # Tool: act
+        # Description: Run a function named by the caller
+        # @param function: Which function (type: string, required: true)
+        echo "first word: $1"
+        """,
+    )
+    discover_tools(tools_dir, config_dir)
+    build_catalog(config_dir, tools_dir)
+    runner = ToolRunner(Registry.load(catalog_path(config_dir)), RunSettings())
+    refused = anyio.run(runner.call, "act", {"function": "--help"})
+    assert refused.is_error and "'function'" in refused.text and "option" in refused.text
+    assert anyio.run(runner.call, "act", {"function": "hello"}).text == "first word: hello"
+
+
+def test_a_link_that_leads_out_of_the_tools_folder_is_neither_read_nor_probed(
+    tools_dir: Path, config_dir: Path
+) -> None:
+    (tools_dir / "id").symlink_to("/usr/bin/id")
+    report = discover_tools(tools_dir, config_dir)
+    assert report.tools == []
+    assert any(warning.path == "id" and "outside" in warning.reason for warning in report.warnings)

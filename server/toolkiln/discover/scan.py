@@ -8,6 +8,7 @@ import stat as stat_module
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from toolkiln.containment import escape_reason
 from toolkiln.discover.base import Candidate, Dialect
 from toolkiln.discover.naming import ENTRY_POINT
 from toolkiln.errors import DiscoveryError
@@ -35,7 +36,9 @@ def scan_tools(
         prefix = folder[len(root) + 1 :] + "/" if folder != root else ""  # relative, POSIX, as a string
         depth = prefix.count("/")
         subfolders[:] = sorted(name for name in subfolders if _wanted_folder(here / name, depth))
-        candidates = [c for name in sorted(files) if (c := _candidate(here / name, prefix + name, skipped))]
+        candidates = [
+            c for name in sorted(files) if (c := _candidate(tools_dir, here / name, prefix + name, skipped))
+        ]
         entry = next((c for c in candidates if c.path.name == ENTRY_POINT), None)
         if entry and (dialect := _claimant(entry, dialects)) and dialect.CLAIM_IS_CERTAIN:
             subfolders.clear()
@@ -56,8 +59,14 @@ def _wanted_folder(path: Path, depth: int) -> bool:
     return True
 
 
-def _candidate(path: Path, relative_path: str, skipped: list[DiscoveryError]) -> Candidate | None:
+def _candidate(
+    tools_dir: Path, path: Path, relative_path: str, skipped: list[DiscoveryError]
+) -> Candidate | None:
     if path.name.startswith("."):
+        return None
+    if path.is_symlink() and (reason := escape_reason(tools_dir, relative_path)):
+        # Never read nor probed: build would refuse it, and it may be any program on the machine.
+        skipped.append(DiscoveryError(f"skipped: {reason}", path=relative_path))
         return None
     try:
         stat = os.stat(path)

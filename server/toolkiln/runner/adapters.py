@@ -49,8 +49,8 @@ def argument_env(tool: CompiledTool, arguments: Mapping[str, Any]) -> dict[str, 
 
 def _annotations_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
     argv = [str(script)]
-    if FUNCTION_PARAMETER in arguments:
-        argv.append(text_form(arguments[FUNCTION_PARAMETER]))
+    if FUNCTION_PARAMETER in arguments:  # a bare word: it must not pose as an option
+        argv += _plain_values(FUNCTION_PARAMETER, [text_form(arguments[FUNCTION_PARAMETER])])
     argv += [
         f"--{name}={text_form(value)}" for name, value in arguments.items() if name != FUNCTION_PARAMETER
     ]
