@@ -12,13 +12,14 @@ import os
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 import anyio
 
 from toolkiln.errors import ProcessStartError, ToolRunError
 from toolkiln.model import CompiledTool
-from toolkiln.process import ProcessResult, run_process
+from toolkiln.process import Confinement, run_process
 from toolkiln.runner.adapters import ARGV_BUILDERS, stdin_json
 from toolkiln.runner.confinement import (
     ConfinementRefused,
@@ -26,15 +27,15 @@ from toolkiln.runner.confinement import (
     confined_env,
     confinement_for,
 )
-from toolkiln.runner.content import json_object, rich_result
 from toolkiln.runner.envelope import result_from_answer
 from toolkiln.runner.environment import base_env, script_env
 from toolkiln.runner.interactive import Conversation
-from toolkiln.runner.limits import limit_hit, output_limit, output_limit_hit
+from toolkiln.runner.limits import output_limit
 from toolkiln.runner.named_files import FileFence, tool_fence
+from toolkiln.runner.outcome import result_from_process, start_hint
 from toolkiln.runner.python_pool import PythonWorkers
 from toolkiln.runner.registry import OutsideFolderError, Registry
-from toolkiln.runner.result import ToolResult, exit_meaning, signal_name
+from toolkiln.runner.result import ToolResult
 from toolkiln.runner.stderr import LogLine, ProgressLine, classify_line
 from toolkiln.runner.workspace import WorkspaceError, resolve_path
 from toolkiln.schema import prepare_arguments
@@ -230,12 +231,9 @@ class ToolRunner:
             )
         script = self.registry.script_path(tool)
         try:
-            confinement = confinement_for(tool, script.parent, self._hidden, self.registry.tools_dir)
+            confinement, base = self._confinement(tool, script)
         except ConfinementRefused as error:
             return ToolResult(text=str(error), is_error=True)
-        base = (
-            self._env if confinement is None else confined_env(self._env, tool.confinement, self.settings.env)
-        )
         stderr_lines: deque[str] = deque(maxlen=STDERR_LINES_KEPT)
         conversation = Conversation(functools.partial(observer.on_input, name)) if tool.interactive else None
 
@@ -298,10 +296,10 @@ class ToolRunner:
         except ProcessStartError as error:
             return ToolResult(
                 text=f"Tool {name!r} could not start: {error}."
-                + ("" if error.about_arguments else f" {_start_hint(script, argv[0])}"),
+                + ("" if error.about_arguments else f" {start_hint(script, argv[0])}"),
                 is_error=True,
             )
-        return await _result_from_process(tool, result, timeout, list(stderr_lines), self._files(tool))
+        return await result_from_process(tool, result, timeout, list(stderr_lines), self._files(tool))
 
     async def close(self) -> None:
         """Stop the warm workers (the processes of running calls stop with their calls)."""
@@ -318,12 +316,9 @@ class ToolRunner:
             return ToolResult(text=f"Tool {name!r} cannot run: {error}", is_error=True)
         timeout = tool.timeout_seconds or self.settings.default_timeout
         try:
-            confinement = confinement_for(tool, script.parent, self._hidden, self.registry.tools_dir)
+            confinement, base = self._confinement(tool, script)
         except ConfinementRefused as error:
             return ToolResult(text=str(error), is_error=True)
-        base = (
-            self._env if confinement is None else confined_env(self._env, tool.confinement, self.settings.env)
-        )
         try:
             result = await run_process(
                 [str(script), "--state"],
@@ -336,72 +331,19 @@ class ToolRunner:
             )
         except ProcessStartError as error:
             return ToolResult(text=f"Tool {name!r} could not start: {error}.", is_error=True)
-        return await _result_from_process(
+        return await result_from_process(
             tool, result, timeout, result.stderr_text.splitlines()[-STDERR_LINES_KEPT:], self._files(tool)
         )
+
+    def _confinement(self, tool: CompiledTool, script: Path) -> tuple[Confinement | None, Mapping[str, str]]:
+        """How a run of `tool` is confined, and the environment it starts from (scrubbed
+        when confined); `ConfinementRefused` when it must be confined and cannot."""
+        confinement = confinement_for(tool, script.parent, self._hidden, self.registry.tools_dir)
+        if confinement is None:
+            return None, self._env
+        return confinement, confined_env(self._env, tool.confinement, self.settings.env)
 
     def _files(self, tool: CompiledTool) -> FileFence:
         """Where the files the tool's output names may be: its workspace (runner/named_files.py)."""
         tool_dir = self.registry.script_path(tool).parent
         return tool_fence(tool.workspace, tool_dir, self.registry.catalog_file.parent / tool.config_file)
-
-
-async def _result_from_process(
-    tool: CompiledTool, result: ProcessResult, timeout: float, stderr: list[str], files: FileFence
-) -> ToolResult:
-    """The call's result; a failure says which of the tool's limits it hit, if one did.
-
-    Output cut by the server's default cap is a note; cut by the tool's own
-    `max_output_bytes` (its config or `config/server.json`), it is a tool error.
-    """
-    text = result.stdout_text.removesuffix("\n")
-    output_hit = output_limit_hit(tool.limits, len(result.stdout), result.stdout_total, tool=tool.name)
-    if result.stdout_truncated and output_hit is None:
-        text += f"\n[output truncated: showing the first {len(result.stdout)} of {result.stdout_total} bytes]"
-    common: dict[str, Any] = {
-        "exit_code": result.returncode,
-        "duration_ms": round(result.duration * 1000, 3),
-        "truncated": result.stdout_truncated,
-    }
-    headlines: list[str | None] = []
-    if result.timed_out:
-        headlines.append(f"Tool {tool.name!r} timed out after {timeout:g} s; its processes were stopped.")
-    elif result.returncode != 0:
-        headlines.append(limit_hit(tool.limits, result.returncode, result.stderr_text, tool=tool.name))
-        headlines.append(_failure(tool.name, result.returncode))
-    headlines.append(output_hit)
-    if any(headlines):
-        headline = "\n".join(line for line in headlines if line)
-        return ToolResult(text=_join(headline, text, stderr), is_error=True, **common)
-    value = None if result.stdout_truncated else json_object(text)
-    rich = await rich_result(value, tool.name, files, **common)
-    return rich or ToolResult(text=text, is_error=False, structured=value, **common)
-
-
-def _failure(name: str, code: int | None) -> str:
-    if code is not None and code < 0:
-        return f"Tool {name!r} was killed by {signal_name(-code)}."
-    return f"Tool {name!r} failed with exit code {code} ({exit_meaning(code)})."
-
-
-def _join(headline: str, stdout: str, stderr: list[str]) -> str:
-    parts = [headline]
-    if stdout:
-        parts.append(stdout)
-    if stderr:
-        parts.append("stderr:\n" + "\n".join(stderr))
-    return "\n".join(parts)
-
-
-def _start_hint(script: os.PathLike[str], program: str) -> str:
-    path = os.fspath(script)
-    if not os.path.exists(path):
-        return "The script is gone: run `toolkiln discover` and `toolkiln build`."
-    if program != path:  # run by an interpreter (a kit script without a shebang line)
-        return (
-            f"Install {program} (it must be on the PATH), or give the script a shebang line "
-            f"and make it executable: chmod +x {path}"
-        )
-    if not os.access(path, os.X_OK):
-        return f"Make it executable: chmod +x {path}"
-    return "Check its shebang line."
