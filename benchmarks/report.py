@@ -155,8 +155,8 @@ def _confinement_table(figures: Results) -> str:
         return f"Not measured: {figures['skipped']}.\n"
     labels = {
         "call_unconfined": "echo, unconfined",
-        "call_confined": "echo, confined (the default: PID namespace, open filesystem)",
-        "call_confined_strict": "echo, confined read-only, no network",
+        "call_confined": "echo, confined, filesystem open (PID namespace, hidden state folder)",
+        "call_confined_strict": "echo, confined read-only, no network (mode required)",
         "probe_unconfined": "`--help` probe, unconfined",
         "probe_confined": "`--help` probe, confined (no network, read-only, empty home)",
     }
