@@ -27,7 +27,7 @@ def test_the_report_names_file_line_severity_and_fix(
     assert lines[0].startswith(f"{tools_dir / 'broken/run.sh'}:4: error: unknown type 'strin' (known types:")
     assert lines[0].endswith(") [declaration]")
     assert lines[1] == "  fix: correct the declaration, then run `toolkiln discover`"
-    assert lines[-1].startswith("1 error, 0 warnings, 2 info")
+    assert lines[-1].startswith("1 error, 0 warnings, 3 info")
 
 
 def test_a_clean_project_exits_zero(make_tool: MakeTool, run_cli: RunCli) -> None:
@@ -36,7 +36,7 @@ def test_a_clean_project_exits_zero(make_tool: MakeTool, run_cli: RunCli) -> Non
     assert run_cli("build").exit_code == 0
     result = run_cli("doctor")
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[-1] == "0 errors, 0 warnings, 1 info"
+    assert result.output.splitlines()[-1] == "0 errors, 0 warnings, 2 info"
 
 
 def test_json_output(make_tool: MakeTool, tools_dir: Path, run_cli: RunCli) -> None:
@@ -44,7 +44,7 @@ def test_json_output(make_tool: MakeTool, tools_dir: Path, run_cli: RunCli) -> N
     result = run_cli("doctor", "--json")
     assert result.exit_code == 1
     report = json.loads(result.output)
-    assert report["counts"] == {"error": 1, "warning": 0, "info": 2}
+    assert report["counts"] == {"error": 1, "warning": 0, "info": 3}
     [error] = [f for f in report["findings"] if f["severity"] == "error"]
     assert error == {
         "severity": "error",
