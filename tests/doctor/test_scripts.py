@@ -154,7 +154,10 @@ def test_a_healthy_project_has_no_errors_or_warnings(
     make_tool("hi.sh", HELP_JSON)
     pipeline(tools_dir, config_dir)
     report = doctor(tools_dir, config_dir)
-    assert sorted((f.severity, f.check) for f in report.findings) == [("info", "confinement"), ("info", "python")]
+    assert sorted((f.severity, f.check) for f in report.findings) == [
+        ("info", "confinement"),
+        ("info", "python"),
+    ]
 
 
 def test_a_script_not_discovered_yet_or_changed_since(
