@@ -302,3 +302,25 @@ def test_without_bubblewrap_nothing_is_probed_unless_the_user_says_so(
     )  # fmt: skip
     assert ran.exists(), result.stderr
     assert (config_dir / "tools" / "probe-me.json").exists()
+
+
+def test_a_confined_tool_cannot_see_a_token_file_put_elsewhere(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, tmp_path: Path
+) -> None:
+    from tests.serve.http_server import http_server
+
+    make_tool(
+        "peek/run.sh", "#!/bin/bash\n# Tool: peek\n# Description: List a folder\nls \"$DIR\" | tr '\\n' ' '\n"
+    )
+    # open: /tmp is shared, so only the hidden folders keep the token out of reach
+    build(
+        tools_dir,
+        config_dir,
+        {"confinement": {"mode": "required", "filesystem": "open", "pass_env": ["DIR"]}},
+    )
+    state = tmp_path / "elsewhere"  # not the default state folder: --token-file names it
+    state.mkdir()
+    with http_server(config_dir, state, DIR=str(state)) as server:
+        answer = server.rpc("tools/call", {"name": "peek", "arguments": {}}).json()
+    assert "token" in os.listdir(state)
+    assert "token" not in json.dumps(answer), answer

@@ -7,6 +7,7 @@ serving, and `--watch` hands the server a rebuild callback that runs them again.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import gc
 import logging
@@ -289,7 +290,14 @@ async def _serve_http(
     )
     server_vars = {"host": http.host, "port": port, "https": http.tls_cert is not None}
     service = ToolService(
-        ToolRunner(registry, run.settings(registry, "http", max_concurrency, **server_vars)), audit
+        ToolRunner(
+            registry,
+            # A confined tool never sees the token's folder, wherever --token-file puts it.
+            dataclasses.replace(
+                run.settings(registry, "http", max_concurrency, **server_vars), hidden=(str(state_dir),)
+            ),
+        ),
+        audit,
     )
     admission = Admission.for_bind(
         http.host, token, extra_hosts=http.allow_host, extra_origins=http.allow_origin
