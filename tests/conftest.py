@@ -24,6 +24,14 @@ def tools_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def state(tmp_path: Path) -> Path:
+    """A server's state folder (its token, its discovery file), empty."""
+    path = tmp_path / "state"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
 def config_dir(tmp_path: Path) -> Path:
     return tmp_path / "config"
 

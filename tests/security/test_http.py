@@ -54,13 +54,6 @@ def project(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
 
 
 @pytest.fixture
-def state(tmp_path: Path) -> Path:
-    path = tmp_path / "state"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
 def marker(tmp_path: Path) -> Path:
     return tmp_path / "marker"
 

@@ -82,13 +82,6 @@ def served(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
 
 
 @pytest.fixture
-def state(tmp_path: Path) -> Path:
-    path = tmp_path / "state"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
 def server(served: Path, state: Path) -> object:
     with http_server(served, state) as running:
         yield running

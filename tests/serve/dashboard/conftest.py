@@ -62,13 +62,6 @@ def project(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
 
 
 @pytest.fixture
-def state(tmp_path: Path) -> Path:
-    path = tmp_path / "state"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
 def server(project: Path, tools_dir: Path, state: Path, tmp_path: Path) -> Iterator[RunningServer]:
     with http_server(project, state, "--tools-dir", str(tools_dir), PIDS=str(tmp_path / "pids")) as running:
         yield running
