@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from tests.serve.dashboard.conftest import Browser, browser, project, server, state  # noqa: F401  (fixtures)
+from tests.serve.dashboard.conftest import Browser, browser, project, server  # noqa: F401  (fixtures)
 from tests.serve.http_server import RunningServer, http_server
 from toolkiln.serve.dashboard.throttle import CLIENT_BURST, OVERALL_BURST, LoginThrottle
 

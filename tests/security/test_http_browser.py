@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.security.test_http import marker, project, state  # noqa: F401  (fixtures)
+from tests.security.test_http import marker, project  # noqa: F401  (fixtures)
 from tests.serve.dashboard.test_browser import WAIT, chrome, pytestmark  # noqa: F401  (fixture, skip)
 from tests.serve.http_server import http_server
 
