@@ -35,11 +35,17 @@ def value_matches_type(value: Any, param_type: ParamType) -> bool:
     return isinstance(value, expected[param_type])
 
 
-DialectName = Literal["annotations", "help-json", "python", "kit", "command"]
+# argc: `# @option` comment tags (sigoden/argc); sidecar: a JSON declaration beside any
+# executable (mcp-bash's `tool.meta.json` too); function: JavaScript `exports.run`;
+# fallback: an opted-in executable served as one `args` array.
+DialectName = Literal[
+    "annotations", "help-json", "python", "kit", "command", "argc", "sidecar", "function", "fallback"
+]
 # How a Python-module tool is called: `execute(params)` or `main(params)` with the
 # arguments as one dict, `execute(**params)` with each as a keyword, or `script` (a
 # legacy argparse `main()`, run as a plain script with its options on the command line).
-PythonEntry = Literal["execute", "main", "execute(**)", "script"]
+# `run(**)` is llm-functions' `def run(...)`, each argument a keyword, its return value the result.
+PythonEntry = Literal["execute", "main", "execute(**)", "run(**)", "script"]
 TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 

@@ -81,6 +81,18 @@ class Declaration:
     warnings: list[DiscoveryError] = field(default_factory=list)
 
 
+class NotATool(Exception):
+    """A file looked at is not a tool, and why: raised by a dialect's `declare` (the file
+    turned out not to be its own) or made by `reasons.why_not` for a file no dialect
+    claims. `discover --list`, `discover --why` and `doctor` say it; `kind` groups files
+    that share one reason into one hint (see `reasons.HINTS`)."""
+
+    def __init__(self, reason: str, kind: str = "no-declaration") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.kind = kind
+
+
 class Dialect(Protocol):
     """One way of declaring a tool. Each dialect module provides these three names.
 
@@ -97,10 +109,13 @@ class Dialect(Protocol):
         """Cheap first look (may read the file, never runs it): could this file be mine?"""
 
     async def declare(self, candidate: Candidate, probe: Probe) -> Declaration | None:
-        """The tool the file declares; None when it turns out not to be mine. A dialect
-        that must run the file to know runs it through `probe.run_probe`, as `probe` allows.
+        """The tool the file declares. A dialect that must run the file to know runs it
+        through `probe.run_probe`, as `probe` allows.
 
-        Raises `DiscoveryError` (with file and line) when it is mine but broken.
+        Raises `NotATool` when it turns out not to be mine, saying why (returning None
+        says so without a reason), and `DiscoveryError` (with file and line) when it is
+        mine but broken: a tool that cannot be served whole (a required parameter it
+        cannot represent) is broken, never published without it.
         """
 
 
