@@ -160,9 +160,9 @@ def _orphan_declaration(path: Path) -> bool:
     except OSError:
         return False
     for sibling in siblings:
-        if sibling == base or (sibling.startswith(base + ".") and not _is_sidecar_name(sibling)):
-            if not sibling.endswith(".json"):
-                return False
+        named_so = sibling == base or (sibling.startswith(base + ".") and not _is_sidecar_name(sibling))
+        if named_so and not sibling.endswith(".json"):
+            return False
     data = _read_json_quietly(path)
     return isinstance(data, dict) and bool(_DECLARING_KEYS & set(data))
 

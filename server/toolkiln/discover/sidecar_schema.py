@@ -40,7 +40,9 @@ def parameters_of_schema(
     properties = schema.get("properties")
     if not isinstance(properties, dict):
         raise DiscoveryError(
-            f"'{key}.properties' must be an object", path=path, line=locate_key(text, (key or "", "properties"))
+            f"'{key}.properties' must be an object",
+            path=path,
+            line=locate_key(text, (key or "", "properties")),
         )
     required = schema.get("required") or []
     parameters = []

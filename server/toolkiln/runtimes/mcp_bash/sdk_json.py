@@ -22,7 +22,6 @@ import sys
 from typing import Any
 
 
-
 def _dump(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
@@ -96,7 +95,11 @@ def _error(text: str) -> dict[str, Any]:
         error = {"message": "Invalid error JSON passed to mcp_result_error", "raw": text}
     if not isinstance(error, dict):
         error = {"message": "Error payload must be an object", "raw": json.dumps(error)}
-    error = {**error, "type": error.get("type") or "internal_error", "message": error.get("message") or "Unknown error"}
+    error = {
+        **error,
+        "type": error.get("type") or "internal_error",
+        "message": error.get("message") or "Unknown error",
+    }
     message = error["message"] if isinstance(error["message"], str) else json.dumps(error["message"])
     return {
         "content": [{"type": "text", "text": message}],
@@ -109,7 +112,11 @@ def _truncate(text: str, max_bytes: int, path: str) -> dict[str, Any]:
     try:
         value = json.loads(text)
     except ValueError:
-        return {"result": None, "truncated": False, "error": {"type": "invalid_json", "message": "Invalid JSON"}}
+        return {
+            "result": None,
+            "truncated": False,
+            "error": {"type": "invalid_json", "message": "Invalid JSON"},
+        }
     size = len(_dump(value).encode())
     keys = [part for part in path.split(".") if part] if path else []
     if not keys and isinstance(value, dict) and isinstance(value.get("results"), list):
@@ -219,7 +226,13 @@ def _step(kind: str, token: str, value: Any) -> list[Any]:
     if kind == "index":
         optional, inner = token.endswith("?"), token.lstrip(".").rstrip("?")[1:-1].strip()
         if not inner:
-            items = value if isinstance(value, list) else list(value.values()) if isinstance(value, dict) else None
+            items = (
+                value
+                if isinstance(value, list)
+                else list(value.values())
+                if isinstance(value, dict)
+                else None
+            )
             if items is None and not optional:
                 raise TypeError(f"cannot iterate over {type(value).__name__}")
             return items or []
@@ -245,7 +258,9 @@ def _call(token: str, value: Any) -> list[Any]:
     name, _, argument = token.partition("(")
     if name == "join" and argument:
         separator = json.loads(argument.rstrip(")").strip())
-        return [separator.join("" if v is None else v if isinstance(v, str) else json.dumps(v) for v in value)]
+        return [
+            separator.join("" if v is None else v if isinstance(v, str) else json.dumps(v) for v in value)
+        ]
     if name not in _BUILTINS or argument:
         raise Unsupported(f"{name} is not supported")
     simple: dict[str, Any] = {"true": True, "false": False, "null": None}
@@ -262,7 +277,14 @@ def _call(token: str, value: Any) -> list[Any]:
     if name == "keys":
         return [sorted(value) if isinstance(value, dict) else list(range(len(value)))]
     if name == "type":
-        kinds = {bool: "boolean", int: "number", float: "number", str: "string", list: "array", dict: "object"}
+        kinds = {
+            bool: "boolean",
+            int: "number",
+            float: "number",
+            str: "string",
+            list: "array",
+            dict: "object",
+        }
         return ["null" if value is None else kinds[type(value)]]
     if name == "tonumber":
         return [value if isinstance(value, int | float) else json.loads(value)]
