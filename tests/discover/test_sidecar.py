@@ -240,3 +240,37 @@ def test_unrunnable_program_and_runtime_named_parameters(
     assert error.path == "data.bin" and "chmod +x data.bin" in error.reason
     assert [p.name for p in script_config(config_dir, "env").parameters] == ["ok"]
     assert sorted(warning.line or 0 for warning in report.warnings) == [4, 7]  # "MCP_SDK" and "PATH"
+
+
+def test_editing_only_the_sidecar_rediscovers_the_tool_with_or_without_the_index(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool("search/tool.sh", SDK_TOOL)
+    meta = tools_dir / "search" / "tool.meta.json"
+    write_json(meta, SEARCH_META)
+    assert [t.change for t in discover(tools_dir, config_dir).tools] == ["created"]
+    assert [t.change for t in discover(tools_dir, config_dir).tools] == ["unchanged"]
+    for run in range(2):
+        if run:  # the long way: the config's own record of the sidecar
+            (config_dir / ".discovery.json").unlink()
+        write_json(meta, {**SEARCH_META, "description": f"Search, take {run}"})
+        [tool] = discover(tools_dir, config_dir).tools
+        assert (tool.change, tool.description) == ("updated", f"Search, take {run}")
+
+
+def test_timeout_and_annotations_start_the_config_and_are_the_users_after(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool("search/tool.sh", SDK_TOOL)
+    meta = tools_dir / "search" / "tool.meta.json"
+    write_json(meta, SEARCH_META)
+    discover(tools_dir, config_dir)
+    config = script_config(config_dir, "notes_search")
+    assert (config.timeout_seconds, config.read_only, config.destructive) == (20.0, True, None)
+    path = tool_config_path(config_dir, "notes_search")
+    data = json.loads(path.read_text())
+    data["script_config"]["timeout_seconds"] = 5.0
+    path.write_text(json.dumps(data))
+    write_json(meta, {**SEARCH_META, "timeoutSecs": 99, "description": "changed"})
+    discover(tools_dir, config_dir)
+    assert script_config(config_dir, "notes_search").timeout_seconds == 5.0

@@ -100,10 +100,11 @@ def discover_tools(
             report.tools.append(ToolStatus(tool.name, relative, tool.description, True, True, "unchanged"))
             index.keep(relative, entry)
             continue
-        unchanged = None if force else _unchanged_status(candidate, config_file)
+        unchanged = None if force else _unchanged_status(candidate, config_file, tools_dir)
         if unchanged:
-            report.tools.append(unchanged)
-            _remember_tool(index, candidate, dialect, unchanged, (), tools_dir, config_file)
+            status, companions = unchanged
+            report.tools.append(status)
+            _remember_tool(index, candidate, dialect, status, companions, tools_dir, config_file)
             continue
         try:
             existing = _load_existing(config_dir, name)
@@ -112,7 +113,7 @@ def discover_tools(
                 DiscoveryError(f"{error}\n  (fix the file or delete it to rediscover the tool)")
             )
             continue
-        if not force and existing and _still_current(candidate, existing):
+        if not force and existing and _still_current(candidate, existing, tools_dir):
             report.tools.append(status_of(existing, "unchanged"))
         else:
             pending.append(Pending(candidate, dialect, name, existing))
@@ -199,16 +200,21 @@ def _tool_name(candidate: Candidate, dialect: Dialect) -> str:
     return (read_name and read_name(candidate)) or tool_name_for(candidate.relative_path)
 
 
-def _unchanged_status(candidate: Candidate, config_file: Path) -> ToolStatus | None:
-    """A tool whose config records its script as it is (see `unchanged_config`)."""
+def _unchanged_status(
+    candidate: Candidate, config_file: Path, tools_dir: Path
+) -> tuple[ToolStatus, tuple[str, ...]] | None:
+    """A tool whose config records its script (and companions) as it is (`unchanged_config`)."""
     path_key = ("script_config", "script_path")
-    data = unchanged_config(config_file, candidate.path, candidate.stat, candidate.relative_path, path_key)
+    data = unchanged_config(
+        config_file, candidate.path, candidate.stat, candidate.relative_path, path_key, tools_dir
+    )
     if data is None:
         return None
     name, description = data["script_config"].get("name"), data["script_config"].get("description", "")
     if not (isinstance(name, str) and isinstance(description, str)):
         return None
-    return ToolStatus(name, candidate.relative_path, description, True, True, "unchanged")
+    status = ToolStatus(name, candidate.relative_path, description, True, True, "unchanged")
+    return status, tuple(data["source"].get("companions") or ())
 
 
 def _load_existing(config_dir: Path, name: str) -> ToolConfig | None:
@@ -216,9 +222,9 @@ def _load_existing(config_dir: Path, name: str) -> ToolConfig | None:
     return load_tool_config(path) if path.exists() else None
 
 
-def _still_current(candidate: Candidate, config: ToolConfig) -> bool:
+def _still_current(candidate: Candidate, config: ToolConfig, tools_dir: Path) -> bool:
     return config.script_config.script_path == candidate.relative_path and is_unchanged(
-        candidate.path, candidate.stat, config.source
+        candidate.path, candidate.stat, config.source, tools_dir
     )
 
 

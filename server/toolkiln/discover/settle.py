@@ -95,8 +95,11 @@ def _config_from(item: Pending, declaration: Declaration, tools_dir: Path) -> To
             requirements_file=_requirements_file(candidate, declaration, tools_dir),
             python_entry=declaration.python_entry,
             input_schema=declaration.input_schema,
+            **declaration.settings,
         ),
-        source=fingerprint_file(candidate.path, candidate.stat),
+        source=fingerprint_file(
+            candidate.path, candidate.stat, {name: tools_dir / name for name in declaration.companions}
+        ),
     )
 
 

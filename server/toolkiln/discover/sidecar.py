@@ -20,6 +20,7 @@ of them reach the program as JSON on stdin, as env vars, and in `MCP_TOOL_ARGS_J
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -93,7 +94,7 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
     text = _read_text(sidecar, relative)
     data = _parse(text, relative)
     _check_runnable(candidate)
-    return declaration_of(data, text, relative)
+    return dataclasses.replace(declaration_of(data, text, relative), companions=(relative,))
 
 
 def declaration_of(data: dict[str, Any], text: str, path: str) -> Declaration:
@@ -118,6 +119,7 @@ def declaration_of(data: dict[str, Any], text: str, path: str) -> Declaration:
         parameters = parameters_of_schema(input_schema, text, path, key, warnings)
     parameters = _with_argv(parameters, data.get("argv"), text, path)
     version = data.get("version")
+    settings = _settings(data)
     return Declaration(
         dialect="sidecar",
         description=description,
@@ -126,7 +128,31 @@ def declaration_of(data: dict[str, Any], text: str, path: str) -> Declaration:
         version=str(version) if isinstance(version, str | int | float) and version != "" else None,
         input_schema=input_schema,
         warnings=warnings,
+        settings=settings,
     )
+
+
+# MCP's tool annotations, as the per-tool settings toolkiln serves them from.
+_ANNOTATION_SETTINGS = {
+    "readOnlyHint": "read_only",
+    "destructiveHint": "destructive",
+    "idempotentHint": "idempotent",
+    "openWorldHint": "open_world",
+}
+
+
+def _settings(data: dict[str, Any]) -> dict[str, Any]:
+    """`timeoutSecs` and the annotations, as the starting values of a new config."""
+    settings: dict[str, Any] = {}
+    timeout = data.get("timeoutSecs", data.get("timeout"))
+    if isinstance(timeout, int | float) and not isinstance(timeout, bool) and timeout > 0:
+        settings["timeout_seconds"] = float(timeout)
+    annotations = data.get("annotations")
+    if isinstance(annotations, dict):
+        for hint, key in _ANNOTATION_SETTINGS.items():
+            if isinstance(annotations.get(hint), bool):
+                settings[key] = annotations[hint]
+    return settings
 
 
 def find_sidecar(program: Path) -> Path | None:
