@@ -6,8 +6,8 @@ Adding a dialect means one new module with `claims` and `declare`, and one line 
 from __future__ import annotations
 
 from toolkiln.discover import annotations as annotations_dialect
-from toolkiln.discover import help_json, kit, python_module
+from toolkiln.discover import argc, help_json, kit, python_module
 from toolkiln.discover.base import Dialect
 
 # Reading a header is free and certain; probing `--help` runs the file, so it goes last.
-ALL_DIALECTS: tuple[Dialect, ...] = (annotations_dialect, kit, python_module, help_json)
+ALL_DIALECTS: tuple[Dialect, ...] = (annotations_dialect, argc, kit, python_module, help_json)

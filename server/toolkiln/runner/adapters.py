@@ -106,7 +106,14 @@ def _kit_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) ->
     return [*command, str(script)]
 
 
+def _argc_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    from toolkiln.runner.argc_argv import argc_argv  # its own module: argc's argv has rules of its own
+
+    return argc_argv(script, tool, arguments)
+
+
 ARGV_BUILDERS: dict[DialectName, ArgvBuilder] = {
+    "argc": _argc_argv,
     "annotations": _annotations_argv,
     "help-json": _help_json_argv,
     "kit": _kit_argv,
