@@ -54,15 +54,18 @@ def test_the_llm_functions_demo_tool_gives_every_type() -> None:
     assert declaration.dialect == "argc"
     assert declaration.description == "Show what a tool can take.\nA second line of the description."
     assert params(declaration) == {
-        "string": {"type": "string", "description": "A required string", "required": True, "option": "--string"},
+        "string": {"type": "string", "description": "A required string", "required": True,
+                   "option": "--string"},
         "string_enum": {"type": "string", "description": "A required string with choices", "required": True,
                         "enum": ["foo", "bar"], "option": "--string-enum"},
         "string_optional": {"type": "string", "description": "An optional string", "required": False,
                             "option": "--string-optional"},
         "boolean": {"type": "boolean", "description": "A flag", "required": False, "default": False,
                     "option": "--boolean"},
-        "integer": {"type": "integer", "description": "A required integer", "required": True, "option": "--integer"},
-        "number": {"type": "number", "description": "A required number", "required": True, "option": "--number"},
+        "integer": {"type": "integer", "description": "A required integer", "required": True,
+                    "option": "--integer"},
+        "number": {"type": "number", "description": "A required number", "required": True,
+                   "option": "--number"},
         "array": {"type": "array", "items": "string", "description": "A required array", "required": True,
                   "min": 1, "option": "--array"},
         "array_optional": {"type": "array", "items": "string", "description": "An optional array",
@@ -155,11 +158,14 @@ def test_subcommands_are_one_tool_whose_schema_requires_each_commands_parameters
     got = params(declaration)
     assert got["command"] == {"type": "string", "description": "The command to run", "required": True,
                               "enum": ["fs_create", "fs_edit", "del_todo"]}  # fmt: skip
-    assert got["path"]["required"] is False and "for commands fs_create, fs_edit" in got["path"]["description"]
+    assert (
+        got["path"]["required"] is False and "for commands fs_create, fs_edit" in got["path"]["description"]
+    )
     assert got["id"]["type"] == "integer" and got["force"]["type"] == "boolean"
     assert declaration.description == (
         "Commands:\n- fs_create: Create a new file at the path with contents.\n"
-        "- fs_edit: Apply changes to a file.\n  ALWAYS PROVIDE THE FULL FILE CONTENTS.\n- del_todo: Remove a todo"
+        "- fs_edit: Apply changes to a file.\n  ALWAYS PROVIDE THE FULL FILE CONTENTS.\n"
+        "- del_todo: Remove a todo"
     )
     assert declaration.input_schema is not None
     validator = Draft202012Validator(declaration.input_schema)
@@ -214,9 +220,14 @@ def test_a_tag_that_does_not_parse_is_an_error_with_its_line() -> None:
     assert caught.value.line == 2
 
 
-def test_required_env_variables_are_the_servers_and_only_warned_about(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_required_env_variables_are_the_servers_and_only_warned_about(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.delenv("TOOLKILN_TEST_SEARCH_KEY", raising=False)
-    text = "# @describe Search\n# @env TOOLKILN_TEST_SEARCH_KEY! The key\n# @option --query!\nmain() { :; }\n" + EVAL
+    text = (
+        "# @describe Search\n# @env TOOLKILN_TEST_SEARCH_KEY! The key\n# @option --query!\nmain() { :; }\n"
+        + EVAL
+    )
     declaration = declaration_of(text, "search.sh")
     assert [p.name for p in declaration.parameters] == ["query"]
     assert "TOOLKILN_TEST_SEARCH_KEY" in str(declaration.warnings[0])
@@ -248,6 +259,7 @@ def test_discovery_reads_argc_files_and_leaves_the_annotations_dialect_alone(
     assert configs["demo_sh"]["script_config"]["parameters"][0]["name"] == "string"
 
 
+@pytest.mark.anyio
 @pytest.mark.parametrize(
     ("name", "text", "kind"),
     [
