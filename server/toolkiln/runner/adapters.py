@@ -112,7 +112,14 @@ def _sidecar_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]
     return sidecar_argv(script, tool, arguments)
 
 
+def _argc_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    from toolkiln.runner.argc_argv import argc_argv  # its own module: argc's argv has rules of its own
+
+    return argc_argv(script, tool, arguments)
+
+
 ARGV_BUILDERS: dict[DialectName, ArgvBuilder] = {
+    "argc": _argc_argv,
     "annotations": _annotations_argv,
     "sidecar": _sidecar_argv,
     "help-json": _help_json_argv,
