@@ -290,7 +290,7 @@ def hinted_parameter(
 ) -> Parameter:
     """A parameter from a type hint and a default; a default that is not a literal
     (`limit: int = DEFAULT_LIMIT`) makes the parameter optional, and Python applies it."""
-    fields: dict[str, Any] = {"name": name, "description": description}
+    fields: dict[str, Any] = {"name": name, **({"description": description} if description else {})}
     if default is not None:
         with contextlib.suppress(ValueError, SyntaxError):
             value = ast.literal_eval(default)
