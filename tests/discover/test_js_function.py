@@ -7,11 +7,16 @@ import json
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from tests.conftest import MakeTool
-from toolkiln.discover import discover_tools
+from toolkiln.discover import discover_tools, js_function
+from toolkiln.discover.base import Candidate, NotATool
 from toolkiln.discover.jsdoc import JsType, read_type
+from toolkiln.discover.probe import Probe
+from toolkiln.errors import ProcessStartError
+from toolkiln.runner.adapters import ARGV_BUILDERS
 
 
 def discovered(tools_dir: Path, config_dir: Path, name: str) -> dict[str, Any]:
@@ -202,3 +207,24 @@ def test_files_that_do_not_export_run_are_not_claimed(
 )
 def test_read_type(text: str, expected: JsType) -> None:
     assert read_type(text) == expected
+
+
+def test_without_node_the_file_is_not_a_tool_and_a_call_says_what_to_install(
+    make_tool: MakeTool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = make_tool("now.js", "/** Tell the time. */\nexports.run = () => Date.now();\n", executable=False)
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    candidate = Candidate(path=path, relative_path="now.js", stat=path.stat())
+    assert js_function.claims(candidate)
+
+    async def declare() -> object:
+        return await js_function.declare(candidate, Probe(1.0, "none"))
+
+    with pytest.raises(NotATool) as raised:
+        anyio.run(declare)
+    assert raised.value.kind == "missing-runtime"
+    assert "needs node (Node.js), which is not installed" in raised.value.reason
+    with pytest.raises(ProcessStartError, match=r"needs node \(Node.js\), which is not installed"):
+        ARGV_BUILDERS["function"](path, None, {})  # type: ignore[arg-type]
