@@ -113,7 +113,8 @@ let data = "";
 process.stdin.on("data", (chunk) => (data += chunk));
 process.stdin.on("end", () => {
   const { word, times } = JSON.parse(data);
-  console.log(JSON.stringify({ text: Array(times).fill(word.toUpperCase()).join(" "), env: process.env.word }));
+  const text = Array(times).fill(word.toUpperCase()).join(" ");
+  console.log(JSON.stringify({ text, env: process.env.word }));
 });
 
 function defineSchema(schema) {  // Script Kit's global, for this test outside Script Kit
