@@ -266,3 +266,24 @@ def test_execute_modules_stay_with_the_python_module_dialect(
         executable=False,
     )
     assert discovered(tools_dir, config_dir, "both")["python_entry"] == "execute"
+
+
+def test_an_executable_that_answers_help_itself_is_left_to_help_json(make_tool: MakeTool) -> None:
+    path = make_tool(
+        "calc.py",
+        """
+        #!/usr/bin/env python3
+        import sys
+
+        def run(a: int, b: int) -> int:
+            \"\"\"Add.\"\"\"
+            return a + b
+
+        if __name__ == "__main__" and sys.argv[1:] == ["--help"]:
+            print("{}")
+        """,
+    )
+    candidate = Candidate(path=path, relative_path="calc.py", stat=os.stat(path))
+    assert not python_function.claims(candidate)
+    path.chmod(0o644)
+    assert python_function.claims(Candidate(path=path, relative_path="calc.py", stat=os.stat(path)))

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 CLAIM_IS_CERTAIN = True
 
+_SELF_DESCRIBING = re.compile(r"""["']--help["']""")
 _RUN = re.compile(r"^(?:async[ \t]+)?def[ \t]+run[ \t]*\(", re.MULTILINE)
 _SECTION = re.compile(
     r"^\s*(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Returns?|Yields?|Raises|"
@@ -49,13 +50,15 @@ _NUMPY_ARG = re.compile(r"^(?P<name>[A-Za-z_]\w*)\s*:\s*(?P<type>.+)$")
 
 def claims(candidate: Candidate) -> bool:
     """A `.py` file with a top-level `def run(` (the python_module dialect, asked first,
-    takes `execute`/`main` modules)."""
+    takes `execute`/`main` modules), but not an executable that answers `--help` itself."""
     if candidate.path.suffix != ".py":
         return False
     text = candidate.head
     if text and candidate.stat.st_size > HEAD_BYTES and not _RUN.search(text):
         with contextlib.suppress(DiscoveryError):
             text = read_source(candidate.path)
+    if candidate.executable and _SELF_DESCRIBING.search(text):
+        return False  # it answers `--help` itself: help-json's
     return _RUN.search(text) is not None
 
 
