@@ -272,7 +272,7 @@ def test_an_unknown_key_is_a_warning_with_its_line() -> None:
     [warning] = declaration.warnings
     assert str(warning) == (
         f"{PATH}:7: input 'x': ignoring unknown key 'placeholder' "
-        "(known: type, description, required, default, enum, min, max, items, secret)"
+        "(known: type, description, required, default, enum, min, max, items, secret, example)"
     )
     assert declaration.parameters == [Parameter(name="x")]
 
@@ -564,3 +564,110 @@ def test_an_executable_without_a_shebang_or_a_known_extension(
         f"interpreter for .rb; add a shebang line such as #!/usr/bin/env ruby and run: "
         f"chmod +x {tools_dir / 'note.rb'}"
     )
+
+
+# --- Script Kit's defineSchema({...}) call and its metadata object ------------------------------
+
+
+@pytest.mark.parametrize(
+    "opening",
+    [
+        "const { input, output } = defineSchema({",
+        "export const schema = defineSchema({",
+        "const schema: Schema = defineSchema ({",
+        "defineSchema({",
+        "const { input } = defineSchema<Input>(\n{",
+    ],
+)
+def test_define_schema_call_forms(opening: str) -> None:
+    declaration = declare(
+        f"""
+        import "@johnlindquist/kit"
+        // Name: Greet
+        // Description: Say hello
+        {opening}
+          input: {{
+            greeting: {{ type: "string", required: true, description: "What to say" }},
+            times: {{ type: "number", default: 1, example: 3 }},
+            langs: {{ type: "array", items: {{ type: "string", enum: ["en", "fr"] }} }},
+          }},
+          output: {{ message: {{ type: "string" }} }},
+        }} as const)
+
+        const {{ greeting }} = await input()
+        """
+    )
+    assert (declaration.title, declaration.description) == ("Greet", "Say hello")
+    assert [(p.name, p.type, p.required) for p in declaration.parameters] == [
+        ("greeting", "string", True),
+        ("times", "number", False),
+        ("langs", "array", False),
+    ]
+    assert declaration.parameters[1].examples == [3]
+    assert declaration.parameters[2].items == "string"
+    assert declaration.warnings == []
+
+
+def test_the_metadata_object_names_and_describes_the_tool() -> None:
+    declaration = declare(
+        """
+        export const metadata = {
+          name: "Create Note",
+          description: 'Format a note',  // a comment
+          shortcut: "cmd shift n",
+        }
+        const { input } = defineSchema({ input: { title: { type: "string", required: true } } })
+        """
+    )
+    assert (declaration.title, declaration.description) == ("Create Note", "Format a note")
+
+
+def test_comments_win_over_the_metadata_object_and_fill_what_it_lacks() -> None:
+    declaration = declare(
+        """
+        // Description: From the comment
+        metadata = { name: "From Object", description: "not this one" }
+        schema = { input: { a: { type: "string" } } }
+        """
+    )
+    assert (declaration.title, declaration.description) == ("From Object", "From the comment")
+
+
+def test_a_define_schema_script_needs_a_description_but_no_name() -> None:
+    declaration = declare("// Description: d\ndefineSchema({ input: { a: {} } })\n")
+    assert declaration.title is None
+    assert parse_script("const schema = defineSchema({ users: { name: 'x' } })\n", PATH) is None
+    failure = schema_error('metadata = { name: "N" }\ndefineSchema({ input: { a: {} } })\n')
+    assert "needs a `// Description:`" in str(failure)
+
+
+@pytest.mark.parametrize(
+    ("body", "claimed"),
+    [
+        ("const { input } = defineSchema({ input: { a: {} } })\n", True),
+        ('metadata = { name: "N", description: "d" }\nschema = { input: { a: {} } }\n', True),
+        ('metadata = { description: "d" }\nschema = { input: { a: {} } }\n', False),
+        ("const x = defineSchemaLater({ input: {} })\n", False),
+        ("db.defineSchema({ users: {} })\n", False),
+        ('import { defineSchema } from "convex/server"\nconst schema = defineSchema({ users: {} })\n', False),
+        ('import { defineSchema } from "@johnlindquist/kit"\ndefineSchema({ input: { a: {} } })\n', True),
+    ],
+)
+def test_claims_of_the_call_form_and_the_metadata_object(tmp_path: Path, body: str, claimed: bool) -> None:
+    path = tmp_path / "tool.js"
+    path.write_text(body)
+    assert kit_dialect.claims(candidate(path)) is claimed
+
+
+def test_a_define_schema_script_without_a_name_is_named_after_its_path(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool(
+        "kit/word-count.js",
+        'export const metadata = { description: "Count words" }\n'
+        'const { input } = defineSchema({ input: { text: { type: "string", required: true } } })\n',
+        executable=False,
+    )
+    report = discover(tools_dir, config_dir)
+    assert not report.errors, [str(error) for error in report.errors]
+    assert [tool.name for tool in report.tools] == ["kit__word-count"]

@@ -6,10 +6,19 @@ Adding a dialect means one new module with `claims` and `declare`, and one line 
 from __future__ import annotations
 
 from toolkiln.discover import annotations as annotations_dialect
-from toolkiln.discover import argc, help_json, kit, python_module, sidecar
+from toolkiln.discover import argc, help_json, js_function, kit, python_function, python_module, sidecar
 from toolkiln.discover.base import Dialect
 
 # A sidecar is the most explicit declaration there is, and reading it is free and certain,
-# so it goes first. Reading a header is free and certain too; probing `--help` runs the
-# file, so it goes last.
-ALL_DIALECTS: tuple[Dialect, ...] = (sidecar, annotations_dialect, argc, kit, python_module, help_json)
+# so it goes first. Reading a header or a module is free and certain too; probing `--help`
+# runs the file, so it goes last.
+ALL_DIALECTS: tuple[Dialect, ...] = (
+    sidecar,
+    annotations_dialect,
+    argc,
+    kit,
+    python_module,
+    python_function,
+    js_function,
+    help_json,
+)

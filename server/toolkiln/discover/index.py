@@ -23,8 +23,9 @@ logger = logging.getLogger(__name__)
 
 INDEX_NAME = ".discovery.json"
 _FORMAT = 1
-# Verdicts that a busy machine may have caused: asked again on the next run.
-UNSETTLED_KINDS = frozenset({"help-timeout"})
+# Verdicts that may change with the machine, not the file (a busy machine, a program
+# installed since): looked at again on the next run.
+UNSETTLED_KINDS = frozenset({"help-timeout", "runtime-missing"})
 
 
 @dataclass(frozen=True)

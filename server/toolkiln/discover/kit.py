@@ -10,7 +10,11 @@ whose `schema` object declares its input.
       },
     }
 
-The tool is named after the slug of its Name (`create-note`). The schema block is read
+Script Kit's call form works too, `const { input, output } = defineSchema({...})` (or
+`export const schema = defineSchema({...})`), and its typed metadata object
+`export const metadata = { name, description }` in place of the comments
+(kit_metadata.py). The tool is named after the slug of its Name (`create-note`); a
+`defineSchema` script without a Name, after its path. The schema block is read
 as text (JSON, a JavaScript object literal or a Python dict display), never run; in a
 shell script it sits in comments (`# schema = {` ... `# }`). A script whose
 `schema.input` is empty or missing is not a tool. The grammar is in docs/dialects.md.
@@ -20,18 +24,18 @@ from __future__ import annotations
 
 import logging
 import re
-import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from toolkiln.discover.base import Candidate, Declaration, make_parameter
-from toolkiln.discover.naming import MAX_NAME_LENGTH
+from toolkiln.discover.kit_metadata import all_metadata, name_and_description
+from toolkiln.discover.kit_metadata import read_metadata as read_metadata
+from toolkiln.discover.kit_metadata import slug_name as slug_name
 from toolkiln.discover.object_literal import LiteralError, ObjectLiteral, parse_object_literal
 from toolkiln.discover.probe import Probe
 from toolkiln.errors import DiscoveryError
 from toolkiln.interpreters import INTERPRETERS, find_interpreter, interpreter_names
-from toolkiln.vocabulary import PARAM_TYPES, TOOL_NAME_PATTERN, ParamType
+from toolkiln.vocabulary import PARAM_TYPES, ParamType, value_matches_type
 
 if TYPE_CHECKING:
     from toolkiln.model import Parameter
@@ -39,24 +43,24 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 MAX_SCRIPT_BYTES = 1024 * 1024
-# `// Key: value` or `# Key: value`, before the schema; the first of each key wins.
-_METADATA = re.compile(r"^\s*(?:#|//)\s*(Name|Description)\s*:(.*)$", re.IGNORECASE)
-# `schema = {`, optionally `export const schema: Schema = {`, optionally in a comment.
+# `schema = {`, optionally `export const schema: Schema = {`, optionally in a comment; or
+# Script Kit's call `defineSchema({`, optionally `const { input } = ` or `export const schema = `.
 _SCHEMA = re.compile(
     r"^[ \t]*(?P<marker>#|//)?[ \t]*(?:export[ \t]+)?(?:(?:const|let|var)[ \t]+)?"
-    r"schema[ \t]*(?::[^=\n]*)?=[ \t]*(?=\{)",
+    r"(?:schema[ \t]*(?::[^=\n]*)?=[ \t]*(?=\{)"
+    r"|(?:(?:[A-Za-z_$][\w$]*|\{[^}\n]*\})[ \t]*(?::[^=\n]*)?=[ \t]*)?(?:await[ \t]+)?"
+    r"(?P<define>defineSchema)[ \t]*(?:<[^>\n]*>)?[ \t]*\(\s*(?=\{))",
     re.MULTILINE,
 )
-_NOT_SLUG = re.compile(r"[^a-z0-9]+")
 _TYPES: dict[str, ParamType] = {name: name for name in PARAM_TYPES}
-KNOWN_KEYS = ("type", "description", "required", "default", "enum", "min", "max", "items", "secret")
+KNOWN_KEYS = (
+    "type", "description", "required", "default", "enum", "min", "max", "items", "secret", "example",
+)  # fmt: skip
 _SCHEMA_KEYS = ("input", "output")
-
-
-@dataclass(frozen=True)
-class _Field:
-    value: str
-    line: int
+# `import { defineSchema } from "convex/server"`: some other library's defineSchema.
+_IMPORTED_DEFINE = re.compile(
+    r"""import\s*(?:type\s*)?\{[^}]*\bdefineSchema\b[^}]*\}\s*from\s*["']([^"']+)["']"""
+)
 
 
 # Makes the error for a parameter's key (None: the parameter itself) with its line.
@@ -67,19 +71,25 @@ CLAIM_IS_CERTAIN = True
 
 
 def claims(candidate: Candidate) -> bool:
-    """A script with a `Name:` comment followed by a `schema = {` block, in its first
-    16 KiB; it must be executable, or have an extension toolkiln knows how to run."""
+    """A script with a `Name:` comment (or a `metadata = { name }`) and a `schema = {`
+    block, or a `defineSchema({` call, in its first 16 KiB; it must be executable, or
+    have an extension toolkiln knows how to run."""
     if not (candidate.executable or candidate.path.suffix.lower() in INTERPRETERS):
         return False
     schema = _SCHEMA.search(candidate.head)
-    return schema is not None and "name" in read_metadata(candidate.head[: schema.start()])
+    if schema is None:
+        return False
+    if schema.group("define") is not None:
+        imported = _IMPORTED_DEFINE.search(candidate.head)
+        return imported is None or "kit" in imported.group(1)  # not Convex's nor another library's
+    return "name" in all_metadata(candidate.head, schema.start())
 
 
 def tool_name(candidate: Candidate) -> str | None:
     """The slug of the script's Name: `Create Note` -> `create-note`; None when the Name
     has no letters or digits (`declare` reports that, if the script is a tool at all)."""
     schema = _SCHEMA.search(candidate.head)
-    name = read_metadata(candidate.head[: schema.start() if schema else None]).get("name")
+    name = all_metadata(candidate.head, schema.start() if schema else None).get("name")
     return (name and slug_name(name.value)) or None
 
 
@@ -98,23 +108,6 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
     return declaration
 
 
-def read_metadata(text: str) -> dict[str, _Field]:
-    """The `Name` and `Description` comments of `text`, by lower-case key."""
-    found: dict[str, _Field] = {}
-    for number, line in enumerate(text.split("\n"), start=1):
-        if match := _METADATA.match(line):
-            found.setdefault(match.group(1).lower(), _Field(match.group(2).strip(), number))
-    return found
-
-
-def slug_name(name: str) -> str:
-    """`Create Note` -> `create-note`: lower-case ASCII letters and digits joined by `-`
-    (at most 64 characters); "" when the name has none."""
-    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
-    slug = _NOT_SLUG.sub("-", ascii_name.lower()).strip("-")
-    return slug[:MAX_NAME_LENGTH].rstrip("-")
-
-
 def parse_script(text: str, path: str) -> Declaration | None:
     """Read a kit script's declaration; None when its `schema.input` is empty or missing.
 
@@ -122,8 +115,13 @@ def parse_script(text: str, path: str) -> Declaration | None:
     """
     schema_match = _SCHEMA.search(text)
     if schema_match is None:
-        raise DiscoveryError("has no `schema = { input: {...} }` block", path=path)
+        raise DiscoveryError(
+            "has no `schema = { input: {...} }` block nor `defineSchema({...})` call", path=path
+        )
     schema = _read_schema(text, schema_match, path)
+    if schema_match.group("define") and not set(schema.value) & set(_SCHEMA_KEYS):
+        logger.debug("%s: not a kit tool: its defineSchema({...}) has no input or output", path)
+        return None
     for key in schema.value:
         if key not in _SCHEMA_KEYS:
             raise DiscoveryError(
@@ -140,7 +138,9 @@ def parse_script(text: str, path: str) -> Declaration | None:
         )
     if not inputs:
         return None
-    name, description = _name_and_description(text[: schema_match.start()], path)
+    metadata = all_metadata(text, schema_match.start())
+    named = schema_match.group("define") is None
+    name, description = name_and_description(metadata, path, named=named)
     warnings: list[DiscoveryError] = []
     parameters = [_parameter(key, spec, schema, path, warnings) for key, spec in inputs.items()]
     return Declaration(
@@ -150,30 +150,6 @@ def parse_script(text: str, path: str) -> Declaration | None:
         title=name,
         warnings=warnings,
     )
-
-
-def _name_and_description(header: str, path: str) -> tuple[str, str]:
-    """The Name and Description comments of a tool, both required."""
-    metadata = read_metadata(header)
-    name = metadata.get("name")
-    if name is None:
-        raise DiscoveryError("has no `// Name:` (or `# Name:`) comment before its schema", path=path)
-    if not TOOL_NAME_PATTERN.match(slug_name(name.value)):
-        raise DiscoveryError(
-            f"the Name {name.value!r} has no letters or digits to make a tool name of "
-            "(a kit tool's name is its Name's ASCII letters and digits joined by `-`)",
-            path=path,
-            line=name.line,
-        )
-    description = metadata.get("description", _Field("", name.line))
-    if not description.value:
-        raise DiscoveryError(
-            "needs a `// Description:` (or `# Description:`) comment before its schema: "
-            "what the tool does, for the model that calls it",
-            path=path,
-            line=description.line,
-        )
-    return name.value, description.value
 
 
 def _read_schema(text: str, match: re.Match[str], path: str) -> ObjectLiteral:
@@ -219,6 +195,9 @@ def _parameter(
         fields["kind"] = kind
     if "enum" in spec:
         fields["enum"] = spec["enum"]
+    example = spec.get("example")
+    if example is not None and value_matches_type(example, fields["type"]):  # Script Kit's: a suggestion
+        fields["examples"] = [example]
     if not isinstance(description := spec.get("description", ""), str):
         raise fail("description", "'description' must be a string")
     fields["description"] = description
@@ -276,8 +255,9 @@ def _enum_type(spec: dict[str, Any], fail: _Fail) -> ParamType:
 
 
 def _items_type(raw: Any, fail: _Fail) -> ParamType:
-    """`items: 'string'` or `items: { type: 'string' }`."""
-    if isinstance(raw, dict) and set(raw) == {"type"}:
+    """`items: 'string'` or `items: { type: 'string' }` (Script Kit's item schema: what
+    more it says of the items, such as an `enum`, is not checked)."""
+    if isinstance(raw, dict) and "type" in raw:
         raw = raw["type"]
     name = raw.lower() if isinstance(raw, str) else ""
     if name not in _TYPES:

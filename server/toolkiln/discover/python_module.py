@@ -56,7 +56,7 @@ def claims(candidate: Candidate) -> bool:
     text = candidate.head
     if text and candidate.stat.st_size > HEAD_BYTES and not _ENTRY.search(text):
         with contextlib.suppress(DiscoveryError):  # gone or unreadable since its head was read
-            text = _read(candidate.path)
+            text = read_source(candidate.path)
     if candidate.executable and _SELF_DESCRIBING.search(text):
         return False
     for match in _ENTRY.finditer(text):
@@ -68,7 +68,7 @@ def claims(candidate: Candidate) -> bool:
 
 async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
     path = candidate.relative_path
-    source = _read(candidate.path)
+    source = read_source(candidate.path)
     try:
         module = ast.parse(source, filename=path)
     except SyntaxError as error:
@@ -123,7 +123,7 @@ def _takes_a_dict(module: ast.Module, annotation: ast.expr | None) -> bool:
     return _hint_name(outer) in ("dict", "Dict", "Mapping", "MutableMapping")
 
 
-def _read(path: Path) -> str:
+def read_source(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError as error:
@@ -242,7 +242,7 @@ def _signature_parameters(
         *zip(positional, defaults, strict=True),
         *zip(function.args.kwonlyargs, function.args.kw_defaults, strict=True),
     ]
-    return [_hinted_parameter(arg.arg, arg.annotation, default, path, arg.lineno) for arg, default in pairs]
+    return [hinted_parameter(arg.arg, arg.annotation, default, path, arg.lineno) for arg, default in pairs]
 
 
 def _typed_dict(module: ast.Module, annotation: ast.expr | None) -> ast.ClassDef | None:
@@ -267,7 +267,7 @@ def _typed_dict_parameters(node: ast.ClassDef, path: str) -> list[Parameter]:
         if isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name):
             annotation, required = _unwrap_required(field.annotation, total)
             parameters.append(
-                _hinted_parameter(field.target.id, annotation, None, path, field.lineno, required=required)
+                hinted_parameter(field.target.id, annotation, None, path, field.lineno, required=required)
             )
     return parameters
 
@@ -278,7 +278,7 @@ def _unwrap_required(annotation: ast.expr, required: bool) -> tuple[ast.expr, bo
     return annotation, required
 
 
-def _hinted_parameter(
+def hinted_parameter(
     name: str,
     annotation: ast.expr | None,
     default: ast.expr | None,
@@ -286,15 +286,16 @@ def _hinted_parameter(
     line: int,
     *,
     required: bool | None = None,
+    description: str = "",
 ) -> Parameter:
-    fields: dict[str, Any] = {"name": name}
+    """A parameter from a type hint and a default; a default that is not a literal
+    (`limit: int = DEFAULT_LIMIT`) makes the parameter optional, and Python applies it."""
+    fields: dict[str, Any] = {"name": name, **({"description": description} if description else {})}
     if default is not None:
-        try:
+        with contextlib.suppress(ValueError, SyntaxError):
             value = ast.literal_eval(default)
-        except ValueError:
-            raise DiscoveryError(f"the default of {name!r} must be a literal", path=path, line=line) from None
-        if value is not None:
-            fields["default"] = value
+            if value is not None:
+                fields["default"] = value
     optional = default is not None
     if annotation is not None:
         annotation, nullable = _unwrap_optional(annotation)
@@ -309,13 +310,18 @@ def _hinted_parameter(
 
 
 def _unwrap_optional(annotation: ast.expr) -> tuple[ast.expr, bool]:
-    """`X | None` and `Optional[X]` -> (X, True)."""
+    """`X | None`, `Optional[X]` and `Union[X, None]` -> (X, True)."""
     if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
         for side, other in ((annotation.left, annotation.right), (annotation.right, annotation.left)):
             if isinstance(other, ast.Constant) and other.value is None:
                 return side, True
     if isinstance(annotation, ast.Subscript) and _hint_name(annotation.value) == "Optional":
         return annotation.slice, True
+    if isinstance(annotation, ast.Subscript) and _hint_name(annotation.value) == "Union":
+        members = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else []
+        others = [m for m in members if not (isinstance(m, ast.Constant) and m.value is None)]
+        if len(others) == 1 and len(members) == 2:  # Union[X, None]
+            return others[0], True
     return annotation, False
 
 

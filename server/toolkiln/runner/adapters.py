@@ -2,13 +2,15 @@
 
 Every dialect gets the arguments as one JSON object on stdin and as environment
 variables named exactly after the parameters (seeds/000); annotated scripts also
-get them on the command line, `run.sh [<function>] --name=value ...` (seeds/003).
+get them on the command line, `run.sh [<function>] --name=value ...` (seeds/003);
+a JavaScript function tool gets them as the argument of its `run` (runtimes/run_function.cjs).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -118,11 +120,27 @@ def _argc_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -
     return argc_argv(script, tool, arguments)
 
 
+FUNCTION_RUNNER = Path(__file__).parent.parent / "runtimes" / "run_function.cjs"
+
+
+def _function_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    """A JavaScript function tool: toolkiln's Node runner imports it and calls its
+    `run(arguments)` with the stdin JSON."""
+    node = shutil.which("node")
+    if node is None:
+        raise ProcessStartError(
+            "it is a JavaScript function tool and needs node (Node.js), which is not installed "
+            "on the PATH; install Node.js 18 or later"
+        )
+    return [node, str(FUNCTION_RUNNER), str(script)]
+
+
 ARGV_BUILDERS: dict[DialectName, ArgvBuilder] = {
     "argc": _argc_argv,
     "annotations": _annotations_argv,
     "sidecar": _sidecar_argv,
     "help-json": _help_json_argv,
+    "function": _function_argv,
     "kit": _kit_argv,
     "python": _python_script_argv,
 }

@@ -4,7 +4,8 @@ A returned value in the envelope of seeds/004 maps to MCP: `status: success` giv
 `data` as the structured result (and as text), `status: error` a tool error with
 `error`; `metadata` (with `duration_sec` filled in when the tool left it out) goes to
 the result's `_meta`. A dict with a `content` array is a rich result
-(runner/content.py). Any other value is the result as it is. An exception is a tool
+(runner/content.py). Any other value is the result as it is; a `run(**)` function's
+(llm-functions) is its printed output and its returned value. An exception is a tool
 error with its type and message; its traceback went to the server's log only.
 """
 
@@ -28,6 +29,8 @@ async def result_from_answer(
 ) -> ToolResult:
     name = tool.name
     duration_ms = round(answer.duration * 1000, 3)
+    if answer.outcome == "returned" and tool.python_entry == "run(**)":
+        return _function_result(answer.value, answer.printed, duration_ms)
     if answer.outcome == "returned":
         rich = await rich_result(answer.value, name, files, duration_ms=duration_ms)
         return rich or _result_from_value(answer.value, answer.duration, duration_ms)
@@ -71,6 +74,17 @@ def _result_from_value(value: Any, duration: float, duration_ms: float) -> ToolR
     structured = data if isinstance(data, dict) else {"result": data}
     return ToolResult(
         text=_as_text(data), is_error=False, structured=structured, duration_ms=duration_ms, meta=meta
+    )
+
+
+def _function_result(value: Any, printed: str, duration_ms: float) -> ToolResult:
+    """llm-functions' `run(**)`: what it printed, then what it returned (a string as it
+    is, None as nothing, anything else as JSON); a returned dict is also the structured
+    result. No seeds/004 envelope: such a function's dict is its data."""
+    text = printed + _as_text(value)
+    structured = value if isinstance(value, dict) and not printed else None
+    return ToolResult(
+        text=text.removesuffix("\n"), is_error=False, structured=structured, duration_ms=duration_ms
     )
 
 

@@ -47,6 +47,7 @@ class WorkerAnswer:
 
     outcome: str
     value: Any = None
+    printed: str = ""  # what a `run(**)` function printed on stdout: part of its result
     error_type: str = ""
     message: str = ""
     exit_code: int | None = None
@@ -177,7 +178,13 @@ class PythonWorkers:
         if message.get("ready"):
             return WorkerAnswer("ready")
         if "returned" in message:
-            return WorkerAnswer("returned", value=message["returned"], duration=duration)
+            printed = message.get("printed")
+            return WorkerAnswer(
+                "returned",
+                value=message["returned"],
+                printed=printed if isinstance(printed, str) else "",
+                duration=duration,
+            )
         if "exited" in message:
             return WorkerAnswer("exited", exit_code=message["exited"], duration=duration)
         if message.get("traceback"):  # for the server's log, never for the client

@@ -1,19 +1,28 @@
 """The warm worker of a Python-module tool: imports the module once, then runs call after call.
 
 Run as a script by the server, never imported by it: `python python_worker.py MODULE ENTRY`
+(ENTRY: `execute`, `main`, `execute(**)`, or `run(**)`, llm-functions' `def run`)
 (standard library only, so a worker starts in the time Python itself takes). The
 module's folder is first on `sys.path` and the working directory, so it can import its
 neighbours. Requests arrive on stdin, one JSON line each: `{"params": {...}}`. Each answer
-is one JSON line on the original stdout: `{"returned": value}`, `{"raised": type,
+is one JSON line on the original stdout: `{"returned": value}` (with `"printed": text`
+for `run(**)`, whose prints are its output), `{"raised": type,
 "message": ..., "traceback": ...}` or `{"exited": code}`. The module's own prints go to
 stderr, where the server reads log and progress lines as it does for any tool.
 """
 
+import asyncio
+import contextlib
 import importlib.util
+import inspect
+import io
 import json
 import os
 import sys
 import traceback
+
+# The function each entry calls.
+_FUNCTIONS = {"main": "main", "execute": "execute", "execute(**)": "execute", "run(**)": "run"}
 
 
 def main() -> int:
@@ -21,7 +30,7 @@ def main() -> int:
     answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # print() in the tool goes to stderr, never into the answers
     try:
-        function = _load(module_path, "main" if entry == "main" else "execute")
+        function = _load(module_path, _FUNCTIONS.get(entry, "execute"))
     except BaseException as error:
         _answer(answers, _raised(error))
         return 1
@@ -29,7 +38,10 @@ def main() -> int:
     for line in sys.stdin:
         params = json.loads(line)["params"]
         try:
-            answer = {"returned": function(**params) if entry == "execute(**)" else function(params)}
+            if entry == "run(**)":
+                answer = _run_function(function, params)
+            else:
+                answer = {"returned": function(**params) if entry == "execute(**)" else function(params)}
         except SystemExit as exit:
             answer = {"exited": exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 1)}
         except BaseException as error:
@@ -38,6 +50,26 @@ def main() -> int:
         if "raised" in answer and answer["raised"] == "MemoryError":
             return 1  # a worker that ran out of memory may be broken: the server starts a new one
     return 0
+
+
+def _run_function(function, params: dict) -> dict:  # type: ignore[no-untyped-def, type-arg]
+    """llm-functions' `run(**arguments)`: what it prints on stdout and what it returns
+    (awaited, when run is async) make the result. An argument the client left out that
+    has no default in Python (an `Optional[X]` without `= None`) is None."""
+    for name, parameter in inspect.signature(function).parameters.items():
+        missing = parameter.default is inspect.Parameter.empty and name not in params
+        if missing and parameter.kind not in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            params[name] = None
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        value = function(**params)
+        if inspect.isawaitable(value):
+            value = asyncio.run(_awaited(value))  # type: ignore[no-untyped-call]
+    return {"returned": value, "printed": printed.getvalue()}
+
+
+async def _awaited(value):  # type: ignore[no-untyped-def]
+    return await value
 
 
 def _load(module_path: str, name: str):  # type: ignore[no-untyped-def]

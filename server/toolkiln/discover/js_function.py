@@ -1,0 +1,226 @@
+"""Function-style JavaScript tools (sigoden/llm-functions `tools/*.js`): a module that
+exports `run`, described by the JSDoc comment above it.
+
+    /**
+     * Get the current weather in a location.
+     * @typedef {Object} Args
+     * @property {string} location - The city and optionally the state or country
+     * @property {'celsius'|'fahrenheit'} [unit=celsius] - The unit
+     * @param {Args} args
+     */
+    exports.run = async function ({ location, unit }) { ... }
+
+Also `module.exports = { run }`, `module.exports.run = ...`, `export async function run`
+and `export const run = ...`; the JSDoc may sit above `function run` instead, the
+typedef may be a block of its own, and `@param {string} args.location` lines work as
+`@property` ones do. The file is read as text, never run. The runner
+(`runtimes/run_function.cjs`) imports it with Node and calls `run(arguments)`.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from typing import TYPE_CHECKING, Any
+
+from toolkiln.discover.base import HEAD_BYTES, Candidate, Declaration, NotATool, make_parameter
+from toolkiln.discover.jsdoc import Block, Tag, read_blocks, read_default, read_type
+from toolkiln.discover.probe import Probe
+from toolkiln.errors import DiscoveryError
+
+if TYPE_CHECKING:
+    from toolkiln.model import Parameter
+
+CLAIM_IS_CERTAIN = True
+SUFFIXES = (".js", ".cjs", ".mjs")
+MAX_SCRIPT_BYTES = 1024 * 1024
+
+_EXPORTED = re.compile(
+    r"^[ \t]*(?:module\.)?exports\.run[ \t]*="
+    r"|^[ \t]*module\.exports[ \t]*=[ \t]*\{[^}]*?\brun\b"
+    r"|^[ \t]*export[ \t]+(?:async[ \t]+)?function[ \t]*\*?[ \t]*run[ \t]*\("
+    r"|^[ \t]*export[ \t]+(?:const|let|var)[ \t]+run\b"
+    r"|^[ \t]*export[ \t]*\{[^}]*\brun\b",
+    re.MULTILINE,
+)
+# Where run is defined or assigned: the JSDoc right above one of these describes it.
+_DEFINITION = re.compile(
+    r"^[ \t]*(?:(?:module\.)?exports\.run[ \t]*="
+    r"|(?:export[ \t]+(?:default[ \t]+)?)?(?:async[ \t]+)?function[ \t]*\*?[ \t]*run[ \t]*\("
+    r"|(?:export[ \t]+)?(?:const|let|var)[ \t]+run[ \t]*(?::[^=\n]*)?="
+    r"|(?:async[ \t]+)?run[ \t]*:"
+    r"|(?:async[ \t]+)?run[ \t]*\([^)\n]*\)[ \t]*\{)",
+    re.MULTILINE,
+)
+_PARAMETERS = re.compile(r"\(([^)]*)\)|([A-Za-z_$][\w$]*)[ \t]*=>")
+_PARAM_TAGS = ("property", "param")
+
+
+def claims(candidate: Candidate) -> bool:
+    """A `.js`, `.cjs` or `.mjs` file that exports a `run`."""
+    if candidate.path.suffix.lower() not in SUFFIXES:
+        return False
+    text = candidate.head
+    if text and candidate.stat.st_size > HEAD_BYTES and not _EXPORTED.search(text):
+        text = _read(candidate)[0]
+    return _EXPORTED.search(text) is not None
+
+
+async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
+    path = candidate.relative_path
+    text, error = _read(candidate)
+    if error:
+        raise DiscoveryError(f"cannot be read: {error}", path=path)
+    if shutil.which("node") is None:
+        raise NotATool(
+            "a JavaScript function tool: needs node (Node.js), which is not installed on the PATH",
+            kind="runtime-missing",
+        )
+    blocks = read_blocks(text)
+    sites = list(_DEFINITION.finditer(text))
+    own = next((block for site in sites if (block := _block_above(blocks, text, site.start()))), None)
+    typedefs = _typedefs(blocks)
+    tags, described = _parameter_tags(own, blocks, typedefs)
+    description = (own.description if own else "") or (described.description if described else "")
+    takes = _takes_arguments(text, sites)
+    line = text.count("\n", 0, sites[0].start()) + 1 if sites else 1
+    if tags is None:
+        if takes:
+            raise DiscoveryError(
+                "run() takes arguments, but no JSDoc says which: add `@typedef {Object} Args` with "
+                "an `@property {type} name - description` line for each, and `@param {Args} args`, "
+                "in the /** */ comment above run",
+                path=path,
+                line=line,
+            )
+        tags = []
+    known = frozenset(typedefs)
+    warnings: list[DiscoveryError] = []
+    parameters = [
+        parameter for tag in tags if (parameter := _parameter(tag, known, path, warnings)) is not None
+    ]
+    return Declaration(dialect="function", description=description, parameters=parameters, warnings=warnings)
+
+
+def _read(candidate: Candidate) -> tuple[str, str]:
+    try:
+        with candidate.path.open("rb") as handle:
+            return handle.read(MAX_SCRIPT_BYTES).decode("utf-8", errors="replace"), ""
+    except OSError as error:
+        return "", error.strerror or str(error)
+
+
+def _block_above(blocks: list[Block], text: str, start: int) -> Block | None:
+    """The JSDoc block that ends right above `start` (nothing but blank space between)."""
+    for block in blocks:
+        if block.end <= start and not text[block.end : start].strip():
+            return block
+    return None
+
+
+def _typedefs(blocks: list[Block]) -> dict[str, tuple[Block, list[Tag]]]:
+    """Each `@typedef` with the `@property` tags that follow it in its block."""
+    found: dict[str, tuple[Block, list[Tag]]] = {}
+    for block in blocks:
+        current: list[Tag] | None = None
+        for tag in block.tags:
+            if tag.name == "typedef":
+                current = []
+                found[tag.target] = (block, current)
+            elif tag.name == "property" and current is not None:
+                current.append(tag)
+    return found
+
+
+def _parameter_tags(
+    own: Block | None, blocks: list[Block], typedefs: dict[str, tuple[Block, list[Tag]]]
+) -> tuple[list[Tag] | None, Block | None]:
+    """The tags that declare run's parameters (None when nothing does), and the block
+    that holds them: run's own JSDoc, else the typedef its `@param` names, else the one
+    typedef (or block of `@property` tags) in the file."""
+    if own is not None:
+        params = [tag for tag in own.tags if tag.name == "param"]
+        first = params[0] if params else None
+        if first is not None and first.type in typedefs:
+            block, properties = typedefs[first.type]
+            return _top_level(properties, ""), block
+        dotted = [tag for tag in params if "." in tag.target]
+        if dotted:
+            return _top_level(dotted, dotted[0].target.split(".")[0]), own
+        properties = [tag for tag in own.tags if tag.name == "property"]
+        if properties:
+            return _top_level(properties, ""), own
+        if first is not None and read_type(first.type).type not in ("object", "any"):
+            return params, own  # `@param {string} code` for `run({ code })`
+        if first is not None and first.type.lower() in ("object", ""):
+            return [], own
+    referenced = {tag.type for block in blocks for tag in block.tags if tag.name == "param"}
+    candidates = [typedefs[name] for name in typedefs if name in referenced] or list(typedefs.values())
+    if len(candidates) == 1:
+        return _top_level(candidates[0][1], ""), candidates[0][0]
+    with_properties = [block for block in blocks if any(tag.name == "property" for tag in block.tags)]
+    if own is None and len(with_properties) == 1:
+        block = with_properties[0]
+        return _top_level([tag for tag in block.tags if tag.name == "property"], ""), block
+    return None, own
+
+
+def _top_level(tags: list[Tag], prefix: str) -> list[Tag]:
+    """The tags of the arguments themselves: `args.name` -> `name`; `options.verbose`
+    (a member of the `options` object argument) is part of `options`, not an argument."""
+    kept = []
+    for tag in tags:
+        target = tag.target.removeprefix(f"{prefix}.") if prefix else tag.target
+        if "." not in target and target:
+            kept.append(Tag(tag.name, tag.type, target, tag.optional, tag.default, tag.text, tag.line))
+    return kept
+
+
+def _takes_arguments(text: str, sites: list[re.Match[str]]) -> bool:
+    """Whether run is declared with a parameter (`run(args)`, `({ a }) =>`, `args =>`)."""
+    functions_first = sorted(sites, key=lambda site: "(" not in site.group(0))
+    for site in functions_first:
+        following = text[site.end() - 1 : site.end() + 300]
+        match = _PARAMETERS.search(following)
+        if match is not None:
+            return bool(match.group(2) is not None or match.group(1).strip())
+    return True
+
+
+def _parameter(
+    tag: Tag, typedefs: frozenset[str], path: str, warnings: list[DiscoveryError]
+) -> Parameter | None:
+    js_type = read_type(tag.type or "string", typedefs)
+    required = not (tag.optional or js_type.optional or tag.default is not None)
+    if not js_type.known:
+        message = f"{tag.target!r}: toolkiln cannot read the type {{{tag.type}}}; it takes any JSON value"
+        warnings.append(DiscoveryError(message, path=path, line=tag.line))
+    fields: dict[str, Any] = {
+        "name": tag.target,
+        "type": js_type.type,
+        "description": tag.text,
+        "required": required,
+    }
+    if js_type.items:
+        fields["items"] = js_type.items
+    if js_type.enum:
+        fields["enum"] = js_type.enum
+    if tag.default is not None:
+        fields["default"] = read_default(tag.default, js_type.type)
+    try:
+        return make_parameter(path, tag.line, **fields)
+    except DiscoveryError as error:
+        if required:
+            raise DiscoveryError(
+                f"@{tag.name} {tag.target}: {error.reason}", path=path, line=tag.line
+            ) from None
+        fields.pop("default", None)  # an optional one whose default does not fit: run() applies its own
+        warnings.append(
+            DiscoveryError(
+                f"@{tag.name} {tag.target}: {error.reason}; its default is left out", path=path, line=tag.line
+            )
+        )
+        try:
+            return make_parameter(path, tag.line, **fields)
+        except DiscoveryError:
+            return None
