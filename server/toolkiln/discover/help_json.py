@@ -18,6 +18,7 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any
 
+from toolkiln.discover import fallback
 from toolkiln.discover.base import Candidate, Declaration, make_parameter
 from toolkiln.discover.probe import Probe, run_probe
 from toolkiln.errors import DiscoveryError, ProcessStartError
@@ -26,6 +27,7 @@ from toolkiln.vocabulary import ParamType
 
 if TYPE_CHECKING:
     from toolkiln.model import Parameter
+    from toolkiln.process import ProcessResult
 
 logger = logging.getLogger(__name__)
 
@@ -57,6 +59,8 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
         raise DiscoveryError(
             f"{error} (does it start with a shebang line such as #!/bin/bash?)", path=path
         ) from None
+    if fallback.opted_in(candidate) and (result.timed_out or not _speaks_help_json(result)):
+        return fallback.declare_from_help(candidate, result, probe.timeout)  # plain text: opted in
     if result.timed_out:
         raise DiscoveryError(
             f"`--help` did not finish within {probe.timeout:g} s, so it is not a tool "
@@ -76,6 +80,11 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
             f"`--help` printed its metadata but exited {result.returncode}; it must exit 0", path=path
         )
     return parse_help(metadata, result.stderr_text, path)
+
+
+def _speaks_help_json(result: ProcessResult) -> bool:
+    """Whether `--help` answered as a help-json script does (stdout starts a JSON object)."""
+    return result.stdout.lstrip().startswith(b"{")
 
 
 def parse_help(metadata: dict[str, Any], options_text: str, path: str) -> Declaration:
