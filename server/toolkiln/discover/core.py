@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from toolkiln.discover import fallback
 from toolkiln.discover.base import Candidate, Declaration, Dialect
 from toolkiln.discover.dialects import ALL_DIALECTS
 from toolkiln.discover.fingerprint import fingerprint_file, is_unchanged, same_content, unchanged_config
@@ -95,6 +96,7 @@ def discover_tools(
     if not tools_dir.is_dir():
         raise DiscoveryError(f"no tools folder at {tools_dir}; create it or pass --tools-dir")
     tools_dir = tools_dir.resolve()
+    fallback.record_opt_in(tools_dir, config_dir)  # which files config/server.json opts in
     report = DiscoveryReport()
     pending: list[_Pending] = []
     seen: dict[str, str] = {}
