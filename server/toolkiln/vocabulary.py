@@ -37,9 +37,19 @@ def value_matches_type(value: Any, param_type: ParamType) -> bool:
 
 # argc: `# @option` comment tags (sigoden/argc); sidecar: a JSON declaration beside any
 # executable (mcp-bash's `tool.meta.json` too); function: JavaScript `exports.run`;
-# fallback: an opted-in executable served as one `args` array.
+# fallback: an opted-in executable served as one `args` array; raycast: Raycast script
+# commands (`# @raycast.title`, `# @raycast.argument1 {...}`).
 DialectName = Literal[
-    "annotations", "help-json", "python", "kit", "command", "argc", "sidecar", "function", "fallback"
+    "annotations",
+    "help-json",
+    "python",
+    "kit",
+    "command",
+    "argc",
+    "sidecar",
+    "function",
+    "fallback",
+    "raycast",
 ]
 # How a Python-module tool is called: `execute(params)` or `main(params)` with the
 # arguments as one dict, `execute(**params)` with each as a keyword, or `script` (a
