@@ -282,16 +282,14 @@ def _leave_out_missing_files(
 
 
 def _leave_out_not_opted_in(report: BuildReport, patterns: list[str]) -> None:
-    """A fallback tool is served only while `discovery.fallback` opts its program in: taking
-    it out of config/server.json stops the serving at the next build, config or not."""
+    """A fallback tool is served only while config/server.json opts its program in."""
 
     def opted_in(tool: CompiledTool) -> bool:
         if tool.dialect != "fallback" or is_opted_in(tool.script_path, patterns):
             return True
         report.warnings.append(
-            f"{report.path.parent / tool.config_file}: left out, as {tool.script_path} is no longer "
-            "opted in to the fallback (discovery.fallback in config/server.json); delete the config, "
-            "or opt the file in again"
+            f"{report.path.parent / tool.config_file}: left out, as {tool.script_path} is no longer in "
+            "discovery.fallback of config/server.json (delete the config, or opt the file in again)"
         )
         return False
 

@@ -246,7 +246,7 @@ def test_build_leaves_out_a_tool_no_longer_opted_in(
     opt_in(config_dir)  # the user takes the opt-in back; the per-tool config is still there
     report = build_catalog(config_dir, tools_dir)
     assert report.tools == []
-    assert any("no longer opted in" in warning for warning in report.warnings)
+    assert any("no longer in discovery.fallback" in warning for warning in report.warnings)
     assert load_catalog(config_dir / "tools.json").tools == []
 
 

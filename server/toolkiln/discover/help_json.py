@@ -9,7 +9,8 @@ The newer key spellings `type` and `default` are accepted beside `value_type` an
 `default_value`. Metadata may instead give a whole JSON Schema as `input_schema`
 (for what the options cannot say: `$defs`, `allOf`, `if`/`then`); clients get it as
 it is, and arguments are checked against it. The probe runs confined (`probe.py`), with stdin
-closed, a timeout and an output cap.
+closed, a timeout and an output cap. A file the user opted in to the fallback whose
+`--help` answers in plain text is handed to `fallback.py` with that same answer.
 """
 
 from __future__ import annotations
