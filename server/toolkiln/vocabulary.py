@@ -50,6 +50,7 @@ DialectName = Literal[
     "function",
     "fallback",
     "raycast",
+    "node-cli",
 ]
 # How a Python-module tool is called: `execute(params)` or `main(params)` with the
 # arguments as one dict, `execute(**params)` with each as a keyword, or `script` (a

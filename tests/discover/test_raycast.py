@@ -241,8 +241,14 @@ def test_a_folder_of_script_commands_is_discovered_without_running_any(
     make_tool("web/search-flights.sh", SEARCH)
     make_tool("security/genpasswd.py", NO_ARGUMENTS_PY)
     make_tool("text/count.js", NODE, executable=False)
+    make_tool("apps/delete-line.applescript", APPLESCRIPT)
+    make_tool("web/create-gist.template.sh", SEARCH)
     report = discover_tools(tools_dir, config_dir, probes="none")  # nothing may run, nothing has to
     assert not report.errors
+    assert {(not_tool.path, not_tool.kind) for not_tool in report.not_tools} == {
+        ("apps/delete-line.applescript", "runtime-missing"),
+        ("web/create-gist.template.sh", "raycast-template"),
+    }
     assert [tool.name for tool in report.tools] == [
         "security__genpasswd",
         "text__count",

@@ -6,10 +6,13 @@ Adding a dialect means one new module with `claims` and `declare`, and one line 
 from __future__ import annotations
 
 from toolkiln.discover import annotations as annotations_dialect
-from toolkiln.discover import fallback, help_json, kit, python_module, raycast
+from toolkiln.discover import argc, fallback, help_json, kit, python_module, raycast, sidecar
 from toolkiln.discover.base import Dialect
 
-# Reading a header is free and certain; probing `--help` runs the file, so it goes late.
-# The fallback is last: it takes only files the user opted in and no dialect declares
-# (help-json hands it the executables whose `--help` is plain text).
-ALL_DIALECTS: tuple[Dialect, ...] = (annotations_dialect, kit, raycast, python_module, help_json, fallback)
+# A sidecar is the most explicit declaration there is, and reading it is free and certain,
+# so it goes first. Reading a header is free and certain too; probing `--help` runs the
+# file, so it goes late. The fallback is last: it takes only files the user opted in and
+# no dialect declares (help-json hands it the executables whose `--help` is plain text).
+ALL_DIALECTS: tuple[Dialect, ...] = (
+    sidecar, annotations_dialect, argc, kit, raycast, python_module, help_json, fallback
+)  # fmt: skip

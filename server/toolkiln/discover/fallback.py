@@ -44,10 +44,11 @@ _USAGE = re.compile(r"\busage\b", re.IGNORECASE)
 _OPT_INS: dict[str, tuple[str, ...]] = {}
 
 
-def record_opt_in(tools_dir: Path, config_dir: Path) -> None:
+def record_opt_in(tools_dir: Path, config_dir: Path) -> tuple[str, ...]:
     """Read which files of `tools_dir` are opted in (`config_dir/server.json`, as plain
-    JSON), for the `claims` of this run; `ConfigError` when the key is malformed."""
-    _OPT_INS[str(tools_dir)] = read_fallback_patterns(config_dir)
+    JSON), for the `claims` of this run, and return them; `ConfigError` when malformed."""
+    patterns = _OPT_INS[str(tools_dir)] = read_fallback_patterns(config_dir)
+    return patterns
 
 
 def opted_in(candidate: Candidate) -> bool:

@@ -139,8 +139,22 @@ def stdin_for(tool: CompiledTool, arguments: Mapping[str, Any]) -> bytes | None:
 _NO_STDIN = ("fallback", "raycast")
 
 
+def _sidecar_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    from toolkiln.runner.sidecar_run import sidecar_argv
+
+    return sidecar_argv(script, tool, arguments)
+
+
+def _argc_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    from toolkiln.runner.argc_argv import argc_argv  # its own module: argc's argv has rules of its own
+
+    return argc_argv(script, tool, arguments)
+
+
 ARGV_BUILDERS: dict[DialectName, ArgvBuilder] = {
+    "argc": _argc_argv,
     "annotations": _annotations_argv,
+    "sidecar": _sidecar_argv,
     "help-json": _help_json_argv,
     "kit": _kit_argv,
     "python": _python_script_argv,

@@ -1,0 +1,70 @@
+"""How an argc script gets its arguments: on argv, as argc reads them.
+
+    script [command] --name=value --list=a --list=b --flag -- positional...
+
+The command word first (the parameter without an option string), each option as
+`--name=value` (so a value starting with `-` stays a value), an array as the option
+repeated, a flag only when true, and the positionals in order after `--`. The script's
+`argc --argc-eval` is toolkiln's shim (`runtimes/argc/`), first on its PATH.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from toolkiln.errors import ProcessStartError
+from toolkiln.interpreters import runs_by_itself
+from toolkiln.model import CompiledTool
+from toolkiln.runner.adapters import text_form
+
+# What an argc tool's `>> "$LLM_OUTPUT"` writes to (llm-functions' tools): its stdout,
+# which is the call's result.
+LLM_OUTPUT = "/dev/stdout"
+
+
+def argc_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    command: list[str] = []
+    options: list[str] = []
+    positionals: list[str] = []
+    missing: str | None = None
+    for param in tool.parameters:
+        value = arguments.get(param.name)
+        if param.option is None:  # the @cmd selector: argc's subcommand word
+            if value is not None:
+                command = [text_form(value)]
+            continue
+        values = [text_form(item) for item in value] if isinstance(value, list) else [text_form(value)]
+        if param.option == "":
+            if value is None:
+                missing = missing or param.name
+                continue
+            if missing is not None:
+                raise ProcessStartError(
+                    f"argument {param.name!r} is positional, after {missing!r}: give {missing!r} too",
+                    about_arguments=True,
+                )
+            positionals += values
+        elif value is None:
+            continue
+        elif param.type == "boolean":
+            options += [param.option] if value is True else []
+        else:
+            options += [f"{param.option}={item}" for item in values]
+    runner = [] if runs_by_itself(script) else ["bash"]
+    return [*runner, str(script), *command, *options, *(["--", *positionals] if positionals else [])]
+
+
+def argc_env(env: Mapping[str, str]) -> dict[str, str]:
+    """What an argc script's environment adds: the shim first on PATH, the interpreter
+    that runs it, and `LLM_OUTPUT`."""
+    from toolkiln.runtimes.argc import SHIM_BIN
+
+    path = env.get("PATH") or "/usr/local/bin:/usr/bin:/bin"
+    return {
+        "PATH": f"{SHIM_BIN}:{path}",
+        "TOOLKILN_ARGC_PYTHON": sys.executable,
+        "LLM_OUTPUT": LLM_OUTPUT,
+    }
