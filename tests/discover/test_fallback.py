@@ -265,3 +265,12 @@ def test_a_malformed_opt_in_stops_discovery_and_build(
 def test_the_args_parameter_round_trips() -> None:
     parameter = Parameter(name="args", type="array", items="string", default=[])
     assert Parameter.model_validate(parameter.model_dump()) == parameter
+
+
+def test_opting_in_later_reads_a_file_the_index_knew_as_no_tool(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool("bin/convert.sh", CONVERT)
+    assert tool_names(tools_dir, config_dir) == {}  # remembered as "not a tool"
+    opt_in(config_dir, "bin/")
+    assert tool_names(tools_dir, config_dir) == {"bin__convert": "bin/convert.sh"}
