@@ -21,6 +21,7 @@ from typing import TypeVar
 from toolkiln.build_run_command import catalog_run_command, compile_run_command
 from toolkiln.containment import escape_reason
 from toolkiln.errors import BuildError, ConfigError
+from toolkiln.fallback_globs import is_opted_in
 from toolkiln.files import catalog_path, load_model, load_server_config, tool_configs_dir, write_catalog
 from toolkiln.model import (
     Catalog,
@@ -97,6 +98,7 @@ def build_catalog(
         raise BuildError("\n".join([*errors, f"{report.path} was left as it was."]))
     _leave_out_escapes(report, tools_dir, prompts_dir, resources_dir)
     _leave_out_missing_files(report, tools_dir, prompts_dir, resources_dir)
+    _leave_out_not_opted_in(report, server.discovery.fallback)
     if command is not None:
         report.tools = sorted([*report.tools, command], key=lambda tool: tool.name)
     catalog = Catalog(
@@ -277,6 +279,21 @@ def _leave_out_missing_files(
     report.tools = [t for t in report.tools if present(tools_dir, t.config_file, t.script_path)]
     report.prompts = [p for p in report.prompts if present(prompts_dir, p.config_file, p.template_path)]
     report.resources = [r for r in report.resources if present(resources_dir, r.config_file, r.file_path)]
+
+
+def _leave_out_not_opted_in(report: BuildReport, patterns: list[str]) -> None:
+    """A fallback tool is served only while config/server.json opts its program in."""
+
+    def opted_in(tool: CompiledTool) -> bool:
+        if tool.dialect != "fallback" or is_opted_in(tool.script_path, patterns):
+            return True
+        report.warnings.append(
+            f"{report.path.parent / tool.config_file}: left out, as {tool.script_path} is no longer in "
+            "discovery.fallback of config/server.json (delete the config, or opt the file in again)"
+        )
+        return False
+
+    report.tools = [tool for tool in report.tools if opted_in(tool)]
 
 
 def _relative_to(path: Path, start: Path) -> str:

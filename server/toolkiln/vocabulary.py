@@ -37,7 +37,8 @@ def value_matches_type(value: Any, param_type: ParamType) -> bool:
 
 # argc: `# @option` comment tags (sigoden/argc); sidecar: a JSON declaration beside any
 # executable (mcp-bash's `tool.meta.json` too); function: JavaScript `exports.run`;
-# fallback: an opted-in executable served as one `args` array.
+# fallback: an opted-in executable served as one `args` array; raycast: Raycast script
+# commands (`# @raycast.title`, `# @raycast.argument1 {...}`).
 DialectName = Literal[
     "annotations",
     "help-json",
@@ -48,6 +49,7 @@ DialectName = Literal[
     "sidecar",
     "function",
     "fallback",
+    "raycast",
     "node-cli",
 ]
 # How a Python-module tool is called: `execute(params)` or `main(params)` with the

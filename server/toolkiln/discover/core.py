@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolkiln.discover import fallback
 from toolkiln.discover.base import Candidate, Declaration, Dialect, NotATool
 from toolkiln.discover.dialects import ALL_DIALECTS
 from toolkiln.discover.fingerprint import is_unchanged, unchanged_config
@@ -64,8 +65,9 @@ def discover_tools(
     if not tools_dir.is_dir():
         raise DiscoveryError(f"no tools folder at {tools_dir}; create it or pass --tools-dir")
     tools_dir = tools_dir.resolve()
+    opted_in = fallback.record_opt_in(tools_dir, config_dir)  # which files config/server.json opts in
     report = DiscoveryReport()
-    index = DiscoveryIndex.load(config_dir, _index_key())
+    index = DiscoveryIndex.load(config_dir, _index_key(opted_in))
     known: dict[str, dict[str, Any]] = {}  # this run's index hits, by relative path
 
     def claimant(candidate: Candidate) -> Dialect | None:
@@ -134,14 +136,15 @@ def discover_tools(
     return report
 
 
-def _index_key() -> str:
-    """What the index's verdicts depend on besides the files: toolkiln's version, and
-    the dialect code itself (a development checkout changes it without a new version)."""
+def _index_key(opted_in: tuple[str, ...]) -> str:
+    """What the index's verdicts depend on besides the files: toolkiln's version, the
+    dialect code itself (a development checkout changes it without a new version), and
+    which files config/server.json opts in to the fallback."""
     from toolkiln import __version__
 
     folder = Path(__file__).parent
     newest = max(entry.stat().st_mtime_ns for entry in os.scandir(folder) if entry.name.endswith(".py"))
-    return f"{__version__}:{newest}"
+    return f"{__version__}:{newest}" + (f":{list(opted_in)}" if opted_in else "")
 
 
 def _remember(

@@ -6,19 +6,24 @@ Adding a dialect means one new module with `claims` and `declare`, and one line 
 from __future__ import annotations
 
 from toolkiln.discover import annotations as annotations_dialect
-from toolkiln.discover import argc, help_json, js_function, kit, python_function, python_module, sidecar
+from toolkiln.discover import (
+    argc,
+    fallback,
+    help_json,
+    js_function,
+    kit,
+    python_function,
+    python_module,
+    raycast,
+    sidecar,
+)
 from toolkiln.discover.base import Dialect
 
 # A sidecar is the most explicit declaration there is, and reading it is free and certain,
 # so it goes first. Reading a header or a module is free and certain too; probing `--help`
-# runs the file, so it goes last.
+# runs the file, so it goes late. The fallback is last: it takes only files the user opted
+# in and no dialect declares (help-json hands it the executables whose `--help` is plain text).
 ALL_DIALECTS: tuple[Dialect, ...] = (
-    sidecar,
-    annotations_dialect,
-    argc,
-    kit,
-    python_module,
-    python_function,
-    js_function,
-    help_json,
-)
+    sidecar, annotations_dialect, argc, kit, raycast, python_module, python_function, js_function,
+    help_json, fallback,
+)  # fmt: skip

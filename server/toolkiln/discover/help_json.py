@@ -9,7 +9,8 @@ The newer key spellings `type` and `default` are accepted beside `value_type` an
 `default_value`. Metadata may instead give a whole JSON Schema as `input_schema`
 (for what the options cannot say: `$defs`, `allOf`, `if`/`then`); clients get it as
 it is, and arguments are checked against it. The probe runs confined (`probe.py`), with stdin
-closed, a timeout and an output cap.
+closed, a timeout and an output cap. A file the user opted in to the fallback whose
+`--help` answers in plain text is handed to `fallback.py` with that same answer.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from toolkiln.discover import fallback
 from toolkiln.discover.base import Candidate, Declaration, NotATool, make_parameter
 from toolkiln.discover.probe import Probe, run_probe
 from toolkiln.errors import DiscoveryError, ProcessStartError
@@ -55,13 +57,15 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
         raise DiscoveryError(
             f"{error} (does it start with a shebang line such as #!/bin/bash?)", path=path
         ) from None
+    speaks_json = result.stdout.lstrip().startswith(b"{")
+    if fallback.opted_in(candidate) and (result.timed_out or not speaks_json):
+        return fallback.declare_from_help(candidate, result, probe.timeout)  # plain text: opted in
     if result.timed_out:
         raise NotATool(
             f"`--help` did not finish within {probe.timeout:g} s (a help-json script answers "
             "`--help` at once)",
             kind="help-timeout",
         )
-    speaks_json = result.stdout.lstrip().startswith(b"{")
     if result.stdout_truncated or result.stderr_total > len(result.stderr_tail):
         if not speaks_json:
             raise NotATool("`--help` printed a flood of plain text, not JSON", kind="plain-help")

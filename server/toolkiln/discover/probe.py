@@ -47,16 +47,20 @@ class NotProbed(DiscoveryError):
 
 
 async def run_probe(
-    candidate: Candidate, args: Sequence[str], probe: Probe, output_limit: int
+    candidate: Candidate,
+    args: Sequence[str],
+    probe: Probe,
+    output_limit: int,
+    interpreter: Sequence[str] = (),
 ) -> ProcessResult:
-    """`candidate` run with `args` as `probe` allows; `NotProbed` when it may not run, and
-    `ProcessStartError` when it cannot start."""
+    """`candidate` run with `args` as `probe` allows (by `interpreter`, when it cannot run
+    by itself); `NotProbed` when it may not run, and `ProcessStartError` when it cannot start."""
     from toolkiln.process import run_process  # (and anyio) only when a script is probed
 
     confinement = _probe_confinement(candidate, probe)
     env = {key: os.environ[key] for key in PROBE_ENV if key in os.environ}
     return await run_process(
-        [str(candidate.path), *args],
+        [*interpreter, str(candidate.path), *args],
         timeout=probe.timeout,
         cwd=candidate.path.parent,
         env={**env, "HOME": os.environ.get("HOME", "/")},

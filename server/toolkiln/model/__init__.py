@@ -30,7 +30,7 @@ from toolkiln.model.items import (
 )
 from toolkiln.model.limits import Limits
 from toolkiln.model.parameter import Parameter, value_problems
-from toolkiln.model.server import DEFAULT_DENIED_COMMANDS, RunCommandSettings, ServerConfig
+from toolkiln.model.server import DEFAULT_DENIED_COMMANDS, DiscoverySettings, RunCommandSettings, ServerConfig
 from toolkiln.model.tools import (
     USER_KEYS,
     USER_SCRIPT_KEYS,
@@ -75,6 +75,7 @@ __all__ = [
     "ConfinementMode",
     "ConfinementSettings",
     "DialectName",
+    "DiscoverySettings",
     "FilesystemAccess",
     "Limits",
     "ParamType",

@@ -58,6 +58,9 @@ class Parameter(BaseModel):
     # How a legacy argparse script takes it: its option string (`--search-term`; a boolean
     # is a flag given only when true), or "" for a positional argument, in order.
     option: str | None = None
+    # How a Raycast script command gets it: "percent" is percent-encoded first (its
+    # argument's `percentEncoded: true`), as Raycast does before the script runs.
+    encoding: Literal["percent"] | None = None
 
     @field_validator("name")
     @classmethod
@@ -122,6 +125,8 @@ def _parameter_problems(param: Parameter) -> list[str]:
         problems.append("'items' applies only to type array")
     if param.kind == "path" and param.type != "string":
         problems.append("a path is a string")
+    if param.encoding is not None and param.type != "string":
+        problems.append(f"'encoding' {param.encoding!r} applies only to strings")
     if param.enum is not None:
         if not param.enum:
             problems.append("'enum' must list at least one value")

@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from toolkiln.fallback_globs import check_fallback_pattern
 from toolkiln.model.confinement import ConfinementSettings, ServerConfinement
 from toolkiln.model.limits import Limits
 from toolkiln.model.tools import ToolName
@@ -42,6 +43,8 @@ def check_pattern(pattern: str) -> str:
     return pattern
 
 
+# A path or glob of `discovery.fallback`, relative to the tools folder.
+FallbackPattern = Annotated[str, AfterValidator(check_fallback_pattern)]
 # A program in `allow` or `deny`, and a regular expression of `allow_args`.
 Program = Annotated[str, AfterValidator(check_program)]
 ArgsPattern = Annotated[str, AfterValidator(check_pattern)]
@@ -93,6 +96,20 @@ class RunCommandSettings(BaseModel):
         return self
 
 
+class DiscoverySettings(BaseModel):
+    """How discovery reads the tools folder (docs/configuration.md).
+
+    `fallback`: executables that no dialect declares, served as a tool that takes the
+    client's `args` as its whole command line (docs/dialects.md, docs/security.md). Off
+    unless listed: paths or globs relative to the tools folder; a folder means everything
+    under it. Here and not in the tools folder, which may not be the user's to trust.
+    """
+
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True, frozen=True)
+
+    fallback: list[FallbackPattern] = Field(default_factory=list)
+
+
 class ServerConfig(BaseModel):
     """`config/server.json`."""
 
@@ -102,3 +119,4 @@ class ServerConfig(BaseModel):
     limits: Limits = Field(default_factory=Limits)
     confinement: ServerConfinement = Field(default_factory=ServerConfinement)
     run_command: RunCommandSettings = Field(default_factory=RunCommandSettings)
+    discovery: DiscoverySettings = Field(default_factory=DiscoverySettings)

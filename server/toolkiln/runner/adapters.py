@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from toolkiln.errors import ProcessStartError
 from toolkiln.interpreters import find_interpreter, interpreter_names, runs_by_itself
@@ -99,13 +100,45 @@ def _plain_values(name: str, values: list[str]) -> list[str]:
     return values
 
 
-def _kit_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
-    """The script by its shebang, else by the interpreter for its extension (when none is
-    installed, the first one toolkiln knows, so that the error names what to install)."""
+def script_command(script: Path) -> list[str]:
+    """The script by its shebang (or a binary by itself), else by the interpreter for its
+    extension (when none is installed, the first one toolkiln knows, so that the error
+    names what to install)."""
     if runs_by_itself(script):
         return [str(script)]
     command = find_interpreter(script) or interpreter_names(script)[:1]
     return [*command, str(script)]
+
+
+def _kit_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    return script_command(script)
+
+
+def _fallback_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    """The opted-in program and the client's `args`, each item one word, exactly as given:
+    the user who opted it in gave the client its whole command line (docs/security.md)."""
+    return [*script_command(script), *(text_form(item) for item in arguments.get("args", []))]
+
+
+def _raycast_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    """As Raycast runs a script command: each argument positional (`$1 $2 $3`) in order,
+    "" for an optional one left out, percent-encoded when it says `percentEncoded`."""
+    values = []
+    for param in tool.parameters:
+        value = text_form(arguments.get(param.name, ""))
+        if param.enum is None:  # a free value: a script handing `$1` on must not get an option
+            _plain_values(param.name, [value])
+        values.append(quote(value, safe="") if param.encoding == "percent" else value)
+    return [*script_command(script), *values]
+
+
+def stdin_for(tool: CompiledTool, arguments: Mapping[str, Any]) -> bytes | None:
+    """What the script reads on stdin: the arguments as JSON, but for conventions whose
+    programs get their arguments on the command line and nothing on stdin (None: closed)."""
+    return None if tool.dialect in _NO_STDIN else stdin_json(arguments)
+
+
+_NO_STDIN = ("fallback", "raycast")
 
 
 def _sidecar_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
@@ -143,4 +176,6 @@ ARGV_BUILDERS: dict[DialectName, ArgvBuilder] = {
     "function": _function_argv,
     "kit": _kit_argv,
     "python": _python_script_argv,
+    "fallback": _fallback_argv,
+    "raycast": _raycast_argv,
 }

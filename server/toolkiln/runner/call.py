@@ -20,7 +20,7 @@ import anyio
 from toolkiln.errors import ProcessStartError, ToolRunError
 from toolkiln.model import CompiledTool
 from toolkiln.process import Confinement, run_process
-from toolkiln.runner.adapters import ARGV_BUILDERS, stdin_json
+from toolkiln.runner.adapters import ARGV_BUILDERS, stdin_for, stdin_json
 from toolkiln.runner.confinement import (
     ConfinementRefused,
     command_confinement,
@@ -290,7 +290,7 @@ class ToolRunner:
         )
         try:
             if conversation is None:
-                result = await run(input=stdin_json(arguments))
+                result = await run(input=stdin_for(tool, arguments))
             else:  # the arguments as one line; stdin stays open for the answers
                 result = await conversation.run(run, stdin_json(arguments) + b"\n")
         except ProcessStartError as error:
