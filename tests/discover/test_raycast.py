@@ -256,3 +256,12 @@ def test_a_folder_of_script_commands_is_discovered_without_running_any(
     ]
     script = load_tool_config(tool_config_path(config_dir, "web__search-flights")).script_config
     assert (script.dialect, script.declared_title) == ("raycast", "Search Flights")
+
+
+def test_needs_confirmation_starts_the_config_asking_first(make_tool: MakeTool, tools_dir: Path) -> None:
+    script = NO_ARGUMENTS_PY.replace(
+        "# @raycast.title", "# @raycast.needsConfirmation true\n# @raycast.title"
+    )
+    assert "needsConfirmation true" in script
+    assert declare(make_tool("wipe.py", script), tools_dir).settings == {"requires_confirmation": True}
+    assert declare(make_tool("genpasswd.py", NO_ARGUMENTS_PY), tools_dir).settings == {}

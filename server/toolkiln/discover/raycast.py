@@ -96,7 +96,13 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration:
         parameters=_parameters(fields, path),
         title=title.value,
         warnings=warnings,
+        # Raycast asks before running such a command; toolkiln asks the client's user.
+        settings={"requires_confirmation": True} if _is_true(fields.get("needsconfirmation")) else {},
     )
+
+
+def _is_true(field: _Field | None) -> bool:
+    return field is not None and field.value.lower() == "true"
 
 
 def read_fields(text: str) -> dict[str, _Field]:
