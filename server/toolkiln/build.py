@@ -176,6 +176,7 @@ def compile_tool(config: ToolConfig, config_file: str) -> CompiledTool:
         state=script.state,
         version=script.version,
         python_entry=script.python_entry,
+        command=script.command,
         requirements_file=script.requirements_file,
         config_file=config_file,
     )

@@ -153,31 +153,42 @@ _guard_path() { :; }
 )
 
 
-def test_subcommands_are_one_tool_whose_schema_requires_each_commands_parameters() -> None:
-    declaration = declaration_of(AGENT, "agent.sh")
-    got = params(declaration)
-    assert got["command"] == {"type": "string", "description": "The command to run", "required": True,
-                              "enum": ["fs_create", "fs_edit", "del_todo"]}  # fmt: skip
-    assert (
-        got["path"]["required"] is False and "for commands fs_create, fs_edit" in got["path"]["description"]
-    )
-    assert got["id"]["type"] == "integer" and got["force"]["type"] == "boolean"
-    assert declaration.description == (
-        "Commands:\n- fs_create: Create a new file at the path with contents.\n"
-        "- fs_edit: Apply changes to a file.\n  ALWAYS PROVIDE THE FULL FILE CONTENTS.\n"
-        "- del_todo: Remove a todo"
-    )
-    assert declaration.input_schema is not None
-    validator = Draft202012Validator(declaration.input_schema)
-    assert validator.is_valid({"command": "fs_create", "path": "a", "contents": "b"})
-    assert not validator.is_valid({"command": "fs_create", "path": "a"})  # contents is required there
-    assert not validator.is_valid({"command": "del_todo", "id": 3, "path": "a"})  # not an option of del_todo
-    assert validator.is_valid({"command": "del_todo", "id": 3, "force": True})
-    assert not validator.is_valid({"command": "_internal"})
-    assert not validator.is_valid({"id": 3})
+def test_each_subcommand_is_a_tool_with_its_own_parameters() -> None:
+    declarations = declaration_of(AGENT, "agent.sh")
+    assert isinstance(declarations, list)
+    by_command = {d.command: d for d in declarations}
+    assert list(by_command) == ["fs_create", "fs_edit", "del_todo"]  # not _internal, not _guard_path
+    assert {d.name for d in declarations} == {None}  # named agent_<command> by discovery
+    create, edit, delete = declarations
+    assert params(create)["path"] == {"type": "string", "description": "The path of the file", "required": True,
+                                      "option": "--path"}  # fmt: skip
+    assert list(params(create)) == ["path", "contents"]
+    assert edit.description == "Apply changes to a file.\nALWAYS PROVIDE THE FULL FILE CONTENTS."
+    assert params(delete)["id"]["type"] == "integer" and params(delete)["force"]["type"] == "boolean"
+    assert list(params(delete)) == ["id", "force"]
 
 
-def test_with_a_main_the_command_may_be_left_out() -> None:
+def test_an_agents_tools_file_names_each_tool_after_its_function(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool("agents/coder/tools.sh", AGENT)
+    make_tool("todo.sh", AGENT)
+    report = discover_tools(tools_dir, config_dir, probes="none")
+    assert not report.errors
+    assert sorted(tool.name for tool in report.tools) == [
+        "del_todo", "fs_create", "fs_edit", "todo_del_todo", "todo_fs_create", "todo_fs_edit",
+    ]  # fmt: skip
+    config = json.loads((config_dir / "tools" / "fs_edit.json").read_text())["script_config"]
+    assert (config["command"], config["script_path"]) == ("fs_edit", "agents/coder/tools.sh")
+    again = discover_tools(tools_dir, config_dir, probes="none")
+    assert {tool.change for tool in again.tools} == {"unchanged"}
+    (config_dir / ".discovery.json").unlink()  # the long way: each command read again, and unchanged
+    assert {tool.change for tool in discover_tools(tools_dir, config_dir, probes="none").tools} == {
+        "unchanged"
+    }
+
+
+def test_with_a_main_the_script_itself_is_a_tool_too() -> None:
     text = (
         """\
 # @describe Notes
@@ -189,15 +200,12 @@ main() { :; }
 """
         + EVAL
     )
-    declaration = declaration_of(text, "notes.sh")
-    got = params(declaration)
-    assert got["command"]["required"] is False and "default: main" in got["command"]["description"]
-    assert got["dir"]["default"] == "notes"  # the script's own option: every command has it
-    assert declaration.input_schema is not None
-    validator = Draft202012Validator(declaration.input_schema)
-    assert validator.is_valid({"dir": "x"})
-    assert not validator.is_valid({"text": "x"})  # main takes no --text
-    assert not validator.is_valid({"command": "add"})
+    declarations = declaration_of(text, "notes.sh")
+    assert isinstance(declarations, list)
+    main, add = declarations
+    assert (main.command, main.description, list(params(main))) == (None, "Notes", ["dir"])
+    assert (add.command, list(params(add))) == ("add", ["dir", "text"])
+    assert params(add)["dir"]["default"] == "notes"  # the script's own option: every command has it
 
 
 def test_a_required_option_toolkiln_cannot_give_stops_the_tool_with_its_line() -> None:
@@ -253,7 +261,9 @@ def test_discovery_reads_argc_files_and_leaves_the_annotations_dialect_alone(
     assert not report.errors
     assert {name: c["script_config"]["dialect"] for name, c in configs.items()} == {
         "demo_sh": "argc",
-        "agent__tools": "argc",
+        "fs_create": "argc",
+        "fs_edit": "argc",
+        "del_todo": "argc",
         "annotated": "annotations",
     }
     assert configs["demo_sh"]["script_config"]["parameters"][0]["name"] == "string"

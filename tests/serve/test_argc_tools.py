@@ -127,11 +127,13 @@ async def test_left_out_options_take_the_scripts_defaults_and_flags_stay_unset(s
     ]
 
 
-async def test_a_subcommand_runs_its_function_with_its_hook(served: Path) -> None:
+async def test_each_subcommand_is_a_tool_that_runs_its_function_with_its_hook(served: Path) -> None:
     async with connect(served, "auto") as client:
-        added = await client.call_tool("todo", {"command": "add_todo", "desc": HOSTILE})
-        deleted = await client.call_tool("todo", {"command": "del_todo", "id": 3})
-        wrong = await client.call_tool("todo", {"command": "del_todo", "desc": "x"})
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        added = await client.call_tool("todo_add_todo", {"desc": HOSTILE})
+        deleted = await client.call_tool("todo_del_todo", {"id": 3})
+        wrong = await client.call_tool("todo_del_todo", {"desc": "x"})
+    assert {"todo_add_todo", "todo_del_todo"} <= names and "todo" not in names
     assert text_of(added) == f"added: {HOSTILE}"
     assert text_of(deleted) == "deleted: 3"
     assert (

@@ -11,8 +11,8 @@
 
 The file is read as text (`runtimes/argc/tags.py`), never run. Parameters are named
 after argc's ids with `-` as `_` (`--string-enum` is `string_enum`, as llm-functions
-declares it); a script with `@cmd` functions is one tool whose `command` parameter
-picks the function (`discover/argc_commands.py`). At run time `runtimes/argc/shim.py`
+declares it); a script with `@cmd` functions is one tool per function
+(`discover/argc_commands.py`). At run time `runtimes/argc/shim.py`
 answers the script's `argc --argc-eval` (docs/dialects.md, "The argc dialect").
 """
 
@@ -44,7 +44,7 @@ def claims(candidate: Candidate) -> bool:
     return bool(candidate.head) and _TAGGED.search(candidate.head) is not None
 
 
-async def declare(candidate: Candidate, probe: Probe) -> Declaration:
+async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Declaration]:
     path = candidate.relative_path
     if candidate.path.name.lower() in TASK_FILES:
         raise NotATool(
@@ -65,9 +65,9 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration:
     return declaration_of(text, path)
 
 
-def declaration_of(text: str, path: str) -> Declaration:
+def declaration_of(text: str, path: str) -> Declaration | list[Declaration]:
     """The tool an argc script declares; `path` names the file in errors."""
-    from toolkiln.discover.argc_commands import command_declaration
+    from toolkiln.discover.argc_commands import command_declarations
 
     if not has_tags(text):
         raise NotATool("calls argc but declares nothing with argc's comment tags", kind="argc-no-tags")
@@ -89,7 +89,7 @@ def declaration_of(text: str, path: str) -> Declaration:
                 )
             )
     if visible:
-        return command_declaration(script, visible, parameters, path, warnings)
+        return command_declarations(script, visible, parameters, path, warnings)
     return Declaration(
         dialect="argc",
         description=script.root.describe.strip(),

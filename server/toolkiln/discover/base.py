@@ -82,6 +82,11 @@ class Declaration:
     # Other files read to declare the tool (a sidecar JSON), relative to the tools folder:
     # a change to one of them is a change to the tool.
     companions: tuple[str, ...] = ()
+    # One of several tools a file declares (an argc `@cmd`, a subcommand): the word that
+    # selects it, passed by the runtime; and its name, when the dialect gives one (else
+    # `<the file's tool name>_<command>`).
+    command: str | None = None
+    name: str | None = None
     # Starting values for settings the user owns (`timeout_seconds`, `read_only`, ...):
     # written when the tool's config is created, the user's from then on.
     settings: dict[str, Any] = field(default_factory=dict)
@@ -114,8 +119,9 @@ class Dialect(Protocol):
     def claims(self, candidate: Candidate) -> bool:
         """Cheap first look (may read the file, never runs it): could this file be mine?"""
 
-    async def declare(self, candidate: Candidate, probe: Probe) -> Declaration | None:
-        """The tool the file declares. A dialect that must run the file to know runs it
+    async def declare(self, candidate: Candidate, probe: Probe) -> Declaration | list[Declaration] | None:
+        """The tool the file declares, or its tools (one per command, each with its
+        `command`; an empty list is no tool). A dialect that must run the file to know runs it
         through `probe.run_probe`, as `probe` allows.
 
         Raises `NotATool` when it turns out not to be mine, saying why (returning None

@@ -28,7 +28,7 @@ from toolkiln.discover.probe import Probe, ProbeMode
 from toolkiln.discover.reasons import why_not
 from toolkiln.discover.report import Change, DiscoveryReport, NotTool, ToolStatus, status_of
 from toolkiln.discover.scan import first_claimant, scan_tools
-from toolkiln.discover.settle import Pending, settle
+from toolkiln.discover.settle import Pending, config_error, duplicate_error, load_existing, settle_file
 from toolkiln.errors import ConfigError, DiscoveryError
 from toolkiln.files import load_tool_config, tool_config_path, tool_configs_dir
 
@@ -75,7 +75,7 @@ def discover_tools(
         if entry is None:
             return first_claimant(candidate, ALL_DIALECTS)
         known[candidate.relative_path] = entry
-        if entry.get("tool") is None:
+        if not entry.get("tools"):
             return None
         return _DIALECT_OF_MODULE.get(entry.get("claimant", "")) or first_claimant(candidate, ALL_DIALECTS)
 
@@ -88,32 +88,36 @@ def discover_tools(
             report.not_tools.append(NotTool(relative, verdict.kind, verdict.reason))
             index.remember_not_tool(relative, candidate.stat, verdict)
             continue
-        name = entry["tool"] if entry else _tool_name(candidate, dialect)
+        if (
+            entry
+            and (tools := index.known_tools(entry, config_dir))
+            and not seen.keys() & {t.name for t in tools}
+        ):
+            seen.update((tool.name, relative) for tool in tools)
+            report.tools += [
+                ToolStatus(t.name, relative, t.description, True, True, "unchanged") for t in tools
+            ]
+            index.keep(relative, entry)
+            continue
+        name = _tool_name(candidate, dialect)
         if name in seen:
-            report.errors.append(
-                DiscoveryError(
-                    f"both {seen[name]} and {relative} would be the tool {name!r}; rename one", path=relative
-                )
-            )
+            report.errors.append(duplicate_error(name, seen[name], relative))
             continue
         seen[name] = relative
         config_file = tool_config_path(config_dir, name)
-        if entry and (tool := index.known_tool(entry, config_file)):
-            report.tools.append(ToolStatus(tool.name, relative, tool.description, True, True, "unchanged"))
-            index.keep(relative, entry)
-            continue
         unchanged = None if force else _unchanged_status(candidate, config_file, tools_dir)
         if unchanged:
             status, companions = unchanged
             report.tools.append(status)
-            _remember_tool(index, candidate, dialect, status, companions, tools_dir, config_file)
+            tool = KnownTool(status.name, status.description)
+            index.remember_tools(
+                relative, candidate.stat, _module(dialect), [tool], companions, config_dir, tools_dir
+            )
             continue
         try:
-            existing = _load_existing(config_dir, name)
+            existing = load_existing(config_dir, name)
         except ConfigError as error:
-            report.errors.append(
-                DiscoveryError(f"{error}\n  (fix the file or delete it to rediscover the tool)")
-            )
+            report.errors.append(config_error(error))
             continue
         if not force and existing and _still_current(candidate, existing, tools_dir):
             report.tools.append(status_of(existing, "unchanged"))
@@ -126,7 +130,9 @@ def discover_tools(
         probe = Probe(probe_timeout, probes or ("confined" if write else "none"))
         anyio.run(_declare_all, pending, probe, jobs or max(4, 2 * (os.cpu_count() or 1)), on_progress)
     for item in pending:
-        _remember(index, item, settle(item, tools_dir, config_dir, write, report), tools_dir, config_dir)
+        _remember(
+            index, item, settle_file(item, tools_dir, config_dir, write, report, seen), config_dir, tools_dir
+        )
     report.tools.extend(_missing_tools(tools_dir, config_dir, seen, report.warnings))
     report.tools.sort(key=lambda tool: tool.name)
     if write:
@@ -150,30 +156,24 @@ def _index_key(opted_in: tuple[str, ...]) -> str:
 def _remember(
     index: DiscoveryIndex,
     item: Pending,
-    outcome: Declaration | NotATool | None,
-    tools_dir: Path,
+    outcome: list[tuple[str, Declaration]] | NotATool | None,
     config_dir: Path,
+    tools_dir: Path,
 ) -> None:
     candidate = item.candidate
     if isinstance(outcome, NotATool):
         index.remember_not_tool(candidate.relative_path, candidate.stat, outcome)
-    elif isinstance(outcome, Declaration):
-        status = ToolStatus(item.name, candidate.relative_path, outcome.description, True, True, "unchanged")
-        config_file = tool_config_path(config_dir, item.name)
-        _remember_tool(index, candidate, item.dialect, status, outcome.companions, tools_dir, config_file)
+    elif outcome:
+        tools = [KnownTool(name, declaration.description) for name, declaration in outcome]
+        companions = tuple(dict.fromkeys(c for _, declaration in outcome for c in declaration.companions))
+        claimant = _module(item.dialect)
+        index.remember_tools(
+            candidate.relative_path, candidate.stat, claimant, tools, companions, config_dir, tools_dir
+        )
 
 
-def _remember_tool(
-    index: DiscoveryIndex,
-    candidate: Candidate,
-    dialect: Dialect,
-    status: ToolStatus,
-    companions: tuple[str, ...],
-    tools_dir: Path,
-    config_file: Path,
-) -> None:
-    tool = KnownTool(status.name, status.description, getattr(dialect, "__name__", ""))
-    index.remember_tool(candidate.relative_path, candidate.stat, tool, config_file, companions, tools_dir)
+def _module(dialect: Dialect) -> str:
+    return getattr(dialect, "__name__", "")
 
 
 def _discover_items(
@@ -218,11 +218,6 @@ def _unchanged_status(
         return None
     status = ToolStatus(name, candidate.relative_path, description, True, True, "unchanged")
     return status, tuple(data["source"].get("companions") or ())
-
-
-def _load_existing(config_dir: Path, name: str) -> ToolConfig | None:
-    path = tool_config_path(config_dir, name)
-    return load_tool_config(path) if path.exists() else None
 
 
 def _still_current(candidate: Candidate, config: ToolConfig, tools_dir: Path) -> bool:

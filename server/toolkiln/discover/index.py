@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkiln.discover.base import NotATool
+from toolkiln.files import tool_config_path
 
 logger = logging.getLogger(__name__)
 
@@ -32,7 +33,6 @@ UNSETTLED_KINDS = frozenset({"help-timeout", "runtime-missing"})
 class KnownTool:
     name: str
     description: str
-    dialect: str
 
 
 def _stamp(stat: os.stat_result) -> list[int]:
@@ -73,14 +73,16 @@ class DiscoveryIndex:
                 return None
         return entry
 
-    def known_tool(self, entry: dict[str, Any], config_file: Path) -> KnownTool | None:
-        """The tool an entry records, when its config is the file discovery last saw."""
+    def known_tools(self, entry: dict[str, Any], config_dir: Path) -> list[KnownTool] | None:
+        """The tools an entry records, when each config is the file discovery last saw."""
         try:
-            if entry.get("tool") is None or _stamp(os.stat(config_file)) != entry["config"]:
-                return None
-            return KnownTool(entry["tool"], entry["description"], entry["dialect"])
-        except (OSError, KeyError, TypeError):
+            tools = [KnownTool(tool["name"], tool["description"]) for tool in entry["tools"]]
+            for tool, recorded in zip(tools, entry["tools"], strict=True):
+                if _stamp(os.stat(tool_config_path(config_dir, tool.name))) != recorded["config"]:
+                    return None
+        except (OSError, KeyError, TypeError, ValueError):
             return None
+        return tools or None
 
     @staticmethod
     def known_verdict(entry: dict[str, Any]) -> NotATool | None:
@@ -92,22 +94,29 @@ class DiscoveryIndex:
     def keep(self, relative: str, entry: dict[str, Any]) -> None:
         self._next[relative] = entry
 
-    def remember_tool(
+    def remember_tools(
         self,
         relative: str,
         stat: os.stat_result,
-        tool: KnownTool,
-        config_file: Path,
+        claimant: str,
+        tools: list[KnownTool],
         companions: tuple[str, ...],
+        config_dir: Path,
         tools_dir: Path,
     ) -> None:
+        """The tools a file declares (one, or one per command), with their configs as written."""
         try:
             entry: dict[str, Any] = {
                 "stamp": _stamp(stat),
-                "tool": tool.name,
-                "description": tool.description,
-                "dialect": tool.dialect,
-                "config": _stamp(os.stat(config_file)),
+                "claimant": claimant,
+                "tools": [
+                    {
+                        "name": tool.name,
+                        "description": tool.description,
+                        "config": _stamp(os.stat(tool_config_path(config_dir, tool.name))),
+                    }
+                    for tool in tools
+                ],
             }
             if companions:
                 entry["companions"] = {c: _stamp(os.stat(tools_dir / c)) for c in companions}

@@ -4,6 +4,7 @@ reason it is not (or no longer) a tool."""
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,8 +15,8 @@ from toolkiln.discover.fingerprint import fingerprint_file, same_content
 from toolkiln.discover.naming import ENTRY_POINT
 from toolkiln.discover.probe import NotProbed
 from toolkiln.discover.report import DiscoveryReport, NotTool, status_of
-from toolkiln.errors import DiscoveryError
-from toolkiln.files import tool_config_path, write_tool_config
+from toolkiln.errors import ConfigError, DiscoveryError
+from toolkiln.files import load_tool_config, tool_config_path, write_tool_config
 
 if TYPE_CHECKING:
     from toolkiln.model import ToolConfig
@@ -31,7 +32,62 @@ class Pending:
     dialect: Dialect
     name: str
     existing: ToolConfig | None
-    outcome: Declaration | DiscoveryError | NotATool | None = None
+    outcome: Declaration | list[Declaration] | DiscoveryError | NotATool | None = None
+
+
+def settle_file(
+    item: Pending,
+    tools_dir: Path,
+    config_dir: Path,
+    write: bool,
+    report: DiscoveryReport,
+    seen: dict[str, str],
+) -> list[tuple[str, Declaration]] | NotATool | None:
+    """`settle` for a file that declares one tool, or one per command (an argc `@cmd`,
+    a subcommand): each is a tool of its own, named `<file's name>_<command>` unless
+    the dialect names it. Returns the tools served, by name, or why the file is none."""
+    outcome, relative = item.outcome, item.candidate.relative_path
+    if outcome == []:
+        item.outcome = outcome = None
+    if not isinstance(outcome, list):
+        settled = settle(item, tools_dir, config_dir, write, report)
+        return [(item.name, settled)] if isinstance(settled, Declaration) else settled
+    if seen.get(item.name) == relative:
+        del seen[item.name]  # the file's own name is none of its tools
+    served = []
+    for declaration in outcome:
+        name = declaration.name or command_tool_name(item.name, declaration.command or "")
+        if name in seen:
+            report.errors.append(duplicate_error(name, seen[name], relative))
+            continue
+        seen[name] = relative
+        try:
+            existing = load_existing(config_dir, name)
+        except ConfigError as error:
+            report.errors.append(config_error(error))
+            continue
+        command = Pending(item.candidate, item.dialect, name, existing, declaration)
+        if isinstance(settle(command, tools_dir, config_dir, write, report), Declaration):
+            served.append((name, declaration))
+    return served
+
+
+def command_tool_name(base: str, command: str) -> str:
+    """`todo` and `add` make `todo_add`: a name clients accept (letters, digits, _ and -)."""
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", f"{base}_{command}").strip("_")[:64]
+
+
+def duplicate_error(name: str, first: str, second: str) -> DiscoveryError:
+    return DiscoveryError(f"both {first} and {second} would be the tool {name!r}; rename one", path=second)
+
+
+def config_error(error: ConfigError) -> DiscoveryError:
+    return DiscoveryError(f"{error}\n  (fix the file or delete it to rediscover the tool)")
+
+
+def load_existing(config_dir: Path, name: str) -> ToolConfig | None:
+    path = tool_config_path(config_dir, name)
+    return load_tool_config(path) if path.exists() else None
 
 
 def settle(
@@ -51,7 +107,7 @@ def settle(
             report.tools.append(status_of(existing, "failed"))
         return None
     if not isinstance(outcome, Declaration):
-        verdict = outcome or NotATool("declares nothing toolkiln reads")
+        verdict = outcome if isinstance(outcome, NotATool) else NotATool("declares nothing toolkiln reads")
         report.not_tools.append(NotTool(path, verdict.kind, verdict.reason))
         if existing:  # it was a tool, and no longer says it is one
             report.warnings.append(
@@ -95,6 +151,7 @@ def _config_from(item: Pending, declaration: Declaration, tools_dir: Path) -> To
             requirements_file=_requirements_file(candidate, declaration, tools_dir),
             python_entry=declaration.python_entry,
             input_schema=declaration.input_schema,
+            command=declaration.command,
             **declaration.settings,
         ),
         source=fingerprint_file(

@@ -53,6 +53,8 @@ class CompiledTool(BaseModel):
     state: bool = False
     version: str | None = None
     python_entry: PythonEntry | None = None
+    # Which of the script's commands this tool is (one file, several tools; see ScriptConfig).
+    command: str | None = None
     requirements_file: str | None = None
     config_file: str
 

@@ -87,6 +87,9 @@ class ScriptConfig(BaseModel):
     state: bool = False
     requirements_file: str | None = None
     python_entry: PythonEntry | None = None
+    # One of several tools the script declares: the word that selects it (an argc `@cmd`
+    # function, a subcommand, a Python function), which the runtime passes.
+    command: str | None = None
     # The script's own JSON Schema (help-json's `input_schema`), used instead of one
     # made from `parameters`; `parameters` then only say how arguments reach the script.
     input_schema: dict[str, Any] | None = None

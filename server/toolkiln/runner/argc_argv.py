@@ -2,7 +2,7 @@
 
     script [command] --name=value --list=a --list=b --flag -- positional...
 
-The command word first (the parameter without an option string), each option as
+The command word first (the `@cmd` function the tool is), each option as
 `--name=value` (so a value starting with `-` stays a value), an array as the option
 repeated, a flag only when true, and the positionals in order after `--`. The script's
 `argc --argc-eval` is toolkiln's shim (`runtimes/argc/`), first on its PATH.
@@ -26,16 +26,11 @@ LLM_OUTPUT = "/dev/stdout"
 
 
 def argc_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
-    command: list[str] = []
     options: list[str] = []
     positionals: list[str] = []
     missing: str | None = None
     for param in tool.parameters:
         value = arguments.get(param.name)
-        if param.option is None:  # the @cmd selector: argc's subcommand word
-            if value is not None:
-                command = [text_form(value)]
-            continue
         values = [text_form(item) for item in value] if isinstance(value, list) else [text_form(value)]
         if param.option == "":
             if value is None:
@@ -47,13 +42,14 @@ def argc_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) ->
                     about_arguments=True,
                 )
             positionals += values
-        elif value is None:
+        elif value is None or param.option is None:
             continue
         elif param.type == "boolean":
             options += [param.option] if value is True else []
         else:
             options += [f"{param.option}={item}" for item in values]
     runner = [] if runs_by_itself(script) else ["bash"]
+    command = [tool.command] if tool.command else []
     return [*runner, str(script), *command, *options, *(["--", *positionals] if positionals else [])]
 
 
