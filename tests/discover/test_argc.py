@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jsonschema import Draft202012Validator
 
 from tests.conftest import MakeTool
 from toolkiln.discover import discover_tools
@@ -160,8 +159,8 @@ def test_each_subcommand_is_a_tool_with_its_own_parameters() -> None:
     assert list(by_command) == ["fs_create", "fs_edit", "del_todo"]  # not _internal, not _guard_path
     assert {d.name for d in declarations} == {None}  # named agent_<command> by discovery
     create, edit, delete = declarations
-    assert params(create)["path"] == {"type": "string", "description": "The path of the file", "required": True,
-                                      "option": "--path"}  # fmt: skip
+    path = {"type": "string", "description": "The path of the file", "required": True, "option": "--path"}
+    assert params(create)["path"] == path
     assert list(params(create)) == ["path", "contents"]
     assert edit.description == "Apply changes to a file.\nALWAYS PROVIDE THE FULL FILE CONTENTS."
     assert params(delete)["id"]["type"] == "integer" and params(delete)["force"]["type"] == "boolean"
@@ -289,3 +288,19 @@ async def test_files_that_are_not_tools_say_why(tmp_path: Path, name: str, text:
     with pytest.raises(NotATool) as caught:
         await argc.declare(candidate, Probe(1.0, "none"))
     assert caught.value.kind == kind
+
+
+def test_a_command_removed_from_the_script_leaves_its_config_missing(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    script = make_tool("agents/coder/tools.sh", AGENT)
+    discover_tools(tools_dir, config_dir, probes="none")
+    script.write_text(
+        AGENT.replace("fs_edit() { :; }", "_fs_edit() { :; }").replace("# @cmd Apply", "# Apply")
+    )
+    report = discover_tools(tools_dir, config_dir, probes="none")
+    assert {tool.name: tool.change for tool in report.tools} == {
+        "fs_create": "updated", "del_todo": "updated", "fs_edit": "missing",
+    }  # fmt: skip
+    [warning] = [w for w in report.warnings if "fs_edit" in str(w)]
+    assert "no longer declares the tool 'fs_edit' (it declares del_todo, fs_create)" in str(warning)

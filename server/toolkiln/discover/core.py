@@ -254,7 +254,9 @@ def _missing_tools(
     tools_dir: Path, config_dir: Path, seen: dict[str, str], warnings: list[DiscoveryError]
 ) -> list[ToolStatus]:
     """Configs whose script is gone, or is now another tool: reported, never deleted."""
-    tool_of_script = {script_path: name for name, script_path in seen.items()}
+    tools_of_script: dict[str, list[str]] = {}
+    for name, script_path in seen.items():
+        tools_of_script.setdefault(script_path, []).append(name)
     folder = tool_configs_dir(config_dir)
     if not folder.is_dir():
         return []
@@ -268,11 +270,20 @@ def _missing_tools(
             missing.append(ToolStatus(path.stem, "?", "(config file is invalid)", True, False, "missing"))
             continue
         script_path = config.script_config.script_path
-        if script_path in tool_of_script:  # its Name changed, so it became a new tool
+        now = tools_of_script.get(script_path)
+        if now and len(now) == 1 and config.script_config.command is None:  # its Name changed
             warnings.append(
                 DiscoveryError(
-                    f"is now the tool {tool_of_script[script_path]!r}; its old config {path.name} "
+                    f"is now the tool {now[0]!r}; its old config {path.name} "
                     "is kept: delete it, after copying any settings of yours to the new one",
+                    path=script_path,
+                )
+            )
+        elif now:  # one of the file's commands is gone, or was renamed
+            warnings.append(
+                DiscoveryError(
+                    f"no longer declares the tool {path.stem!r} (it declares {', '.join(sorted(now))}); "
+                    f"its config {path.name} is kept: delete it when you no longer need it",
                     path=script_path,
                 )
             )
