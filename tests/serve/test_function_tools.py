@@ -211,3 +211,57 @@ async def test_a_define_schema_kit_script_gets_stdin_json(served: Path) -> None:
     assert tools["shout"].description == "Repeat a word loudly"
     assert tools["shout"].input_schema["required"] == ["word"]
     assert result.structured_content == {"text": "HEY -N HEY -N", "env": "hey -n"}
+
+
+AGENT_TOOLS = '''
+import os
+from typing import Literal
+
+STORE = {}
+
+
+def add_todo(desc: str, priority: Literal["low", "high"] = "low") -> str:
+    """Add a todo.
+
+    Args:
+        desc: What to do
+        priority: How urgent it is
+    """
+    return f"added {desc!r} ({priority}) in {os.getpid()}"
+
+
+async def list_todos(limit: int = 10) -> list:
+    """List the todos."""
+    return [f"todo {n}" for n in range(min(limit, 2))]
+
+
+def _helper():
+    return "never a tool"
+
+
+def undocumented(x):
+    return x
+'''
+
+
+@pytest.fixture
+def agent(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
+    make_tool("agents/todo/tools.py", AGENT_TOOLS, executable=False)
+    report = discover_tools(tools_dir, config_dir)
+    assert not report.errors
+    assert sorted(tool.name for tool in report.tools) == ["add_todo", "list_todos"]
+    build_catalog(config_dir, tools_dir)
+    return config_dir
+
+
+async def test_an_agents_tools_py_serves_each_documented_function(agent: Path) -> None:
+    async with connect(agent, "auto") as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        added = await client.call_tool("add_todo", {"desc": "-rf $(id)", "priority": "high"})
+        listed = await client.call_tool("list_todos", {"limit": 1})
+        wrong = await client.call_tool("add_todo", {"desc": "x", "priority": "urgent"})
+    assert tools["add_todo"].input_schema["required"] == ["desc"]
+    assert tools["add_todo"].description == "Add a todo."
+    assert text_of(added).startswith("added '-rf $(id)' (high) in ")
+    assert json.loads(text_of(listed)) == ["todo 0"]
+    assert wrong.is_error

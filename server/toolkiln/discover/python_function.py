@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import re
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,9 @@ CLAIM_IS_CERTAIN = True
 
 _SELF_DESCRIBING = re.compile(r"""["']--help["']""")
 _RUN = re.compile(r"^(?:async[ \t]+)?def[ \t]+run[ \t]*\(", re.MULTILINE)
+_PUBLIC_DEF = re.compile(r"^(?:async[ \t]+)?def[ \t]+[A-Za-z]\w*[ \t]*\(", re.MULTILINE)
+# llm-functions' agents keep their tools in `tools.py`: each public function is a tool.
+AGENT_TOOLS_FILE = "tools.py"
 _SECTION = re.compile(
     r"^\s*(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Returns?|Yields?|Raises|"
     r"Examples?|Notes?|Attributes|See Also)\s*:?\s*$"
@@ -59,15 +63,19 @@ def claims(candidate: Candidate) -> bool:
             text = read_source(candidate.path)
     if candidate.executable and _SELF_DESCRIBING.search(text):
         return False  # it answers `--help` itself: help-json's
+    if candidate.path.name == AGENT_TOOLS_FILE:
+        return _PUBLIC_DEF.search(text) is not None
     return _RUN.search(text) is not None
 
 
-async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
+async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Declaration] | None:
     path = candidate.relative_path
     try:
         module = ast.parse(read_source(candidate.path), filename=path)
     except SyntaxError as error:
         raise DiscoveryError(f"is not valid Python: {error.msg}", path=path, line=error.lineno) from None
+    if candidate.path.name == AGENT_TOOLS_FILE and not _RUN.search(read_source(candidate.path)):
+        return _agent_tools(module, path)
     function = next(
         (
             node
@@ -89,11 +97,37 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
             "run() a docstring that says what the tool does)",
             kind="python-helper",
         )
-    documented = _documented_arguments(docstring)
-    parameters, warnings = _parameters(function, documented, path)
+    return _declaration(function, docstring, _description(ast.get_docstring(module) or ""), path)
+
+
+def _agent_tools(module: ast.Module, path: str) -> list[Declaration]:
+    """An llm-functions agent's `tools.py`: each public, documented function is a tool,
+    named after the function, as the agent's model knows it."""
+    functions = [
+        node
+        for node in module.body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and not node.name.startswith("_")
+    ]
+    documented = [function for function in functions if ast.get_docstring(function)]
+    if not documented:
+        raise NotATool("an agent's tools.py whose functions have no docstrings", kind="python-helper")
+    return [
+        dataclasses.replace(
+            _declaration(function, ast.get_docstring(function) or "", "", path),
+            command=function.name,
+            name=function.name,
+        )
+        for function in documented
+    ]
+
+
+def _declaration(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, docstring: str, fallback: str, path: str
+) -> Declaration:
+    parameters, warnings = _parameters(function, _documented_arguments(docstring), path)
     return Declaration(
         dialect="python",
-        description=_description(docstring) or _description(ast.get_docstring(module) or ""),
+        description=_description(docstring) or fallback,
         parameters=parameters,
         python_entry="run(**)",
         warnings=warnings,

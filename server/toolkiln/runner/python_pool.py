@@ -145,6 +145,7 @@ class PythonWorkers:
             logger.info("%s changed: its worker %d is replaced", tool.name, pid)
             await worker.process.stop()
         argv = [sys.executable, str(WORKER_SCRIPT), str(script), tool.python_entry or "execute"]
+        argv += [tool.command] if tool.command else []  # one of the module's functions (an agent's tools.py)
         process = LiveProcess(argv, cwd=script.parent, env=env, limits=limits, confinement=confinement)
         return _Worker(process, tool.name, source, self._generation)
 

@@ -1,7 +1,8 @@
 """The warm worker of a Python-module tool: imports the module once, then runs call after call.
 
-Run as a script by the server, never imported by it: `python python_worker.py MODULE ENTRY`
-(ENTRY: `execute`, `main`, `execute(**)`, or `run(**)`, llm-functions' `def run`)
+Run as a script by the server, never imported by it: `python python_worker.py MODULE ENTRY [FUNCTION]`
+(ENTRY: `execute`, `main`, `execute(**)`, or `run(**)`, llm-functions' `def run`; FUNCTION:
+another function to call, one of an agent's `tools.py`)
 (standard library only, so a worker starts in the time Python itself takes). The
 module's folder is first on `sys.path` and the working directory, so it can import its
 neighbours. Requests arrive on stdin, one JSON line each: `{"params": {...}}`. Each answer
@@ -30,7 +31,7 @@ def main() -> int:
     answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # print() in the tool goes to stderr, never into the answers
     try:
-        function = _load(module_path, _FUNCTIONS.get(entry, "execute"))
+        function = _load(module_path, sys.argv[3] if len(sys.argv) > 3 else _FUNCTIONS.get(entry, "execute"))
     except BaseException as error:
         _answer(answers, _raised(error))
         return 1
