@@ -60,16 +60,16 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
     speaks_json = result.stdout.lstrip().startswith(b"{")
     if fallback.opted_in(candidate) and (result.timed_out or not speaks_json):
         return fallback.declare_from_help(candidate, result, probe.timeout)  # plain text: opted in
+    if result.stdout_truncated or result.stderr_total > len(result.stderr_tail):
+        if not speaks_json:
+            raise NotATool("`--help` printed a flood of plain text, not JSON", kind="plain-help")
+        raise DiscoveryError(f"`--help` printed more than {PROBE_OUTPUT_LIMIT} bytes", path=path)
     if result.timed_out:
         raise NotATool(
             f"`--help` did not finish within {probe.timeout:g} s (a help-json script answers "
             "`--help` at once)",
             kind="help-timeout",
         )
-    if result.stdout_truncated or result.stderr_total > len(result.stderr_tail):
-        if not speaks_json:
-            raise NotATool("`--help` printed a flood of plain text, not JSON", kind="plain-help")
-        raise DiscoveryError(f"`--help` printed more than {PROBE_OUTPUT_LIMIT} bytes", path=path)
     metadata = _metadata(result.stdout_text, path) if speaks_json else None
     if metadata is None:
         raise _not_help_json(result.stdout_text, result.stderr_text, result.returncode)
