@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 _NODE = (("node",),)
@@ -46,3 +47,12 @@ def find_interpreter(script: Path) -> list[str] | None:
         if shutil.which(command[0]):
             return list(command)
     return None
+
+
+def script_command(script: Path) -> list[str]:
+    """The words that start a script: itself when it runs by itself; a `.py` file that
+    cannot (no shebang or no exec bit) with the Python running toolkiln, never by the
+    kernel ("Exec format error"); any other file as itself (the error names it)."""
+    if script.suffix.lower() == ".py" and not runs_by_itself(script):
+        return [sys.executable, str(script)]
+    return [str(script)]

@@ -55,8 +55,10 @@ async def run_probe(
 
     confinement = _probe_confinement(candidate, probe)
     env = {key: os.environ[key] for key in PROBE_ENV if key in os.environ}
+    from toolkiln.interpreters import script_command
+
     return await run_process(
-        [str(candidate.path), *args],
+        [*script_command(candidate.path), *args],
         timeout=probe.timeout,
         cwd=candidate.path.parent,
         env={**env, "HOME": os.environ.get("HOME", "/")},

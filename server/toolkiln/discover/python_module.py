@@ -13,8 +13,8 @@ The module is read with `ast` and never imported here. Its parameters come from,
 order: `@param` lines in the module's (or the function's) docstring, in the grammar of
 the annotations dialect; a literal `INPUTS` dict; the function's signature and type
 hints (`execute(company: str, employees: int = 1)`, or `execute(params: Params)` with a
-`TypedDict`). A legacy argparse script whose `main()` takes nothing is run as a plain
-script, its options read from the `add_argument` calls.
+`TypedDict`). A command-line script (argparse, click or typer, and no `execute`) is read
+by `python_argparse`, `python_click` or `python_typer` and run as a script.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkiln.discover.annotations import TYPE_ALIASES, parse_param_line
-from toolkiln.discover.base import HEAD_BYTES, Candidate, Declaration, make_parameter
+from toolkiln.discover.base import HEAD_BYTES, Candidate, Declaration, NotATool, make_parameter
 from toolkiln.discover.probe import Probe
 from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import PARAM_TYPES, ParamType, PythonEntry, value_matches_type
@@ -38,6 +38,7 @@ CLAIM_IS_CERTAIN = True
 
 _ENTRY = re.compile(r"^(?:async\s+)?def\s+(execute|main)\s*\(\s*(\S?)", re.MULTILINE)
 _SELF_DESCRIBING = re.compile(r"""["']--help["']""")
+_CLI_IMPORT = re.compile(r"^\s*(?:import|from)\s+(argparse|click|typer)\b", re.MULTILINE)
 _PARAM_LINE = re.compile(r"^\s*@param\b\s*(.*)$")
 _SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Params|Returns|Raises|Example|Examples)\s*:\s*$")
 _SPEC_KEYS = ("type", "description", "required", "default", "enum", "min", "max", "items", "secret", "kind")
@@ -49,8 +50,9 @@ _DEFAULT_TYPES: tuple[ParamType, ...] = ("boolean", "integer", "number", "string
 
 
 def claims(candidate: Candidate) -> bool:
-    """A `.py` file with a top-level `def execute(` or `def main(<param>`, or an argparse
-    `def main():`; but not an executable that answers `--help` itself (help-json's)."""
+    """A `.py` file with a top-level `def execute(` or `def main(<param>`, or one that
+    imports argparse, click or typer; but not an executable that answers `--help` itself
+    (help-json's)."""
     if candidate.path.suffix != ".py":
         return False
     text = candidate.head
@@ -59,6 +61,8 @@ def claims(candidate: Candidate) -> bool:
             text = _read(candidate.path)
     if candidate.executable and _SELF_DESCRIBING.search(text):
         return False
+    if _CLI_IMPORT.search(text):
+        return True
     for match in _ENTRY.finditer(text):
         takes_params = match.group(2) not in ("", ")")
         if match.group(1) == "execute" or takes_params or "add_argument(" in text:
@@ -78,6 +82,9 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
         for node in module.body
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in ("execute", "main")
     }
+    frameworks = _cli_frameworks(module)
+    if "execute" not in functions and frameworks:
+        return read_command_line(module, frameworks, path)
     function = functions.get("execute") or functions.get("main")
     if function is None:
         return None
@@ -88,8 +95,6 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
     arguments = [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
     description = _description(ast.get_docstring(module) or ast.get_docstring(function) or "")
     if not arguments:
-        if function.name == "main" and "add_argument" in source:
-            return _argparse_declaration(module, path, description)
         raise DiscoveryError(
             f"{function.name}() takes no arguments: define it as `{function.name}(params)`", path=path,
             line=function.lineno,
@@ -112,6 +117,33 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
     if parameters is None:
         parameters = _signature_parameters(module, function, one_dict, path)
     return Declaration(dialect="python", description=description, parameters=parameters, python_entry=entry)
+
+
+def _cli_frameworks(module: ast.Module) -> list[str]:
+    """The command-line libraries the module imports, typer and click before argparse."""
+    found: set[str] = set()
+    for node in ast.walk(module):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module.split(".")[0])
+    return [name for name in ("typer", "click", "argparse") if name in found]
+
+
+def read_command_line(module: ast.Module, frameworks: list[str], path: str) -> Declaration:
+    """The tool of an argparse, click or typer script; `NotATool` for a library."""
+    from toolkiln.discover.python_argparse import read_argparse
+    from toolkiln.discover.python_click import read_click
+    from toolkiln.discover.python_typer import read_typer
+
+    docstring = ast.get_docstring(module) or ""
+    for framework in frameworks:
+        if framework == "argparse":
+            return read_argparse(module, path, docstring)
+        declaration = (read_typer if framework == "typer" else read_click)(module, path, docstring)
+        if declaration is not None:
+            return declaration
+    raise NotATool("a Python library (no entry point, no command line)", kind="library")
 
 
 def _takes_a_dict(module: ast.Module, annotation: ast.expr | None) -> bool:
@@ -353,82 +385,3 @@ def _hint_name(node: ast.expr) -> str:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):  # "str" (a string annotation)
         return node.value
     return ""
-
-
-def _argparse_declaration(module: ast.Module, path: str, description: str) -> Declaration:
-    """A legacy `main()` with argparse: each `add_argument` call is a parameter."""
-    parameters: list[Parameter] = []
-    warnings: list[DiscoveryError] = []
-    for node in ast.walk(module):
-        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument":
-            try:
-                parameter = _argparse_parameter(node, path)
-            except DiscoveryError as error:
-                warnings.append(error)
-                continue
-            if parameter is not None:
-                parameters.append(parameter)
-        elif (
-            isinstance(node, ast.Call)
-            and getattr(node.func, "attr", "") == "ArgumentParser"
-            and not description
-        ):
-            description = _literal_keyword(node, "description") or ""
-    parameters.sort(key=lambda param: param.option == "")  # options first, positionals after, in order
-    return Declaration(
-        dialect="python",
-        description=description,
-        parameters=parameters,
-        python_entry="script",
-        warnings=warnings,
-    )
-
-
-def _argparse_parameter(call: ast.Call, path: str) -> Parameter | None:
-    line = call.lineno
-    flags = [arg.value for arg in call.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
-    if not flags or flags[0] in ("-h", "--help"):
-        return None
-    action = _literal_keyword(call, "action") or "store"
-    if action in ("help", "version"):
-        return None
-    if action not in ("store", "store_true", "store_false"):
-        raise DiscoveryError(
-            f"add_argument({flags[0]!r}, action={action!r}) is not supported; left out", path=path, line=line
-        )
-    positional = not flags[0].startswith("-")
-    option = "" if positional else max(flags, key=lambda flag: (flag.startswith("--"), len(flag)))
-    name = _literal_keyword(call, "dest") or option.lstrip("-").replace("-", "_") or flags[0]
-    nargs = _literal_keyword(call, "nargs")
-    fields: dict[str, Any] = {
-        "name": name,
-        "option": option,
-        "description": _literal_keyword(call, "help") or "",
-    }
-    if action != "store":
-        fields.update(type="boolean", default=action == "store_false")
-    else:
-        type_name = _hint_name(next((k.value for k in call.keywords if k.arg == "type"), ast.Name("str")))
-        fields["type"] = _HINT_TYPES.get(type_name, "string")
-        if nargs in ("+", "*"):
-            fields["items"], fields["type"] = fields["type"], "array"
-        choices = _literal_keyword(call, "choices")
-        if choices is not None:
-            fields["enum"] = list(choices)
-        default = _literal_keyword(call, "default")
-        if default is not None:
-            fields["default"] = default
-        fields["required"] = (positional and nargs not in ("?", "*")) or bool(
-            _literal_keyword(call, "required")
-        )
-    return make_parameter(path, line, **fields)
-
-
-def _literal_keyword(call: ast.Call, key: str) -> Any:
-    for keyword in call.keywords:
-        if keyword.arg == key:
-            try:
-                return ast.literal_eval(keyword.value)
-            except ValueError:
-                return None
-    return None
