@@ -331,7 +331,10 @@ def test_a_script_that_stops_declaring_a_tool(
     report = discover(tools_dir, config_dir)
     assert report.tools == [ToolStatus("count", "count.sh", "Counts", True, True, "missing")]
     [warning] = report.warnings
-    assert str(warning) == "count.sh: no longer declares a tool; its config count.json is kept"
+    assert str(warning) == (
+        "count.sh: no longer declares a tool: `--help` printed nothing (exit status 1); "
+        "its config count.json is kept"
+    )
     assert config_file(config_dir, "count").read_bytes() == kept
 
 
@@ -373,9 +376,9 @@ def test_a_hanging_help_json_script_does_not_stop_discovery(
     make_tool("slow.sh", "#!/bin/sh\nsleep 60\n")
     make_tool("pwod/run.sh", ANNOTATED)
     report = discover(tools_dir, config_dir, probe_timeout=0.5)
-    [error] = report.errors
-    assert error.path == "slow.sh"
-    assert "did not finish within 0.5 s" in str(error)
+    [verdict] = report.not_tools
+    assert (verdict.path, verdict.kind) == ("slow.sh", "help-timeout")
+    assert "did not finish within 0.5 s" in verdict.reason
     assert changes(report) == {"pwod": "created"}
 
 

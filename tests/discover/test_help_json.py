@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import MakeTool, pids_alive
 from toolkiln.discover import help_json
-from toolkiln.discover.base import Candidate, Declaration
+from toolkiln.discover.base import Candidate, Declaration, NotATool
 from toolkiln.discover.help_json import PROBE_OUTPUT_LIMIT, parse_help
 from toolkiln.discover.probe import Probe
 from toolkiln.errors import DiscoveryError
@@ -451,7 +451,36 @@ def test_the_probe_passes_exactly_help(make_tool: MakeTool, tools_dir: Path) -> 
 @pytest.mark.parametrize("code", [1, 2, 127])
 def test_nonzero_exit_without_metadata_is_not_a_tool(make_tool: MakeTool, tools_dir: Path, code: int) -> None:
     path = make_tool("fails.sh", f"#!/bin/sh\necho 'usage: fails [options]'\nexit {code}\n")
-    assert probe(path, tools_dir) is None
+    assert not_a_tool(path, tools_dir) == (
+        "plain-help",
+        f"answers `--help` with plain text (exit status {code}), not toolkiln's JSON",
+    )
+
+
+def not_a_tool(path: Path, tools_dir: Path) -> tuple[str, str]:
+    with pytest.raises(NotATool) as caught:
+        probe(path, tools_dir)
+    return caught.value.kind, caught.value.reason
+
+
+@pytest.mark.parametrize(
+    ("stdout", "where"),
+    [
+        (
+            '{"description": "Adds", }',
+            "Expecting property name enclosed in double quotes (stdout line 1, column 25)",
+        ),
+        ('{"description": "Adds"\n"title": "x"}', "Expecting ',' delimiter (stdout line 2, column 1)"),
+        ("{'description': 'single quotes'}", "Expecting property name enclosed in double quotes"),
+    ],
+)
+def test_invalid_metadata_json_is_an_error_with_the_parse_error(
+    make_tool: MakeTool, tools_dir: Path, stdout: str, where: str
+) -> None:
+    path = make_tool("broken.sh", f"#!/bin/sh\ncat <<'EOF'\n{stdout}\nEOF\n")
+    error = probe_error(path, tools_dir)
+    assert error.reason.startswith("`--help` printed invalid JSON on stdout: ")
+    assert where in error.reason
 
 
 @pytest.mark.parametrize("code", [1, 2, 127])
@@ -483,7 +512,9 @@ def test_log_lines_after_the_options_json_are_tolerated() -> None:
 )
 def test_no_metadata_json_is_not_a_tool(make_tool: MakeTool, tools_dir: Path, stdout: str) -> None:
     path = make_tool("plain.sh", f"#!/bin/sh\nprintf '%s' '{stdout}'\n")
-    assert probe(path, tools_dir) is None
+    kind, _ = not_a_tool(path, tools_dir)
+    expected = {"[": "plain-help", "u": "plain-help", "{": "no-declaration", "": "help-failed"}
+    assert kind == expected[stdout[:1]]
 
 
 def test_bad_options_from_a_real_script(make_tool: MakeTool, tools_dir: Path) -> None:
@@ -499,7 +530,7 @@ def test_bad_options_from_a_real_script(make_tool: MakeTool, tools_dir: Path) ->
     assert str(error) == "bad.sh: option 'n' (stderr line 1): default 'three': is not of type integer"
 
 
-def test_a_hanging_help_is_an_error_and_is_killed(make_tool: MakeTool, tools_dir: Path) -> None:
+def test_a_hanging_help_is_not_a_tool_and_is_killed(make_tool: MakeTool, tools_dir: Path) -> None:
     pid_file = tools_dir / "sleeper.pid"
     path = make_tool(
         "hangs.sh",
@@ -510,15 +541,18 @@ def test_a_hanging_help_is_an_error_and_is_killed(make_tool: MakeTool, tools_dir
         wait
         """,
     )
-    error = probe_error(path, tools_dir, timeout=PROBE_TIMEOUT)
-    assert error.reason.startswith("`--help` did not finish within 0.5 s, so it is not a tool")
+    with pytest.raises(NotATool) as caught:
+        probe(path, tools_dir, timeout=PROBE_TIMEOUT)
+    assert caught.value.kind == "help-timeout"
+    assert caught.value.reason.startswith("`--help` did not finish within 0.5 s")
     assert pids_alive([int(pid_file.read_text())]) == []
 
 
 def test_endless_output_is_stopped(make_tool: MakeTool, tools_dir: Path) -> None:
     path = make_tool("floods.sh", "#!/bin/sh\nyes flood\n")
-    error = probe_error(path, tools_dir, timeout=PROBE_TIMEOUT)
-    assert "did not finish within 0.5 s" in error.reason
+    with pytest.raises(NotATool) as caught:
+        probe(path, tools_dir, timeout=PROBE_TIMEOUT)
+    assert "did not finish within 0.5 s" in caught.value.reason or caught.value.kind == "plain-help"
 
 
 def test_too_much_output_is_an_error(make_tool: MakeTool, tools_dir: Path) -> None:

@@ -175,3 +175,18 @@ def test_a_script_not_discovered_yet_or_changed_since(
     assert {f.severity for f in findings.values()} == {"warning"}
     assert findings[str(fresh)].fix.startswith("toolkiln discover && toolkiln build")
     assert not (config_dir / "tools" / "hi.json").exists()
+
+
+def test_files_that_are_not_tools_get_one_hint_per_reason(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool("t.sh", ANNOTATED)
+    for name in ("backup.sh", "deploy.sh"):
+        make_tool(name, f'#!/bin/sh\necho "usage: {name} TARGET"\n')
+    make_tool("lib.py", "def helper():\n    return 1\n", executable=False)
+    assert not found(doctor(tools_dir, config_dir), "not-tools")  # doctor runs no script
+    pipeline(tools_dir, config_dir)  # discovery asks their `--help` (confined), and remembers the answer
+    [hint] = found(doctor(tools_dir, config_dir), "not-tools")
+    assert hint.severity == "warning"
+    assert hint.message.startswith("2 executables answer `--help` with plain text")
+    assert hint.fix == "`toolkiln discover --list` says why for each file"

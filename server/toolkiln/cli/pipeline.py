@@ -16,6 +16,7 @@ from toolkiln.files import catalog_path
 
 if TYPE_CHECKING:
     from toolkiln.discover import ToolStatus
+    from toolkiln.discover.report import NotTool
     from toolkiln.model import Parameter
 
 
@@ -23,7 +24,10 @@ if TYPE_CHECKING:
 @folder_options
 @click.option("--force", is_flag=True, help="Re-read every script, changed or not.")
 @click.option(
-    "--list", "list_only", is_flag=True, help="Show each tool's status; write nothing and run no script."
+    "--list",
+    "list_only",
+    is_flag=True,
+    help="Show each tool's status, and why each other file is not a tool; write nothing, run no script.",
 )
 @click.option("--strict", is_flag=True, help="Exit with status 1 when a script could not be read.")
 @click.option(
@@ -75,12 +79,16 @@ def discover(
     if as_json:
         everything = {
             "tools": [dataclasses.asdict(status) for status in report.tools],
+            "not_tools": [dataclasses.asdict(verdict) for verdict in report.not_tools],
             "prompts": [dataclasses.asdict(status) for status in report.prompts],
             "resources": [dataclasses.asdict(status) for status in report.resources],
         }
         click.echo(json.dumps(everything, indent=2))
     elif list_only:
         click.echo(_status_table(report.tools))
+        if report.not_tools:
+            why = [("FILE", "NOT A TOOL BECAUSE"), *((v.path, v.reason) for v in report.not_tools)]
+            click.echo("\n" + render_table(why))
         for kind, statuses in (("PROMPT", report.prompts), ("RESOURCE", report.resources)):
             if statuses:
                 rows = [(kind, "FILE", "STATUS"), *((s.name, s.path, s.change) for s in statuses)]
@@ -95,8 +103,22 @@ def discover(
         click.echo(
             f"discovered {len(report.tools)} tools in {folders.tools}: {counts}{extras}; {errors} errors"
         )
+        _echo_hints(report.not_tools)
     if strict and report.errors:
         sys.exit(1)
+
+
+def _echo_hints(not_tools: list[NotTool]) -> None:
+    """Why files are not tools, one line per shared reason (`--list` says it per file)."""
+    from toolkiln.discover.reasons import summarise
+
+    hints = summarise(not_tools)
+    if not hints:
+        return
+    click.echo(f"{len(not_tools)} files are not tools:")
+    for hint in hints:
+        click.echo(f"  {hint}")
+    click.echo("`toolkiln discover --list` says why for each file.")
 
 
 def _status_table(tools: list[ToolStatus]) -> str:

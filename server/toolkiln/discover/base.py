@@ -79,6 +79,12 @@ class Declaration:
     # A JSON Schema the script gives whole (help-json's `input_schema`), served as it is.
     input_schema: dict[str, Any] | None = None
     warnings: list[DiscoveryError] = field(default_factory=list)
+    # Other files read to declare the tool (a sidecar JSON), relative to the tools folder:
+    # a change to one of them is a change to the tool.
+    companions: tuple[str, ...] = ()
+    # Starting values for settings the user owns (`timeout_seconds`, `read_only`, ...):
+    # written when the tool's config is created, the user's from then on.
+    settings: dict[str, Any] = field(default_factory=dict)
 
 
 class NotATool(Exception):

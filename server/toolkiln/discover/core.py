@@ -15,63 +15,32 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any
 
-from toolkiln.discover.base import Candidate, Declaration, Dialect
+from toolkiln.discover.base import Candidate, Declaration, Dialect, NotATool
 from toolkiln.discover.dialects import ALL_DIALECTS
-from toolkiln.discover.fingerprint import fingerprint_file, is_unchanged, same_content, unchanged_config
-from toolkiln.discover.naming import ENTRY_POINT, tool_name_for
-from toolkiln.discover.probe import NotProbed, Probe, ProbeMode
-from toolkiln.discover.scan import scan_tools
+from toolkiln.discover.fingerprint import is_unchanged, unchanged_config
+from toolkiln.discover.index import DiscoveryIndex, KnownTool
+from toolkiln.discover.naming import tool_name_for
+from toolkiln.discover.probe import Probe, ProbeMode
+from toolkiln.discover.reasons import why_not
+from toolkiln.discover.report import Change, DiscoveryReport, NotTool, ToolStatus, status_of
+from toolkiln.discover.scan import first_claimant, scan_tools
+from toolkiln.discover.settle import Pending, settle
 from toolkiln.errors import ConfigError, DiscoveryError
-from toolkiln.files import load_tool_config, tool_config_path, tool_configs_dir, write_tool_config
+from toolkiln.files import load_tool_config, tool_config_path, tool_configs_dir
 
 if TYPE_CHECKING:
-    from toolkiln.discover.items import ItemStatus
     from toolkiln.model import ToolConfig
+
+__all__ = ["Change", "DiscoveryReport", "NotTool", "ToolStatus", "discover_tools"]
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_PROBE_TIMEOUT = 5.0
 ProgressCallback = Callable[[int, int], None]
-Change = Literal["created", "updated", "unchanged", "missing", "failed"]
-
-
-@dataclass(frozen=True)
-class ToolStatus:
-    """Where one tool stands after discovery (a row of `discover --list`)."""
-
-    name: str
-    script_path: str
-    description: str
-    has_config: bool
-    script_found: bool
-    change: Change
-
-
-@dataclass
-class DiscoveryReport:
-    tools: list[ToolStatus] = field(default_factory=list)
-    errors: list[DiscoveryError] = field(default_factory=list)
-    warnings: list[DiscoveryError] = field(default_factory=list)
-
-    prompts: list[ItemStatus] = field(default_factory=list)
-    resources: list[ItemStatus] = field(default_factory=list)
-
-    def count(self, change: Change) -> int:
-        return sum(1 for tool in self.tools if tool.change == change)
-
-
-@dataclass
-class _Pending:
-    candidate: Candidate
-    dialect: Dialect
-    name: str
-    existing: ToolConfig | None
-    outcome: Declaration | DiscoveryError | None = None
+_DIALECT_OF_MODULE = {getattr(dialect, "__name__", ""): dialect for dialect in ALL_DIALECTS}
 
 
 def discover_tools(
@@ -96,22 +65,46 @@ def discover_tools(
         raise DiscoveryError(f"no tools folder at {tools_dir}; create it or pass --tools-dir")
     tools_dir = tools_dir.resolve()
     report = DiscoveryReport()
-    pending: list[_Pending] = []
+    index = DiscoveryIndex.load(config_dir, _index_key())
+    known: dict[str, dict[str, Any]] = {}  # this run's index hits, by relative path
+
+    def claimant(candidate: Candidate) -> Dialect | None:
+        entry = None if force else index.known(candidate.relative_path, candidate.stat, tools_dir)
+        if entry is None:
+            return first_claimant(candidate, ALL_DIALECTS)
+        known[candidate.relative_path] = entry
+        if entry.get("tool") is None:
+            return None
+        return _DIALECT_OF_MODULE.get(entry.get("claimant", "")) or first_claimant(candidate, ALL_DIALECTS)
+
+    pending: list[Pending] = []
     seen: dict[str, str] = {}
-    for candidate, dialect in scan_tools(tools_dir, ALL_DIALECTS, report.warnings):
-        name = _tool_name(candidate, dialect)
+    for candidate, dialect in scan_tools(tools_dir, claimant, report.warnings):
+        relative, entry = candidate.relative_path, known.get(candidate.relative_path)
+        if dialect is None:
+            verdict = (entry and index.known_verdict(entry)) or why_not(candidate)
+            report.not_tools.append(NotTool(relative, verdict.kind, verdict.reason))
+            index.remember_not_tool(relative, candidate.stat, verdict)
+            continue
+        name = entry["tool"] if entry else _tool_name(candidate, dialect)
         if name in seen:
             report.errors.append(
                 DiscoveryError(
-                    f"both {seen[name]} and {candidate.relative_path} would be the tool {name!r}; rename one",
-                    path=candidate.relative_path,
+                    f"both {seen[name]} and {relative} would be the tool {name!r}; rename one", path=relative
                 )
             )
             continue
-        seen[name] = candidate.relative_path
-        unchanged = None if force else _unchanged_status(candidate, tool_config_path(config_dir, name))
+        seen[name] = relative
+        config_file = tool_config_path(config_dir, name)
+        if entry and (tool := index.known_tool(entry, config_file)):
+            report.tools.append(ToolStatus(tool.name, relative, tool.description, True, True, "unchanged"))
+            index.keep(relative, entry)
+            continue
+        unchanged = None if force else _unchanged_status(candidate, config_file, tools_dir)
         if unchanged:
-            report.tools.append(unchanged)
+            status, companions = unchanged
+            report.tools.append(status)
+            _remember_tool(index, candidate, dialect, status, companions, tools_dir, config_file)
             continue
         try:
             existing = _load_existing(config_dir, name)
@@ -120,10 +113,10 @@ def discover_tools(
                 DiscoveryError(f"{error}\n  (fix the file or delete it to rediscover the tool)")
             )
             continue
-        if not force and existing and _still_current(candidate, existing):
-            report.tools.append(_status(existing, "unchanged"))
+        if not force and existing and _still_current(candidate, existing, tools_dir):
+            report.tools.append(status_of(existing, "unchanged"))
         else:
-            pending.append(_Pending(candidate, dialect, name, existing))
+            pending.append(Pending(candidate, dialect, name, existing))
 
     if pending:
         import anyio
@@ -131,12 +124,53 @@ def discover_tools(
         probe = Probe(probe_timeout, probes or ("confined" if write else "none"))
         anyio.run(_declare_all, pending, probe, jobs or max(4, 2 * (os.cpu_count() or 1)), on_progress)
     for item in pending:
-        _settle(item, tools_dir, config_dir, write, report)
+        _remember(index, item, settle(item, tools_dir, config_dir, write, report), tools_dir, config_dir)
     report.tools.extend(_missing_tools(tools_dir, config_dir, seen, report.warnings))
     report.tools.sort(key=lambda tool: tool.name)
+    if write:
+        index.save()
     if prompts_dir is not None or resources_dir is not None:
         _discover_items(report, config_dir, prompts_dir, resources_dir, force=force, write=write)
     return report
+
+
+def _index_key() -> str:
+    """What the index's verdicts depend on besides the files: toolkiln's version, and
+    the dialect code itself (a development checkout changes it without a new version)."""
+    from toolkiln import __version__
+
+    folder = Path(__file__).parent
+    newest = max(entry.stat().st_mtime_ns for entry in os.scandir(folder) if entry.name.endswith(".py"))
+    return f"{__version__}:{newest}"
+
+
+def _remember(
+    index: DiscoveryIndex,
+    item: Pending,
+    outcome: Declaration | NotATool | None,
+    tools_dir: Path,
+    config_dir: Path,
+) -> None:
+    candidate = item.candidate
+    if isinstance(outcome, NotATool):
+        index.remember_not_tool(candidate.relative_path, candidate.stat, outcome)
+    elif isinstance(outcome, Declaration):
+        status = ToolStatus(item.name, candidate.relative_path, outcome.description, True, True, "unchanged")
+        config_file = tool_config_path(config_dir, item.name)
+        _remember_tool(index, candidate, item.dialect, status, outcome.companions, tools_dir, config_file)
+
+
+def _remember_tool(
+    index: DiscoveryIndex,
+    candidate: Candidate,
+    dialect: Dialect,
+    status: ToolStatus,
+    companions: tuple[str, ...],
+    tools_dir: Path,
+    config_file: Path,
+) -> None:
+    tool = KnownTool(status.name, status.description, getattr(dialect, "__name__", ""))
+    index.remember_tool(candidate.relative_path, candidate.stat, tool, config_file, companions, tools_dir)
 
 
 def _discover_items(
@@ -166,16 +200,21 @@ def _tool_name(candidate: Candidate, dialect: Dialect) -> str:
     return (read_name and read_name(candidate)) or tool_name_for(candidate.relative_path)
 
 
-def _unchanged_status(candidate: Candidate, config_file: Path) -> ToolStatus | None:
-    """A tool whose config records its script as it is (see `unchanged_config`)."""
+def _unchanged_status(
+    candidate: Candidate, config_file: Path, tools_dir: Path
+) -> tuple[ToolStatus, tuple[str, ...]] | None:
+    """A tool whose config records its script (and companions) as it is (`unchanged_config`)."""
     path_key = ("script_config", "script_path")
-    data = unchanged_config(config_file, candidate.path, candidate.stat, candidate.relative_path, path_key)
+    data = unchanged_config(
+        config_file, candidate.path, candidate.stat, candidate.relative_path, path_key, tools_dir
+    )
     if data is None:
         return None
     name, description = data["script_config"].get("name"), data["script_config"].get("description", "")
     if not (isinstance(name, str) and isinstance(description, str)):
         return None
-    return ToolStatus(name, candidate.relative_path, description, True, True, "unchanged")
+    status = ToolStatus(name, candidate.relative_path, description, True, True, "unchanged")
+    return status, tuple(data["source"].get("companions") or ())
 
 
 def _load_existing(config_dir: Path, name: str) -> ToolConfig | None:
@@ -183,26 +222,26 @@ def _load_existing(config_dir: Path, name: str) -> ToolConfig | None:
     return load_tool_config(path) if path.exists() else None
 
 
-def _still_current(candidate: Candidate, config: ToolConfig) -> bool:
+def _still_current(candidate: Candidate, config: ToolConfig, tools_dir: Path) -> bool:
     return config.script_config.script_path == candidate.relative_path and is_unchanged(
-        candidate.path, candidate.stat, config.source
+        candidate.path, candidate.stat, config.source, tools_dir
     )
 
 
 async def _declare_all(
-    pending: Sequence[_Pending], probe: Probe, jobs: int, on_progress: ProgressCallback | None
+    pending: Sequence[Pending], probe: Probe, jobs: int, on_progress: ProgressCallback | None
 ) -> None:
     import anyio
 
     limiter = anyio.CapacityLimiter(jobs)
     done = 0
 
-    async def declare(item: _Pending) -> None:
+    async def declare(item: Pending) -> None:
         nonlocal done
         async with limiter:
             try:
                 item.outcome = await item.dialect.declare(item.candidate, probe)
-            except DiscoveryError as error:
+            except (DiscoveryError, NotATool) as error:
                 item.outcome = error
         done += 1
         if on_progress:
@@ -211,87 +250,6 @@ async def _declare_all(
     async with anyio.create_task_group() as group:
         for item in pending:
             group.start_soon(declare, item)
-
-
-def _settle(item: _Pending, tools_dir: Path, config_dir: Path, write: bool, report: DiscoveryReport) -> None:
-    """Record what became of one script that had to be read, and write its config."""
-    outcome, existing = item.outcome, item.existing
-    if isinstance(outcome, NotProbed):  # it was not run: what its config says stands
-        report.warnings.append(outcome)
-        if existing:
-            report.tools.append(_status(existing, "unchanged"))
-        return
-    if isinstance(outcome, DiscoveryError):
-        report.errors.append(outcome)
-        if existing:
-            report.tools.append(_status(existing, "failed"))
-        return
-    if outcome is None:
-        if existing:  # it was a tool, and no longer says it is one
-            report.warnings.append(
-                DiscoveryError(
-                    f"no longer declares a tool; its config {item.name}.json is kept",
-                    path=item.candidate.relative_path,
-                )
-            )
-            report.tools.append(_status(existing, "missing", script_found=True))
-        return
-    report.warnings.extend(outcome.warnings)
-    config = _merge_user_keys(_config_from(item, outcome, tools_dir), existing)
-    if existing and same_content(config, existing):
-        report.tools.append(_status(existing, "unchanged"))
-        return
-    if write:
-        write_tool_config(tool_config_path(config_dir, item.name), config)
-        logger.info("%s config for %s", "updated" if existing else "created", item.name)
-    report.tools.append(
-        _status(config, "updated" if existing else "created", has_config=existing is not None)
-    )
-
-
-def _config_from(item: _Pending, declaration: Declaration, tools_dir: Path) -> ToolConfig:
-    from toolkiln.model import ScriptConfig, ToolConfig
-
-    candidate = item.candidate
-    return ToolConfig(
-        last_modified=datetime.now(UTC).isoformat(timespec="seconds"),
-        script_config=ScriptConfig(
-            name=item.name,
-            description=declaration.description,
-            script_path=candidate.relative_path,
-            script_type=candidate.script_type,
-            dialect=declaration.dialect,
-            parameters=declaration.parameters,
-            declared_title=declaration.title,
-            version=declaration.version,
-            state=declaration.state,
-            requirements_file=_requirements_file(candidate, declaration, tools_dir),
-            python_entry=declaration.python_entry,
-            input_schema=declaration.input_schema,
-        ),
-        source=fingerprint_file(candidate.path, candidate.stat),
-    )
-
-
-def _merge_user_keys(discovered: ToolConfig, existing: ToolConfig | None) -> ToolConfig:
-    """Discovery's fresh view, with every key the user owns taken from the old file."""
-    from toolkiln.model import USER_KEYS, USER_SCRIPT_KEYS
-
-    if existing is None:
-        return discovered
-    script = discovered.script_config.model_copy(
-        update={key: getattr(existing.script_config, key) for key in USER_SCRIPT_KEYS}
-    )
-    kept = {key: getattr(existing, key) for key in (*USER_KEYS, "auto_detected", "created_by")}
-    return discovered.model_copy(update={**kept, "script_config": script})
-
-
-def _requirements_file(candidate: Candidate, declaration: Declaration, tools_dir: Path) -> str | None:
-    """The `requirements.txt` beside a tool folder's `run.sh`, or beside a Python module."""
-    if candidate.path.name != ENTRY_POINT and declaration.dialect != "python":
-        return None
-    requirements = candidate.path.parent / "requirements.txt"
-    return requirements.relative_to(tools_dir).as_posix() if requirements.is_file() else None
 
 
 def _missing_tools(
@@ -321,19 +279,5 @@ def _missing_tools(
                 )
             )
         found = (tools_dir / script_path).is_file()
-        missing.append(_status(config, "missing", script_found=found))
+        missing.append(status_of(config, "missing", script_found=found))
     return missing
-
-
-def _status(
-    config: ToolConfig, change: Change, *, has_config: bool = True, script_found: bool = True
-) -> ToolStatus:
-    script = config.script_config
-    return ToolStatus(
-        name=script.name,
-        script_path=script.script_path,
-        description=script.description,
-        has_config=has_config,
-        script_found=script_found,
-        change=change,
-    )

@@ -15,10 +15,9 @@ closed, a timeout and an output cap.
 from __future__ import annotations
 
 import json
-import logging
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.discover.base import Candidate, Declaration, make_parameter
+from toolkiln.discover.base import Candidate, Declaration, NotATool, make_parameter
 from toolkiln.discover.probe import Probe, run_probe
 from toolkiln.errors import DiscoveryError, ProcessStartError
 from toolkiln.files import locate_key
@@ -27,7 +26,6 @@ from toolkiln.vocabulary import ParamType
 if TYPE_CHECKING:
     from toolkiln.model import Parameter
 
-logger = logging.getLogger(__name__)
 
 PROBE_OUTPUT_LIMIT = 1024 * 1024
 VALUE_TYPES: dict[str, ParamType] = {
@@ -58,19 +56,19 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
             f"{error} (does it start with a shebang line such as #!/bin/bash?)", path=path
         ) from None
     if result.timed_out:
-        raise DiscoveryError(
-            f"`--help` did not finish within {probe.timeout:g} s, so it is not a tool "
-            "(a help-json script must answer `--help` at once)",
-            path=path,
+        raise NotATool(
+            f"`--help` did not finish within {probe.timeout:g} s (a help-json script answers "
+            "`--help` at once)",
+            kind="help-timeout",
         )
+    speaks_json = result.stdout.lstrip().startswith(b"{")
     if result.stdout_truncated or result.stderr_total > len(result.stderr_tail):
-        if not result.stdout.lstrip().startswith(b"{"):
-            return None  # a flood of ordinary text: not a help-json script
+        if not speaks_json:
+            raise NotATool("`--help` printed a flood of plain text, not JSON", kind="plain-help")
         raise DiscoveryError(f"`--help` printed more than {PROBE_OUTPUT_LIMIT} bytes", path=path)
-    metadata = _json_object(result.stdout_text)
-    if metadata is None or not isinstance(metadata.get("description"), str):
-        logger.debug("%s: not a help-json tool: `--help` printed no metadata JSON on stdout", path)
-        return None
+    metadata = _metadata(result.stdout_text, path) if speaks_json else None
+    if metadata is None:
+        raise _not_help_json(result.stdout_text, result.stderr_text, result.returncode)
     if result.returncode != 0:  # it speaks the protocol, and says it failed
         raise DiscoveryError(
             f"`--help` printed its metadata but exited {result.returncode}; it must exit 0", path=path
@@ -158,12 +156,35 @@ def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _STRICT_DECODER = json.JSONDecoder(object_pairs_hook=_reject_duplicates)
 
 
-def _json_object(text: str) -> dict[str, Any] | None:
+def _metadata(stdout: str, path: str) -> dict[str, Any] | None:
+    """The metadata object a `--help` that starts with `{` printed; a `DiscoveryError` with
+    the parse error when it is not JSON (a script that means to speak help-json, and
+    fails), None when it is JSON but not metadata."""
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        return None
-    return value if isinstance(value, dict) else None
+        value = json.loads(stdout)
+    except json.JSONDecodeError as error:
+        raise DiscoveryError(
+            f"`--help` printed invalid JSON on stdout: {error.msg} (stdout line {error.lineno}, "
+            f"column {error.colno})",
+            path=path,
+        ) from None
+    if isinstance(value, dict) and isinstance(value.get("description"), str):
+        return value
+    return None
+
+
+def _not_help_json(stdout: str, stderr: str, returncode: int | None) -> NotATool:
+    """Why a `--help` answer is not help-json: plain text, or a failure."""
+    if stdout.lstrip().startswith("{"):
+        return NotATool('`--help` printed JSON with no "description" string', kind="no-declaration")
+    if stdout.strip() and returncode == 0:
+        return NotATool("answers `--help` with plain text, not toolkiln's JSON", kind="plain-help")
+    if stdout.strip() or stderr.strip():  # usage text on stderr and a status 1 or 2, as many tools do
+        return NotATool(
+            f"answers `--help` with plain text (exit status {returncode}), not toolkiln's JSON",
+            kind="plain-help",
+        )
+    return NotATool(f"`--help` printed nothing (exit status {returncode})", kind="help-failed")
 
 
 def _parse_options_json(text: str, path: str) -> tuple[dict[str, Any], int]:

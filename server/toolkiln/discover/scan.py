@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import stat as stat_module
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from toolkiln.containment import escape_reason
@@ -19,10 +19,15 @@ MAX_DEPTH = 5  # folders below the tools folder, as in seeds/000
 SKIPPED_FOLDERS = {"__pycache__", "node_modules", "TEMPLATE", "venv", "site-packages"}
 
 
+Claimant = Callable[[Candidate], Dialect | None]
+
+
 def scan_tools(
-    tools_dir: Path, dialects: Sequence[Dialect], skipped: list[DiscoveryError] | None = None
-) -> Iterator[tuple[Candidate, Dialect]]:
-    """Yield each file some dialect claims, with that dialect, in a stable order.
+    tools_dir: Path, claimant: Claimant, skipped: list[DiscoveryError] | None = None
+) -> Iterator[tuple[Candidate, Dialect | None]]:
+    """Yield each file with the dialect that claims it (None: no dialect does), in a
+    stable order. `claimant` names it: `first_claimant`, or one that may know it
+    without asking (see `index.py`).
 
     A folder whose `run.sh` is claimed is one tool: its other files and subfolders
     are that tool's implementation and are not offered again (seeds/003). A file that
@@ -39,14 +44,14 @@ def scan_tools(
         candidates = [
             c for name in sorted(files) if (c := _candidate(tools_dir, here / name, prefix + name, skipped))
         ]
-        entry = next((c for c in candidates if c.path.name == ENTRY_POINT), None)
-        if entry and (dialect := _claimant(entry, dialects)) and dialect.CLAIM_IS_CERTAIN:
+        claims = {c.path.name: claimant(c) for c in candidates if c.path.name == ENTRY_POINT}
+        if (dialect := claims.get(ENTRY_POINT)) and dialect.CLAIM_IS_CERTAIN:
             subfolders.clear()
-            yield entry, dialect
+            yield next(c for c in candidates if c.path.name == ENTRY_POINT), dialect
             continue
         for candidate in candidates:
-            if dialect := _claimant(candidate, dialects):
-                yield candidate, dialect
+            name = candidate.path.name
+            yield candidate, (claims[name] if name in claims else claimant(candidate))
 
 
 def _wanted_folder(path: Path, depth: int) -> bool:
@@ -85,5 +90,6 @@ def _candidate(
     return Candidate(path=path, relative_path=relative_path, stat=stat)
 
 
-def _claimant(candidate: Candidate, dialects: Sequence[Dialect]) -> Dialect | None:
+def first_claimant(candidate: Candidate, dialects: Sequence[Dialect]) -> Dialect | None:
+    """The first dialect that claims `candidate`, in the order given."""
     return next((dialect for dialect in dialects if dialect.claims(candidate)), None)

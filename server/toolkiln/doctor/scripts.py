@@ -19,12 +19,14 @@ from toolkiln.discover.annotations import claims as annotations_claims
 from toolkiln.discover.base import Candidate
 from toolkiln.discover.naming import ENTRY_POINT
 from toolkiln.discover.probe import NotProbed
+from toolkiln.discover.reasons import QUIET_KINDS, summarise
 from toolkiln.discover.scan import MAX_DEPTH, SKIPPED_FOLDERS
 from toolkiln.doctor.findings import Finding, Project
 from toolkiln.errors import DiscoveryError, ToolkilnError
 from toolkiln.interpreters import find_interpreter, interpreter_names
 
 NOT_EXECUTABLE = "is not executable"
+DOCTOR_QUIET_KINDS = QUIET_KINDS | {"not-executable"}
 # Dialects whose scripts the system runs by their `#!` line.
 RUN_BY_SHEBANG = ("annotations", "help-json")
 
@@ -66,6 +68,17 @@ def _discovery_findings(project: Project) -> list[Finding]:
     for status in report.tools:
         if status.change in ("created", "updated"):
             findings.append(_undiscovered(project.tools_dir / status.script_path, status.name, status.change))
+    findings += [
+        Finding(
+            severity="warning",
+            check="not-tools",
+            path=str(project.tools_dir),
+            message=hint,
+            fix="`toolkiln discover --list` says why for each file",
+        )
+        # (scripts that are not executable have their own finding, with a fix: below)
+        for hint in summarise(v for v in report.not_tools if v.kind not in DOCTOR_QUIET_KINDS)
+    ]
     return findings
 
 

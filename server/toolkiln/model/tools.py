@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+)
 
 from toolkiln.model.confinement import ConfinementSettings
 from toolkiln.model.limits import Limits
@@ -33,6 +41,15 @@ class SourceFingerprint(BaseModel):
     mtime_ns: int
     size: int
     sha256: str
+    # Other files the tool was declared from (a sidecar JSON), by path under the tools folder.
+    companions: dict[str, SourceFingerprint] | None = None
+
+    @model_serializer(mode="wrap")
+    def _drop_no_companions(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("companions") is None:
+            data.pop("companions", None)
+        return data
 
 
 class ScriptConfig(BaseModel):

@@ -82,8 +82,15 @@ def _kit_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) ->
     return [*command, str(script)]
 
 
+def _sidecar_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    from toolkiln.runner.sidecar_run import sidecar_argv
+
+    return sidecar_argv(script, tool, arguments)
+
+
 ARGV_BUILDERS: dict[DialectName, ArgvBuilder] = {
     "annotations": _annotations_argv,
+    "sidecar": _sidecar_argv,
     "help-json": _help_json_argv,
     "kit": _kit_argv,
 }

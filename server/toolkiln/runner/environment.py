@@ -76,4 +76,8 @@ def script_env(
             env.pop(key, None)
         else:
             env[key] = value
+    if tool.dialect == "sidecar":  # last: no argument may set the SDK's own variables
+        from toolkiln.runner.sidecar_run import sidecar_env
+
+        env = sidecar_env(env, arguments)
     return env

@@ -1,0 +1,134 @@
+"""The discovery index, `config/.discovery.json`: what discovery last concluded about each
+file under the tools folder, so that a run over files that have not changed reads one
+JSON file instead of every script and every config, and never probes again an
+executable that answered `--help` with plain text.
+
+It is a cache, never the truth: a missing, unreadable or outdated index (another
+toolkiln version, other fallback settings) is ignored and rewritten; a file whose size
+or mtime moved, or a tool whose config was edited or deleted, goes the long way.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from toolkiln.discover.base import NotATool
+
+logger = logging.getLogger(__name__)
+
+INDEX_NAME = ".discovery.json"
+_FORMAT = 1
+# Verdicts that a busy machine may have caused: asked again on the next run.
+UNSETTLED_KINDS = frozenset({"help-timeout"})
+
+
+@dataclass(frozen=True)
+class KnownTool:
+    name: str
+    description: str
+    dialect: str
+
+
+def _stamp(stat: os.stat_result) -> list[int]:
+    return [stat.st_size, stat.st_mtime_ns, stat.st_mode]
+
+
+class DiscoveryIndex:
+    """Last run's verdicts (`known`), and this run's (`remember_*`), which `save` writes."""
+
+    def __init__(self, path: Path, key: str, entries: dict[str, Any]) -> None:
+        self.path = path
+        self.key = key
+        self._last = entries
+        self._next: dict[str, Any] = {}
+
+    @classmethod
+    def load(cls, config_dir: Path, key: str) -> DiscoveryIndex:
+        path = config_dir / INDEX_NAME
+        entries: dict[str, Any] = {}
+        try:
+            data = json.loads(path.read_bytes())
+            if data.get("format") == _FORMAT and data.get("key") == key and isinstance(data["files"], dict):
+                entries = data["files"]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            pass
+        return cls(path, key, entries)
+
+    def known(self, relative: str, stat: os.stat_result, tools_dir: Path) -> dict[str, Any] | None:
+        """Last run's entry for the file, when it and the files it was read with are as they were."""
+        entry = self._last.get(relative)
+        if not isinstance(entry, dict) or entry.get("stamp") != _stamp(stat):
+            return None
+        for companion, stamp in entry.get("companions", {}).items():
+            try:
+                if _stamp(os.stat(tools_dir / companion)) != stamp:
+                    return None
+            except OSError:
+                return None
+        return entry
+
+    def known_tool(self, entry: dict[str, Any], config_file: Path) -> KnownTool | None:
+        """The tool an entry records, when its config is the file discovery last saw."""
+        try:
+            if entry.get("tool") is None or _stamp(os.stat(config_file)) != entry["config"]:
+                return None
+            return KnownTool(entry["tool"], entry["description"], entry["dialect"])
+        except (OSError, KeyError, TypeError):
+            return None
+
+    @staticmethod
+    def known_verdict(entry: dict[str, Any]) -> NotATool | None:
+        verdict = entry.get("not_a_tool")
+        if isinstance(verdict, list) and len(verdict) == 2 and all(isinstance(v, str) for v in verdict):
+            return NotATool(verdict[1], kind=verdict[0])
+        return None
+
+    def keep(self, relative: str, entry: dict[str, Any]) -> None:
+        self._next[relative] = entry
+
+    def remember_tool(
+        self,
+        relative: str,
+        stat: os.stat_result,
+        tool: KnownTool,
+        config_file: Path,
+        companions: tuple[str, ...],
+        tools_dir: Path,
+    ) -> None:
+        try:
+            entry: dict[str, Any] = {
+                "stamp": _stamp(stat),
+                "tool": tool.name,
+                "description": tool.description,
+                "dialect": tool.dialect,
+                "config": _stamp(os.stat(config_file)),
+            }
+            if companions:
+                entry["companions"] = {c: _stamp(os.stat(tools_dir / c)) for c in companions}
+        except OSError:
+            return  # not written (a --list run), or gone: next run reads it again
+        self._next[relative] = entry
+
+    def remember_not_tool(self, relative: str, stat: os.stat_result, verdict: NotATool) -> None:
+        if verdict.kind in UNSETTLED_KINDS:
+            return
+        self._next[relative] = {"stamp": _stamp(stat), "not_a_tool": [verdict.kind, verdict.reason]}
+
+    def save(self) -> None:
+        """Write this run's verdicts, when they differ from the last run's."""
+        if self._next == self._last:
+            return
+        data = {"format": _FORMAT, "key": self.key, "files": self._next}
+        temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            temporary.write_text(json.dumps(data, separators=(",", ":")))
+            os.replace(temporary, self.path)
+        except OSError as error:  # a cache: the next run goes the long way
+            logger.debug("could not write the discovery index %s: %s", self.path, error)
+            temporary.unlink(missing_ok=True)

@@ -1,0 +1,105 @@
+"""Why a file under the tools folder is not a tool, and one hint per shared reason.
+
+Discovery offers every file to the dialects; a file none of them declares gets a
+`NotATool` here (or from the dialect that looked and said no). `discover --why`, `discover
+--list` and `doctor` say it per file; the summary groups files by `kind`, so that a
+folder of 21 scripts that share one reason gets one line telling what to do about it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+from toolkiln.discover.base import Candidate, NotATool
+from toolkiln.discover.report import NotTool
+
+# Files that are data or documentation, never scripts (looked at by their extension).
+DATA_SUFFIXES = frozenset(
+    {
+        ".json", ".md", ".markdown", ".rst", ".txt", ".toml", ".yaml", ".yml", ".cfg", ".ini", ".conf",
+        ".lock", ".pyc", ".pyo", ".csv", ".tsv", ".xml", ".html", ".css", ".png", ".jpg", ".jpeg",
+        ".gif", ".svg", ".ico", ".pdf", ".zip", ".gz", ".tar", ".env", ".example", ".sample", ".log",
+        ".sql", ".d.ts", ".map", ".tmpl", ".j2", ".jinja", ".template",
+    }
+)  # fmt: skip
+_PY_ENTRY_GUARD = re.compile(r"""^if\s+__name__\s*==\s*["']__main__["']\s*:""", re.MULTILINE)
+
+# One line per shared reason (kinds not listed here read as "declares nothing").
+HINTS: dict[str, tuple[str, str, str]] = {  # kind: (one file, several files, what to do)
+    "plain-help": (
+        "executable answers", "executables answer",
+        "`--help` with plain text, not toolkiln's JSON: serve them as they are with the fallback "
+        "(`discovery.fallback` in config/server.json), or describe each in a sidecar JSON beside "
+        "it (docs/dialects.md)",
+    ),
+    "help-failed": (
+        "executable fails", "executables fail",
+        "when asked `--help`, or prints nothing: give each a declaration (a comment header, argc "
+        "tags or a sidecar JSON; docs/dialects.md)",
+    ),
+    "help-timeout": (
+        "executable did", "executables did",
+        "not answer `--help` in time: give each a declaration (docs/dialects.md)",
+    ),
+    "not-executable": (
+        "script declares", "scripts declare",
+        "nothing toolkiln reads and cannot be asked `--help` (not executable): declare the "
+        "parameters (docs/dialects.md), or make the file executable",
+    ),
+    "no-declaration": (
+        "file declares", "files declare", "nothing toolkiln reads (docs/dialects.md lists what it reads)"
+    ),
+    "runtime-missing": (
+        "script needs", "scripts need", "a program that is not installed here (see each file's reason)"
+    ),
+    "library": ("Python file is a library", "Python files are libraries", "(no entry point, no CLI)"),
+    "empty": ("file is", "files are", "empty"),
+    "data": ("file is", "files are", "data or documentation, not scripts"),
+}  # fmt: skip
+# Hints about files that are plainly not tools come last, and are left out of the
+# summary when nothing else is wrong (a README is not worth a line of its own).
+QUIET_KINDS = frozenset({"data", "empty", "library"})
+
+
+def why_not(candidate: Candidate) -> NotATool:
+    """Why no dialect claimed `candidate` (which reads its head, never runs it)."""
+    path = candidate.path
+    if candidate.stat.st_size == 0:
+        return NotATool("an empty file", kind="empty")
+    if path.name == "__init__.py":
+        return NotATool("a Python package's __init__.py", kind="library")
+    suffixes = "".join(path.suffixes[-2:]).lower()
+    if path.suffix.lower() in DATA_SUFFIXES or suffixes in DATA_SUFFIXES:
+        return NotATool(f"not a script ({path.suffix or path.name})", kind="data")
+    text = candidate.head
+    if not text:
+        return NotATool("a binary file that is not executable", kind="data")
+    if path.suffix == ".py" and not text.startswith("#!") and not _PY_ENTRY_GUARD.search(text):
+        return NotATool(
+            "a Python module with no entry point (`execute`, `main`, `run`, a command line "
+            'or `if __name__ == "__main__":`)',
+            kind="library",
+        )
+    if not candidate.executable:
+        return NotATool(
+            "declares nothing toolkiln reads, and is not executable (so its `--help` is not asked)",
+            kind="not-executable",
+        )
+    return NotATool("declares nothing toolkiln reads", kind="no-declaration")
+
+
+def summarise(verdicts: Iterable[NotTool]) -> list[str]:
+    """One line per reason many files share, the actionable ones first; none when every
+    file that is not a tool is plainly so (data, empty files, libraries)."""
+    counts = Counter(verdict.kind for verdict in verdicts)
+    if not set(counts) - QUIET_KINDS:
+        return []
+    order = sorted(counts, key=lambda kind: (kind in QUIET_KINDS, -counts[kind], kind))
+    return [_hint(kind, counts[kind]) for kind in order]
+
+
+def _hint(kind: str, count: int) -> str:
+    one, several, rest = HINTS.get(kind, HINTS["no-declaration"])
+    return f"{count} {one if count == 1 else several} {rest}"

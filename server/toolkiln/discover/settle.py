@@ -1,0 +1,124 @@
+"""What becomes of a script discovery had to read: its config written, kept, or the
+reason it is not (or no longer) a tool."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from toolkiln.discover.base import Candidate, Declaration, Dialect, NotATool
+from toolkiln.discover.fingerprint import fingerprint_file, same_content
+from toolkiln.discover.naming import ENTRY_POINT
+from toolkiln.discover.probe import NotProbed
+from toolkiln.discover.report import DiscoveryReport, NotTool, status_of
+from toolkiln.errors import DiscoveryError
+from toolkiln.files import tool_config_path, write_tool_config
+
+if TYPE_CHECKING:
+    from toolkiln.model import ToolConfig
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class Pending:
+    """A script to read: what its dialect made of it lands in `outcome`."""
+
+    candidate: Candidate
+    dialect: Dialect
+    name: str
+    existing: ToolConfig | None
+    outcome: Declaration | DiscoveryError | NotATool | None = None
+
+
+def settle(
+    item: Pending, tools_dir: Path, config_dir: Path, write: bool, report: DiscoveryReport
+) -> Declaration | NotATool | None:
+    """Record what became of one script that had to be read, and write its config.
+    Returns the declaration served, or why the file is not a tool (None: neither is known)."""
+    outcome, existing, path = item.outcome, item.existing, item.candidate.relative_path
+    if isinstance(outcome, NotProbed):  # it was not run: what its config says stands
+        report.warnings.append(outcome)
+        if existing:
+            report.tools.append(status_of(existing, "unchanged"))
+        return None
+    if isinstance(outcome, DiscoveryError):
+        report.errors.append(outcome)
+        if existing:
+            report.tools.append(status_of(existing, "failed"))
+        return None
+    if not isinstance(outcome, Declaration):
+        verdict = outcome or NotATool("declares nothing toolkiln reads")
+        report.not_tools.append(NotTool(path, verdict.kind, verdict.reason))
+        if existing:  # it was a tool, and no longer says it is one
+            report.warnings.append(
+                DiscoveryError(
+                    f"no longer declares a tool: {verdict.reason}; its config {item.name}.json is kept",
+                    path=path,
+                )
+            )
+            report.tools.append(status_of(existing, "missing", script_found=True))
+        return verdict
+    report.warnings.extend(outcome.warnings)
+    config = _merge_user_keys(_config_from(item, outcome, tools_dir), existing)
+    if existing and same_content(config, existing):
+        report.tools.append(status_of(existing, "unchanged"))
+        return outcome
+    if write:
+        write_tool_config(tool_config_path(config_dir, item.name), config)
+        logger.info("%s config for %s", "updated" if existing else "created", item.name)
+    report.tools.append(
+        status_of(config, "updated" if existing else "created", has_config=existing is not None)
+    )
+    return outcome
+
+
+def _config_from(item: Pending, declaration: Declaration, tools_dir: Path) -> ToolConfig:
+    from toolkiln.model import ScriptConfig, ToolConfig
+
+    candidate = item.candidate
+    return ToolConfig(
+        last_modified=datetime.now(UTC).isoformat(timespec="seconds"),
+        script_config=ScriptConfig(
+            name=item.name,
+            description=declaration.description,
+            script_path=candidate.relative_path,
+            script_type=candidate.script_type,
+            dialect=declaration.dialect,
+            parameters=declaration.parameters,
+            declared_title=declaration.title,
+            version=declaration.version,
+            state=declaration.state,
+            requirements_file=_requirements_file(candidate, declaration, tools_dir),
+            python_entry=declaration.python_entry,
+            input_schema=declaration.input_schema,
+            **declaration.settings,
+        ),
+        source=fingerprint_file(
+            candidate.path, candidate.stat, {name: tools_dir / name for name in declaration.companions}
+        ),
+    )
+
+
+def _merge_user_keys(discovered: ToolConfig, existing: ToolConfig | None) -> ToolConfig:
+    """Discovery's fresh view, with every key the user owns taken from the old file."""
+    from toolkiln.model import USER_KEYS, USER_SCRIPT_KEYS
+
+    if existing is None:
+        return discovered
+    script = discovered.script_config.model_copy(
+        update={key: getattr(existing.script_config, key) for key in USER_SCRIPT_KEYS}
+    )
+    kept = {key: getattr(existing, key) for key in (*USER_KEYS, "auto_detected", "created_by")}
+    return discovered.model_copy(update={**kept, "script_config": script})
+
+
+def _requirements_file(candidate: Candidate, declaration: Declaration, tools_dir: Path) -> str | None:
+    """The `requirements.txt` beside a tool folder's `run.sh`, or beside a Python module."""
+    if candidate.path.name != ENTRY_POINT and declaration.dialect != "python":
+        return None
+    requirements = candidate.path.parent / "requirements.txt"
+    return requirements.relative_to(tools_dir).as_posix() if requirements.is_file() else None
