@@ -531,3 +531,26 @@ def test_typer_app_one_command_has_no_command_word_and_many_have_one(tmp_path: P
         ("rm_username", "", "rm"),
         ("force", "--force", "rm"),
     ]
+
+
+def test_discover_reports_libraries_and_serves_the_scripts(tmp_path: Path) -> None:
+    from toolkiln.discover import discover_tools
+
+    tools = tmp_path / "tools"
+    (tools / "pkg").mkdir(parents=True)
+    (tools / "pkg" / "__init__.py").write_text("")
+    (tools / "pkg" / "cli.py").write_text(
+        "from .core import go\nimport click\n\n@click.command()\ndef main():\n    go()\n\n"
+        "if __name__ == '__main__':\n    main()\n"
+    )
+    (tools / "helpers.py").write_text(
+        "import argparse\n\ndef parser():\n    return argparse.ArgumentParser()\n"
+    )
+    (tools / "hello.py").write_text(
+        "import argparse\np = argparse.ArgumentParser()\np.add_argument('who')\nprint(p.parse_args().who)\n"
+    )
+    report = discover_tools(tools, tmp_path / "config")
+    assert not report.errors, [str(error) for error in report.errors]
+    assert [tool.name for tool in report.tools] == ["hello"]
+    kinds = {item.path: item.kind for item in report.not_tools}
+    assert kinds == {"pkg/__init__.py": "empty", "pkg/cli.py": "library", "helpers.py": "library"}

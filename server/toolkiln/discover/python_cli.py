@@ -150,6 +150,10 @@ def check_runnable(module: ast.Module, framework: str) -> None:
             'file is run (no `if __name__ == "__main__":`)',
             kind="library",
         )
+
+
+def check_standalone(module: ast.Module) -> None:
+    """`NotATool` for a module of a package (relative imports): it cannot run as a script."""
     for node in module.body:
         if isinstance(node, ast.ImportFrom) and node.level > 0:
             raise NotATool(

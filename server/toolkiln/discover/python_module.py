@@ -136,6 +136,9 @@ def read_command_line(module: ast.Module, frameworks: list[str], path: str) -> D
     from toolkiln.discover.python_click import read_click
     from toolkiln.discover.python_typer import read_typer
 
+    from toolkiln.discover.python_cli import check_standalone
+
+    check_standalone(module)
     docstring = ast.get_docstring(module) or ""
     for framework in frameworks:
         if framework == "argparse":

@@ -73,6 +73,9 @@ def plain_values(name: str, values: list[str]) -> list[str]:
     return values
 
 
+_plain_values = plain_values  # the name other dialects' builders import
+
+
 def _kit_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
     """The script by its shebang, else by the interpreter for its extension (when none is
     installed, the first one toolkiln knows, so that the error names what to install)."""
@@ -88,18 +91,16 @@ def _sidecar_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]
     return sidecar_argv(script, tool, arguments)
 
 
-ARGV_BUILDERS: dict[DialectName, ArgvBuilder] = {
-    "annotations": _annotations_argv,
-    "sidecar": _sidecar_argv,
-    "help-json": _help_json_argv,
-    "kit": _kit_argv,
-}
-
-
 def _python_script_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
     from toolkiln.runner.python_cli_argv import python_script_argv
 
     return python_script_argv(script, tool, arguments)
 
 
-ARGV_BUILDERS["python"] = _python_script_argv
+ARGV_BUILDERS: dict[DialectName, ArgvBuilder] = {
+    "annotations": _annotations_argv,
+    "sidecar": _sidecar_argv,
+    "help-json": _help_json_argv,
+    "kit": _kit_argv,
+    "python": _python_script_argv,
+}
