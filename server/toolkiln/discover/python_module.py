@@ -133,10 +133,9 @@ def _cli_frameworks(module: ast.Module) -> list[str]:
 def read_command_line(module: ast.Module, frameworks: list[str], path: str) -> Declaration:
     """The tool of an argparse, click or typer script; `NotATool` for a library."""
     from toolkiln.discover.python_argparse import read_argparse
+    from toolkiln.discover.python_cli import check_standalone
     from toolkiln.discover.python_click import read_click
     from toolkiln.discover.python_typer import read_typer
-
-    from toolkiln.discover.python_cli import check_standalone
 
     check_standalone(module)
     docstring = ast.get_docstring(module) or ""
