@@ -554,3 +554,45 @@ def test_discover_reports_libraries_and_serves_the_scripts(tmp_path: Path) -> No
     assert [tool.name for tool in report.tools] == ["hello"]
     kinds = {item.path: item.kind for item in report.not_tools}
     assert kinds == {"pkg/__init__.py": "empty", "pkg/cli.py": "library", "helpers.py": "library"}
+
+
+def test_a_parser_handed_to_code_elsewhere_is_refused_and_such_a_subcommand_left_out(tmp_path: Path) -> None:
+    with pytest.raises(DiscoveryError, match=r"handed to plugins.add_arguments\(\)"):
+        declare(
+            tmp_path,
+            """\
+            import argparse, argcomplete, plugins
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--x")
+            plugins.add_arguments(parser)
+            argcomplete.autocomplete(parser)
+            parser.parse_args()
+            """,
+        )
+    declaration = declare(
+        tmp_path,
+        """\
+        import argparse, plugins
+        COMMANDS = {"a": 1}
+
+        def main():
+            parser = argparse.ArgumentParser()
+            sub = parser.add_subparsers(dest="cmd")
+            fine = sub.add_parser("fine")
+            fine.add_argument("--n", type=int)
+            other = sub.add_parser("other")
+            plugins.configure(other)
+            broken = sub.add_parser("broken")
+            broken.add_argument("--item", action="append", nargs=2, required=True)
+            for name in COMMANDS:
+                sub.add_parser(name)
+            parser.parse_args()
+
+        if __name__ == "__main__":
+            main()
+        """,
+        name="many.py",
+    )
+    assert [(p.name, p.command) for p in declaration.parameters] == [("command", None), ("n", "fine")]
+    assert declaration.parameters[0].enum == ["fine"]
+    assert sorted(w.line or 0 for w in declaration.warnings) == [9, 12, 14]

@@ -39,6 +39,7 @@ class _Parser:
     subparsers: _Subparsers | None = None
     is_parent: bool = False
     parsed: bool = False
+    escaped: str | None = None  # a function from elsewhere it is handed to
 
 
 @dataclass(eq=False)
@@ -57,6 +58,15 @@ class _Subparsers:
 
 _Object = _Parser | _Group | _Subparsers
 _PARSE = ("parse_args", "parse_known_args", "parse_intermixed_args")
+# Functions from elsewhere that take a parser and add no argument a call would need.
+_HARMLESS = (
+    "print", "vars", "len", "isinstance", "id", "repr", "str", "type", "getattr", "hasattr",
+    "argcomplete.autocomplete", "autocomplete", "shtab.add_argument_to",
+)  # fmt: skip
+_PARSER_METHODS = (
+    "add_argument", "add_argument_group", "add_mutually_exclusive_group", "add_subparsers", "add_parser",
+    "set_defaults", "print_help", "print_usage", "format_help", "error", "exit", *_PARSE,
+)  # fmt: skip
 
 
 def read_argparse(module: ast.Module, path: str, docstring: str) -> Declaration:
@@ -70,18 +80,25 @@ def read_argparse(module: ast.Module, path: str, docstring: str) -> Declaration:
     if root.subparsers is not None:
         commands = []
         for parser in root.subparsers.commands:
-            if parser.subparsers is not None:
+            command_reading = Reading(path, files.constants)
+            try:  # a subcommand that cannot be served whole is left out of the choices
+                if parser.subparsers is not None:
+                    raise DiscoveryError("it has subcommands of its own", path=path, line=parser.call.lineno)
+                _read_parser(files, parser, command_reading)
+            except DiscoveryError as error:
                 reading.warnings.append(
                     DiscoveryError(
-                        f"subcommand {parser.name!r} left out: it has subcommands of its own",
-                        path=path,
-                        line=parser.call.lineno,
+                        f"subcommand {parser.name!r} left out: {error.reason}", path=path, line=error.line
                     )
                 )
                 continue
-            command_reading = Reading(path, files.constants)
-            _read_parser(files, parser, command_reading)
             commands.append(Subcommand(parser.name, parser.description, parser.call.lineno, command_reading))
+        if not commands:
+            raise DiscoveryError(
+                "none of its subcommands can be served (see the warnings), and one is needed",
+                path=path,
+                line=root.call.lineno,
+            )
         fold_subcommands(reading, commands, root.call.lineno)
     return Declaration(
         dialect="python",
@@ -100,6 +117,13 @@ def _read_parser(files: _Files, parser: _Parser, reading: Reading, seen: set[int
     if id(parser) in seen:
         return
     seen.add(id(parser))
+    if parser.escaped is not None:
+        raise DiscoveryError(
+            f"its parser is handed to {parser.escaped}, defined elsewhere, which may add arguments "
+            "that cannot be read here",
+            path=files.path,
+            line=parser.call.lineno,
+        )
     for parent_expr in parser.parents:
         for parent in files.resolve(parent_expr, parser.call.lineno):
             if isinstance(parent, _Parser):
@@ -141,6 +165,7 @@ class _Files:
         self.bindings: dict[str, list[tuple[int, ast.expr | list[ast.expr]]]] = {}
         self.parsers: list[_Parser] = []
         self.warnings: list[DiscoveryError] = []
+        self.nameless: set[int] = set()
         calls = sorted(
             (node for node in ast.walk(module) if isinstance(node, ast.Call)),
             key=lambda node: (node.lineno, node.col_offset),
@@ -184,6 +209,8 @@ class _Files:
         tie an `add_argument` or `parse_args` call to its parser."""
         function = call.func
         method = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", "")
+        if attach:
+            self._note_escape(call)
         if id(call) in self.made or attach != (method in ("add_argument", *_PARSE)):
             return
         keywords = {k.arg: k.value for k in call.keywords if k.arg}
@@ -232,16 +259,33 @@ class _Files:
                 command.parents = _elements(keywords.get("parents"))
                 actions[0].commands.append(command)
                 self.made[id(call)] = command
-            elif actions:
-                raise DiscoveryError(
-                    "a subcommand whose name is not a literal string: its arguments cannot be read",
-                    path=self.path,
-                    line=call.lineno,
+            elif actions and id(call) not in self.nameless:
+                self.nameless.add(id(call))
+                self.warnings.append(
+                    DiscoveryError(
+                        "a subcommand whose name is not a literal string is left out",
+                        path=self.path,
+                        line=call.lineno,
+                    )
                 )
         elif method in _PARSE:
             for owner in owners:
                 if isinstance(owner, _Parser):
                     owner.parsed = True
+
+    def _note_escape(self, call: ast.Call) -> None:
+        """A parser handed to a function defined elsewhere (`commands.add_arguments(parser)`)
+        may get arguments there; one defined here is followed through its parameters."""
+        callee = ast.unparse(call.func)
+        if callee in self.functions or callee in _HARMLESS or callee.rsplit(".", 1)[-1] in _PARSER_METHODS:
+            return
+        given = [*call.args, *(k.value for k in call.keywords if k.arg != "parents")]
+        for node in given:
+            if isinstance(node, ast.Name | ast.Attribute):
+                for found in self.resolve(node, call.lineno):
+                    parser = found.parser if isinstance(found, _Group) else found
+                    if isinstance(parser, _Parser) and parser.escaped is None:
+                        parser.escaped = f"{callee}()"
 
     def _check_parser(self, call: ast.Call, keywords: dict[str, ast.expr]) -> None:
         prefix = keywords.get("prefix_chars")
