@@ -596,3 +596,25 @@ def test_a_parser_handed_to_code_elsewhere_is_refused_and_such_a_subcommand_left
     assert [(p.name, p.command) for p in declaration.parameters] == [("command", None), ("n", "fine")]
     assert declaration.parameters[0].enum == ["fine"]
     assert sorted(w.line or 0 for w in declaration.warnings) == [9, 12, 14]
+
+
+def test_click_decorator_from_elsewhere_is_a_warning_and_bare_command_works(tmp_path: Path) -> None:
+    declaration = declare(
+        tmp_path,
+        """\
+        import click, sys
+        from mylib import common_options
+
+        @click.command
+        @click.option("--name", prompt="Your name")
+        @click.argument("src", type=click.File("r"))
+        @common_options
+        def hello(name, src):
+            pass
+
+        if __name__ == "__main__":
+            hello(sys.argv[1:])
+        """,
+    )
+    assert shape(declaration) == [("name", "string", True, "--name", None), ("src", "string", True, "", None)]
+    assert [(w.line, "@common_options" in str(w)) for w in declaration.warnings] == [(7, True)]

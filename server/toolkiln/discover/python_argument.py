@@ -111,7 +111,9 @@ def read_argument(call: ast.Call, reading: Reading, *, in_required_group: bool) 
     if fields.get("required"):
         fields["default"] = None
     description = _help(help_node, reading, name, fields.get("default"), keywords, hidden)
-    if (
+    if _hint(keywords.get("type")) == "bool":  # argparse's classic trap
+        description = f"{description} (read with bool(): any text but an empty one is true)".strip()
+    elif (
         fields["type"] == "string"
         and _hint(keywords.get("type")) not in ARGPARSE_TYPES
         and "type" in keywords

@@ -35,6 +35,7 @@ _CLICK_TYPES: dict[str, ParamType] = {
 }  # fmt: skip
 _SUFFIX = re.compile(r"_(command|cmd|group|grp)$")
 _SKIPPED = ("version_option", "help_option", "pass_context", "pass_obj", "make_pass_decorator")
+_KNOWN = (*_SKIPPED, "option", "argument", "password_option", "confirmation_option", "wraps")
 
 
 @dataclass
@@ -158,7 +159,18 @@ def _click_command(function: ast.FunctionDef | ast.AsyncFunctionDef, reading: Re
     description = reading.literal(keywords.get("help"), "") or ast.get_docstring(function) or ""
     invoke = reading.literal(keywords.get("invoke_without_command"), False)
     for decorator in function.decorator_list:  # click's order: top to bottom
-        if isinstance(decorator, ast.Call):
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        method = ast.unparse(target).rsplit(".", 1)[-1]
+        if method not in (*_KNOWN, "command", "group"):
+            reading.warnings.append(
+                DiscoveryError(
+                    f"@{ast.unparse(target)} may add options that cannot be read here (only click's "
+                    "own decorators are): check the tool's parameters",
+                    path=reading.path,
+                    line=decorator.lineno,
+                )
+            )
+        elif isinstance(decorator, ast.Call):
             _click_parameter(decorator, reading)
     return Command(
         function.name, name, first_paragraph(description), function.lineno, reading,
