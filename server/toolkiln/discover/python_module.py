@@ -28,8 +28,9 @@ from typing import TYPE_CHECKING, Any
 from toolkiln.discover.annotations import TYPE_ALIASES, parse_param_line
 from toolkiln.discover.base import HEAD_BYTES, Candidate, Declaration, NotATool, make_parameter
 from toolkiln.discover.probe import Probe
+from toolkiln.discover.python_hints import hint_name, signature_parameters, typed_dict
 from toolkiln.errors import DiscoveryError
-from toolkiln.vocabulary import PARAM_TYPES, ParamType, PythonEntry, value_matches_type
+from toolkiln.vocabulary import PARAM_TYPES, PythonEntry
 
 if TYPE_CHECKING:
     from toolkiln.model import Parameter
@@ -42,11 +43,6 @@ _CLI_IMPORT = re.compile(r"^\s*(?:import|from)\s+(argparse|click|typer)\b", re.M
 _PARAM_LINE = re.compile(r"^\s*@param\b\s*(.*)$")
 _SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Params|Returns|Raises|Example|Examples)\s*:\s*$")
 _SPEC_KEYS = ("type", "description", "required", "default", "enum", "min", "max", "items", "secret", "kind")
-_HINT_TYPES = {
-    "str": "string", "int": "integer", "float": "number", "bool": "boolean", "list": "array",
-    "tuple": "array", "dict": "object", "Any": "any", "object": "any",
-}  # fmt: skip
-_DEFAULT_TYPES: tuple[ParamType, ...] = ("boolean", "integer", "number", "string", "array", "object")
 
 
 def claims(candidate: Candidate) -> bool:
@@ -115,7 +111,7 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
         or _inputs_parameters(module, path)
     )
     if parameters is None:
-        parameters = _signature_parameters(module, function, one_dict, path)
+        parameters = signature_parameters(module, function, one_dict, path)
     return Declaration(dialect="python", description=description, parameters=parameters, python_entry=entry)
 
 
@@ -151,10 +147,10 @@ def read_command_line(module: ast.Module, frameworks: list[str], path: str) -> D
 def _takes_a_dict(module: ast.Module, annotation: ast.expr | None) -> bool:
     """`execute(params)`, `execute(params: dict[str, Any])` or `execute(params: MyTypedDict)`;
     `execute(text: str)` takes its one parameter as a keyword instead."""
-    if annotation is None or _typed_dict(module, annotation) is not None:
+    if annotation is None or typed_dict(module, annotation) is not None:
         return True
     outer = annotation.value if isinstance(annotation, ast.Subscript) else annotation
-    return _hint_name(outer) in ("dict", "Dict", "Mapping", "MutableMapping")
+    return hint_name(outer) in ("dict", "Dict", "Mapping", "MutableMapping")
 
 
 def _read(path: Path) -> str:
@@ -251,139 +247,3 @@ def _type_name(text: str, where: str, path: str, line: int) -> str:
             f"{where}: unknown type {text!r} (known: {', '.join(PARAM_TYPES)}, path)", path=path, line=line
         )
     return name
-
-
-def _signature_parameters(
-    module: ast.Module, function: ast.FunctionDef, one_dict: bool, path: str
-) -> list[Parameter]:
-    """Parameters from `execute(a: str, b: int = 1)`, or from the `TypedDict` of `execute(params: P)`."""
-    if one_dict:
-        argument = [*function.args.posonlyargs, *function.args.args][0]
-        typed_dict = _typed_dict(module, argument.annotation)
-        if typed_dict is None:
-            raise DiscoveryError(
-                f"{function.name}({argument.arg}) does not say what it takes: add `@param` lines to the "
-                "module docstring, an INPUTS dict, or a TypedDict annotation (put `INPUTS = {}` for a tool "
-                "without parameters)",
-                path=path,
-                line=function.lineno,
-            )
-        return _typed_dict_parameters(typed_dict, path)
-    positional = [*function.args.posonlyargs, *function.args.args]
-    defaults: list[ast.expr | None] = [None] * (len(positional) - len(function.args.defaults))
-    defaults += function.args.defaults
-    pairs = [
-        *zip(positional, defaults, strict=True),
-        *zip(function.args.kwonlyargs, function.args.kw_defaults, strict=True),
-    ]
-    return [_hinted_parameter(arg.arg, arg.annotation, default, path, arg.lineno) for arg, default in pairs]
-
-
-def _typed_dict(module: ast.Module, annotation: ast.expr | None) -> ast.ClassDef | None:
-    if not isinstance(annotation, ast.Name):
-        return None
-    for node in module.body:
-        if isinstance(node, ast.ClassDef) and node.name == annotation.id:
-            bases = {
-                base.id if isinstance(base, ast.Name) else getattr(base, "attr", "") for base in node.bases
-            }
-            return node if "TypedDict" in bases else None
-    return None
-
-
-def _typed_dict_parameters(node: ast.ClassDef, path: str) -> list[Parameter]:
-    total = not any(
-        k.arg == "total" and isinstance(k.value, ast.Constant) and k.value.value is False
-        for k in node.keywords
-    )
-    parameters = []
-    for field in node.body:
-        if isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name):
-            annotation, required = _unwrap_required(field.annotation, total)
-            parameters.append(
-                _hinted_parameter(field.target.id, annotation, None, path, field.lineno, required=required)
-            )
-    return parameters
-
-
-def _unwrap_required(annotation: ast.expr, required: bool) -> tuple[ast.expr, bool]:
-    if isinstance(annotation, ast.Subscript) and _hint_name(annotation.value) in ("Required", "NotRequired"):
-        return annotation.slice, _hint_name(annotation.value) == "Required"
-    return annotation, required
-
-
-def _hinted_parameter(
-    name: str,
-    annotation: ast.expr | None,
-    default: ast.expr | None,
-    path: str,
-    line: int,
-    *,
-    required: bool | None = None,
-) -> Parameter:
-    fields: dict[str, Any] = {"name": name}
-    if default is not None:
-        try:
-            value = ast.literal_eval(default)
-        except ValueError:
-            raise DiscoveryError(f"the default of {name!r} must be a literal", path=path, line=line) from None
-        if value is not None:
-            fields["default"] = value
-    optional = default is not None
-    if annotation is not None:
-        annotation, nullable = _unwrap_optional(annotation)
-        optional = optional or nullable
-        fields.update(_hint_fields(annotation, name, path, line))
-    elif "default" in fields:
-        fields["type"] = next((t for t in _DEFAULT_TYPES if value_matches_type(fields["default"], t)), "any")
-    else:
-        fields["type"] = "any"
-    fields["required"] = required if required is not None else not optional
-    return make_parameter(path, line, **fields)
-
-
-def _unwrap_optional(annotation: ast.expr) -> tuple[ast.expr, bool]:
-    """`X | None` and `Optional[X]` -> (X, True)."""
-    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
-        for side, other in ((annotation.left, annotation.right), (annotation.right, annotation.left)):
-            if isinstance(other, ast.Constant) and other.value is None:
-                return side, True
-    if isinstance(annotation, ast.Subscript) and _hint_name(annotation.value) == "Optional":
-        return annotation.slice, True
-    return annotation, False
-
-
-def _hint_fields(annotation: ast.expr, name: str, path: str, line: int) -> dict[str, Any]:
-    hint = _hint_name(annotation)
-    if hint in _HINT_TYPES:
-        return {"type": _HINT_TYPES[hint]}
-    if isinstance(annotation, ast.Subscript):
-        outer = _hint_name(annotation.value)
-        if outer == "Literal":
-            values = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
-            enum = [ast.literal_eval(value) for value in values]
-            kinds = {type(value) for value in enum}
-            param_type = "integer" if kinds == {int} else "number" if kinds <= {int, float} else "string"
-            return {"type": param_type, "enum": enum}
-        if outer in ("list", "List", "Sequence", "tuple", "set"):
-            item = annotation.slice.elts[0] if isinstance(annotation.slice, ast.Tuple) else annotation.slice
-            item_type = _HINT_TYPES.get(_hint_name(item))
-            return {"type": "array", **({"items": item_type} if item_type and item_type != "any" else {})}
-        if outer in ("dict", "Dict", "Mapping"):
-            return {"type": "object"}
-    raise DiscoveryError(
-        f"cannot read the type of {name!r} ({ast.unparse(annotation)}): use str, int, float, bool, list, "
-        "dict, Literal[...], or declare it with an `@param` line",
-        path=path,
-        line=line,
-    )
-
-
-def _hint_name(node: ast.expr) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):  # typing.Literal, t.Optional
-        return node.attr
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):  # "str" (a string annotation)
-        return node.value
-    return ""
