@@ -618,3 +618,32 @@ def test_click_decorator_from_elsewhere_is_a_warning_and_bare_command_works(tmp_
     )
     assert shape(declaration) == [("name", "string", True, "--name", None), ("src", "string", True, "", None)]
     assert [(w.line, "@common_options" in str(w)) for w in declaration.warnings] == [(7, True)]
+
+
+@pytest.mark.parametrize(
+    ("signature", "entry"),
+    [
+        ("main(params)", "main"),
+        ("main(p: dict)", "main"),
+        ("main(args)", "script"),
+        ("main(argv=None)", "script"),
+    ],
+)
+def test_main_of_a_module_that_also_uses_argparse(tmp_path: Path, signature: str, entry: str) -> None:
+    declaration = declare(
+        tmp_path,
+        f'''\
+        """@param text: The text (type: string, required: true)"""
+        import argparse
+
+        def {signature}:
+            pass
+
+        if __name__ == "__main__":
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--text", required=True)
+            main(parser.parse_args())
+        ''',
+    )
+    assert declaration.python_entry == entry
+    assert [(p.name, p.required) for p in declaration.parameters] == [("text", True)]

@@ -79,7 +79,7 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in ("execute", "main")
     }
     frameworks = _cli_frameworks(module)
-    if "execute" not in functions and frameworks:
+    if frameworks and "execute" not in functions and not _takes_params(module, functions.get("main")):
         return read_command_line(module, frameworks, path)
     function = functions.get("execute") or functions.get("main")
     if function is None:
@@ -113,6 +113,20 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
     if parameters is None:
         parameters = signature_parameters(module, function, one_dict, path)
     return Declaration(dialect="python", description=description, parameters=parameters, python_entry=entry)
+
+
+def _takes_params(module: ast.Module, main: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
+    """`main(params)` or `main(p: dict)` (seeds/004), not `main(args)` or `main(argv=None)`
+    of a command-line script that also uses argparse or click."""
+    if main is None:
+        return False
+    positional = [*main.args.posonlyargs, *main.args.args]
+    if len(positional) != 1 or main.args.defaults:
+        return False
+    argument = positional[0]
+    if argument.annotation is not None:
+        return _takes_a_dict(module, argument.annotation)
+    return argument.arg in ("params", "parameters", "inputs", "arguments")
 
 
 def _cli_frameworks(module: ast.Module) -> list[str]:
