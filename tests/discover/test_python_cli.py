@@ -647,3 +647,21 @@ def test_main_of_a_module_that_also_uses_argparse(tmp_path: Path, signature: str
     )
     assert declaration.python_entry == entry
     assert [(p.name, p.required) for p in declaration.parameters] == [("text", True)]
+
+
+def test_names_the_environment_needs_are_renamed_not_refused(tmp_path: Path) -> None:
+    declaration = declare(
+        tmp_path,
+        """\
+        import argparse
+        parser = argparse.ArgumentParser()
+        parser.add_argument("PATH")
+        parser.add_argument("--http-proxy", dest="HTTP_PROXY")
+        parser.add_argument("--LANG")
+        parser.add_argument("FILE")
+        parser.parse_args()
+        """,
+    )
+    assert [(p.name, p.option) for p in declaration.parameters] == [
+        ("path", ""), ("http_proxy_arg", "--http-proxy"), ("lang", "--LANG"), ("FILE", ""),
+    ]  # fmt: skip

@@ -15,6 +15,7 @@ script usually share its options and its purpose.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +44,7 @@ class Reading:
     conditions: list[dict[str, Any]] = field(default_factory=list)
 
     def add(self, line: int, origin: tuple[int, int] | None = None, **fields: Any) -> None:
+        fields["name"] = usable_name(str(fields["name"]), {param.name for param in self.parameters})
         self.parameters.append(make_parameter(self.path, line, **fields))
         self.origins.append(origin or (line, 0))
 
@@ -89,6 +91,26 @@ class Reading:
                 if isinstance(owner, dict):
                     return list(owner) if function.attr == "keys" else list(owner.values())
         return default
+
+
+def usable_name(name: str, taken: set[str]) -> str:
+    """A parameter name for what the script calls `name`: the script never sees it (its
+    option or position says where the value goes), so `FILE` or `PATH`, which would
+    replace an environment variable the script's programs rely on, become `file`,
+    `path_arg`; characters a name cannot hold become `_`."""
+    from toolkiln.vocabulary import PARAM_NAME_PATTERN, sensitive_env_reason
+
+    cleaned = re.sub(r"[^A-Za-z0-9_-]", "_", name) or "value"
+    if not cleaned[0].isalpha() and cleaned[0] != "_":
+        cleaned = f"arg_{cleaned}"
+    for candidate in (cleaned, cleaned.lower(), f"{cleaned.lower()}_arg"):
+        if (
+            PARAM_NAME_PATTERN.match(candidate)
+            and sensitive_env_reason(candidate) is None
+            and (candidate == name or candidate not in taken)
+        ):
+            return candidate
+    return _free_name(f"{cleaned.lower()[:56]}_arg", taken)
 
 
 def module_constants(module: ast.Module) -> dict[str, Any]:
