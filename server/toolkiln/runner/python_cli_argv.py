@@ -76,9 +76,9 @@ def option_words(param: Parameter, value: Any) -> list[str]:
         return [positive] if value != bool(param.default) else []  # store_true, store_false
     if param.option_form == "count":
         return [option] * int(value)
-    if param.option_form == "list":
-        return [option, *plain_values(param.name, [text_form(item) for item in value])]
-    if param.option_form == "repeat" or isinstance(value, list):
+    if param.option_form == "list" or (param.option_form is None and isinstance(value, list)):
+        return [option, *plain_values(param.name, [text_form(item) for item in value])]  # a config of old
+    if param.option_form == "repeat":
         return [_joined(option, text_form(item)) for item in value]
     return [_joined(option, text_form(value))]
 
