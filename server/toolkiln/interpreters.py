@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 _NODE = (("node",),)
@@ -46,3 +47,17 @@ def find_interpreter(script: Path) -> list[str] | None:
         if shutil.which(command[0]):
             return list(command)
     return None
+
+
+def script_command(script: Path) -> list[str]:
+    """The words that start a script: itself when it runs by itself (a shebang and the
+    exec bit); else a `.py` file with the Python running toolkiln, never by the kernel
+    ("Exec format error"); else the interpreter for its extension (when none is
+    installed, the first one toolkiln knows, so that the error names what to install);
+    else the file itself (a binary; the error names it)."""
+    if runs_by_itself(script):
+        return [str(script)]
+    if script.suffix.lower() == ".py":
+        return [sys.executable, str(script)]
+    command = find_interpreter(script) or interpreter_names(script)[:1]
+    return [*command, str(script)]

@@ -54,9 +54,15 @@ DialectName = Literal[
 ]
 # How a Python-module tool is called: `execute(params)` or `main(params)` with the
 # arguments as one dict, `execute(**params)` with each as a keyword, or `script` (a
-# legacy argparse `main()`, run as a plain script with its options on the command line).
+# command-line script: argparse, click or typer, run with its arguments on argv).
 # `run(**)` is llm-functions' `def run(...)`, each argument a keyword, its return value the result.
 PythonEntry = Literal["execute", "main", "execute(**)", "run(**)", "script"]
+# How a command-line script's option takes its value (None: `--name=value`, or a bare
+# word for a positional): `flag` given (or its `--no-` form) when the value differs from
+# the default; `count` given N times (`-vvv`); `repeat` given once per item (`--tag=a
+# --tag=b`: argparse's append/extend, click's multiple); `list` given once, followed by
+# its items (argparse's `nargs="+"`); `command` the subcommand's name, a bare word.
+OptionForm = Literal["flag", "count", "repeat", "list", "command"]
 TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 

@@ -148,11 +148,13 @@ def main():
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("files", nargs="*")
     parser.add_argument("--count", action="count")
+
+if __name__ == "__main__":
+    main()
 ''',
     )
     report = discover_tools(tools_dir, config_dir)
     assert not report.errors
-    assert any("action='count'" in str(warning) for warning in report.warnings)
     script = json.loads((config_dir / "tools" / "legacy.json").read_text())["script_config"]
     assert script["python_entry"] == "script"
     assert [(p["name"], p["option"], p["type"]) for p in script["parameters"]] == [
@@ -160,6 +162,7 @@ def main():
         ("max", "--max", "integer"),
         ("verbose", "--verbose", "boolean"),
         ("files", "", "array"),
+        ("count", "--count", "integer"),
     ]
 
 

@@ -59,8 +59,10 @@ async def run_probe(
 
     confinement = _probe_confinement(candidate, probe)
     env = {key: os.environ[key] for key in PROBE_ENV if key in os.environ}
+    from toolkiln.interpreters import script_command
+
     return await run_process(
-        [*interpreter, str(candidate.path), *args],
+        [*(interpreter or script_command(candidate.path)[:-1]), str(candidate.path), *args],
         timeout=probe.timeout,
         cwd=candidate.path.parent,
         env={**env, "HOME": os.environ.get("HOME", "/")},

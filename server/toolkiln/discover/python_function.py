@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING
 
 from toolkiln.discover.base import HEAD_BYTES, Candidate, Declaration, NotATool
 from toolkiln.discover.probe import Probe
-from toolkiln.discover.python_module import hinted_parameter, read_source
+from toolkiln.discover.python_hints import hinted_parameter
+from toolkiln.discover.python_module import read_source
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:

@@ -13,8 +13,8 @@ The module is read with `ast` and never imported here. Its parameters come from,
 order: `@param` lines in the module's (or the function's) docstring, in the grammar of
 the annotations dialect; a literal `INPUTS` dict; the function's signature and type
 hints (`execute(company: str, employees: int = 1)`, or `execute(params: Params)` with a
-`TypedDict`). A legacy argparse script whose `main()` takes nothing is run as a plain
-script, its options read from the `add_argument` calls.
+`TypedDict`). A command-line script (argparse, click or typer, and no `execute`) is read
+by `python_argparse`, `python_click` or `python_typer` and run as a script.
 """
 
 from __future__ import annotations
@@ -26,10 +26,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkiln.discover.annotations import TYPE_ALIASES, parse_param_line
-from toolkiln.discover.base import HEAD_BYTES, Candidate, Declaration, make_parameter
+from toolkiln.discover.base import HEAD_BYTES, Candidate, Declaration, NotATool, make_parameter
 from toolkiln.discover.probe import Probe
+from toolkiln.discover.python_hints import hint_name, signature_parameters, typed_dict
 from toolkiln.errors import DiscoveryError
-from toolkiln.vocabulary import PARAM_TYPES, ParamType, PythonEntry, value_matches_type
+from toolkiln.vocabulary import PARAM_TYPES, PythonEntry
 
 if TYPE_CHECKING:
     from toolkiln.model import Parameter
@@ -38,19 +39,16 @@ CLAIM_IS_CERTAIN = True
 
 _ENTRY = re.compile(r"^(?:async\s+)?def\s+(execute|main)\s*\(\s*(\S?)", re.MULTILINE)
 _SELF_DESCRIBING = re.compile(r"""["']--help["']""")
+_CLI_IMPORT = re.compile(r"^\s*(?:import|from)\s+(argparse|click|typer)\b", re.MULTILINE)
 _PARAM_LINE = re.compile(r"^\s*@param\b\s*(.*)$")
 _SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Params|Returns|Raises|Example|Examples)\s*:\s*$")
 _SPEC_KEYS = ("type", "description", "required", "default", "enum", "min", "max", "items", "secret", "kind")
-_HINT_TYPES = {
-    "str": "string", "int": "integer", "float": "number", "bool": "boolean", "list": "array",
-    "tuple": "array", "dict": "object", "Any": "any", "object": "any",
-}  # fmt: skip
-_DEFAULT_TYPES: tuple[ParamType, ...] = ("boolean", "integer", "number", "string", "array", "object")
 
 
 def claims(candidate: Candidate) -> bool:
-    """A `.py` file with a top-level `def execute(` or `def main(<param>`, or an argparse
-    `def main():`; but not an executable that answers `--help` itself (help-json's)."""
+    """A `.py` file with a top-level `def execute(` or `def main(<param>`, or one that
+    imports argparse, click or typer; but not an executable that answers `--help` itself
+    (help-json's)."""
     if candidate.path.suffix != ".py":
         return False
     text = candidate.head
@@ -59,6 +57,8 @@ def claims(candidate: Candidate) -> bool:
             text = read_source(candidate.path)
     if candidate.executable and _SELF_DESCRIBING.search(text):
         return False
+    if _CLI_IMPORT.search(text):
+        return True
     for match in _ENTRY.finditer(text):
         takes_params = match.group(2) not in ("", ")")
         if match.group(1) == "execute" or takes_params or "add_argument(" in text:
@@ -78,6 +78,9 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
         for node in module.body
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in ("execute", "main")
     }
+    frameworks = _cli_frameworks(module)
+    if frameworks and "execute" not in functions and not _takes_params(module, functions.get("main")):
+        return read_command_line(module, frameworks, path)
     function = functions.get("execute") or functions.get("main")
     if function is None:
         return None
@@ -88,8 +91,6 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
     arguments = [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
     description = _description(ast.get_docstring(module) or ast.get_docstring(function) or "")
     if not arguments:
-        if function.name == "main" and "add_argument" in source:
-            return _argparse_declaration(module, path, description)
         raise DiscoveryError(
             f"{function.name}() takes no arguments: define it as `{function.name}(params)`", path=path,
             line=function.lineno,
@@ -110,17 +111,60 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
         or _inputs_parameters(module, path)
     )
     if parameters is None:
-        parameters = _signature_parameters(module, function, one_dict, path)
+        parameters = signature_parameters(module, function, one_dict, path)
     return Declaration(dialect="python", description=description, parameters=parameters, python_entry=entry)
+
+
+def _takes_params(module: ast.Module, main: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
+    """`main(params)` or `main(p: dict)` (seeds/004), not `main(args)` or `main(argv=None)`
+    of a command-line script that also uses argparse or click."""
+    if main is None:
+        return False
+    positional = [*main.args.posonlyargs, *main.args.args]
+    if len(positional) != 1 or main.args.defaults:
+        return False
+    argument = positional[0]
+    if argument.annotation is not None:
+        return _takes_a_dict(module, argument.annotation)
+    return argument.arg in ("params", "parameters", "inputs", "arguments")
+
+
+def _cli_frameworks(module: ast.Module) -> list[str]:
+    """The command-line libraries the module imports, typer and click before argparse."""
+    found: set[str] = set()
+    for node in ast.walk(module):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module.split(".")[0])
+    return [name for name in ("typer", "click", "argparse") if name in found]
+
+
+def read_command_line(module: ast.Module, frameworks: list[str], path: str) -> Declaration:
+    """The tool of an argparse, click or typer script; `NotATool` for a library."""
+    from toolkiln.discover.python_argparse import read_argparse
+    from toolkiln.discover.python_cli import check_standalone
+    from toolkiln.discover.python_click import read_click
+    from toolkiln.discover.python_typer import read_typer
+
+    check_standalone(module)
+    docstring = ast.get_docstring(module) or ""
+    for framework in frameworks:
+        if framework == "argparse":
+            return read_argparse(module, path, docstring)
+        declaration = (read_typer if framework == "typer" else read_click)(module, path, docstring)
+        if declaration is not None:
+            return declaration
+    raise NotATool("a Python library (no entry point, no command line)", kind="library")
 
 
 def _takes_a_dict(module: ast.Module, annotation: ast.expr | None) -> bool:
     """`execute(params)`, `execute(params: dict[str, Any])` or `execute(params: MyTypedDict)`;
     `execute(text: str)` takes its one parameter as a keyword instead."""
-    if annotation is None or _typed_dict(module, annotation) is not None:
+    if annotation is None or typed_dict(module, annotation) is not None:
         return True
     outer = annotation.value if isinstance(annotation, ast.Subscript) else annotation
-    return _hint_name(outer) in ("dict", "Dict", "Mapping", "MutableMapping")
+    return hint_name(outer) in ("dict", "Dict", "Mapping", "MutableMapping")
 
 
 def read_source(path: Path) -> str:
@@ -217,224 +261,3 @@ def _type_name(text: str, where: str, path: str, line: int) -> str:
             f"{where}: unknown type {text!r} (known: {', '.join(PARAM_TYPES)}, path)", path=path, line=line
         )
     return name
-
-
-def _signature_parameters(
-    module: ast.Module, function: ast.FunctionDef, one_dict: bool, path: str
-) -> list[Parameter]:
-    """Parameters from `execute(a: str, b: int = 1)`, or from the `TypedDict` of `execute(params: P)`."""
-    if one_dict:
-        argument = [*function.args.posonlyargs, *function.args.args][0]
-        typed_dict = _typed_dict(module, argument.annotation)
-        if typed_dict is None:
-            raise DiscoveryError(
-                f"{function.name}({argument.arg}) does not say what it takes: add `@param` lines to the "
-                "module docstring, an INPUTS dict, or a TypedDict annotation (put `INPUTS = {}` for a tool "
-                "without parameters)",
-                path=path,
-                line=function.lineno,
-            )
-        return _typed_dict_parameters(typed_dict, path)
-    positional = [*function.args.posonlyargs, *function.args.args]
-    defaults: list[ast.expr | None] = [None] * (len(positional) - len(function.args.defaults))
-    defaults += function.args.defaults
-    pairs = [
-        *zip(positional, defaults, strict=True),
-        *zip(function.args.kwonlyargs, function.args.kw_defaults, strict=True),
-    ]
-    return [hinted_parameter(arg.arg, arg.annotation, default, path, arg.lineno) for arg, default in pairs]
-
-
-def _typed_dict(module: ast.Module, annotation: ast.expr | None) -> ast.ClassDef | None:
-    if not isinstance(annotation, ast.Name):
-        return None
-    for node in module.body:
-        if isinstance(node, ast.ClassDef) and node.name == annotation.id:
-            bases = {
-                base.id if isinstance(base, ast.Name) else getattr(base, "attr", "") for base in node.bases
-            }
-            return node if "TypedDict" in bases else None
-    return None
-
-
-def _typed_dict_parameters(node: ast.ClassDef, path: str) -> list[Parameter]:
-    total = not any(
-        k.arg == "total" and isinstance(k.value, ast.Constant) and k.value.value is False
-        for k in node.keywords
-    )
-    parameters = []
-    for field in node.body:
-        if isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name):
-            annotation, required = _unwrap_required(field.annotation, total)
-            parameters.append(
-                hinted_parameter(field.target.id, annotation, None, path, field.lineno, required=required)
-            )
-    return parameters
-
-
-def _unwrap_required(annotation: ast.expr, required: bool) -> tuple[ast.expr, bool]:
-    if isinstance(annotation, ast.Subscript) and _hint_name(annotation.value) in ("Required", "NotRequired"):
-        return annotation.slice, _hint_name(annotation.value) == "Required"
-    return annotation, required
-
-
-def hinted_parameter(
-    name: str,
-    annotation: ast.expr | None,
-    default: ast.expr | None,
-    path: str,
-    line: int,
-    *,
-    required: bool | None = None,
-    description: str = "",
-) -> Parameter:
-    """A parameter from a type hint and a default; a default that is not a literal
-    (`limit: int = DEFAULT_LIMIT`) makes the parameter optional, and Python applies it."""
-    fields: dict[str, Any] = {"name": name, **({"description": description} if description else {})}
-    if default is not None:
-        with contextlib.suppress(ValueError, SyntaxError):
-            value = ast.literal_eval(default)
-            if value is not None:
-                fields["default"] = value
-    optional = default is not None
-    if annotation is not None:
-        annotation, nullable = _unwrap_optional(annotation)
-        optional = optional or nullable
-        fields.update(_hint_fields(annotation, name, path, line))
-    elif "default" in fields:
-        fields["type"] = next((t for t in _DEFAULT_TYPES if value_matches_type(fields["default"], t)), "any")
-    else:
-        fields["type"] = "any"
-    fields["required"] = required if required is not None else not optional
-    return make_parameter(path, line, **fields)
-
-
-def _unwrap_optional(annotation: ast.expr) -> tuple[ast.expr, bool]:
-    """`X | None`, `Optional[X]` and `Union[X, None]` -> (X, True)."""
-    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
-        for side, other in ((annotation.left, annotation.right), (annotation.right, annotation.left)):
-            if isinstance(other, ast.Constant) and other.value is None:
-                return side, True
-    if isinstance(annotation, ast.Subscript) and _hint_name(annotation.value) == "Optional":
-        return annotation.slice, True
-    if isinstance(annotation, ast.Subscript) and _hint_name(annotation.value) == "Union":
-        members = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else []
-        others = [m for m in members if not (isinstance(m, ast.Constant) and m.value is None)]
-        if len(others) == 1 and len(members) == 2:  # Union[X, None]
-            return others[0], True
-    return annotation, False
-
-
-def _hint_fields(annotation: ast.expr, name: str, path: str, line: int) -> dict[str, Any]:
-    hint = _hint_name(annotation)
-    if hint in _HINT_TYPES:
-        return {"type": _HINT_TYPES[hint]}
-    if isinstance(annotation, ast.Subscript):
-        outer = _hint_name(annotation.value)
-        if outer == "Literal":
-            values = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
-            enum = [ast.literal_eval(value) for value in values]
-            kinds = {type(value) for value in enum}
-            param_type = "integer" if kinds == {int} else "number" if kinds <= {int, float} else "string"
-            return {"type": param_type, "enum": enum}
-        if outer in ("list", "List", "Sequence", "tuple", "set"):
-            item = annotation.slice.elts[0] if isinstance(annotation.slice, ast.Tuple) else annotation.slice
-            item_type = _HINT_TYPES.get(_hint_name(item))
-            return {"type": "array", **({"items": item_type} if item_type and item_type != "any" else {})}
-        if outer in ("dict", "Dict", "Mapping"):
-            return {"type": "object"}
-    raise DiscoveryError(
-        f"cannot read the type of {name!r} ({ast.unparse(annotation)}): use str, int, float, bool, list, "
-        "dict, Literal[...], or declare it with an `@param` line",
-        path=path,
-        line=line,
-    )
-
-
-def _hint_name(node: ast.expr) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):  # typing.Literal, t.Optional
-        return node.attr
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):  # "str" (a string annotation)
-        return node.value
-    return ""
-
-
-def _argparse_declaration(module: ast.Module, path: str, description: str) -> Declaration:
-    """A legacy `main()` with argparse: each `add_argument` call is a parameter."""
-    parameters: list[Parameter] = []
-    warnings: list[DiscoveryError] = []
-    for node in ast.walk(module):
-        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument":
-            try:
-                parameter = _argparse_parameter(node, path)
-            except DiscoveryError as error:
-                warnings.append(error)
-                continue
-            if parameter is not None:
-                parameters.append(parameter)
-        elif (
-            isinstance(node, ast.Call)
-            and getattr(node.func, "attr", "") == "ArgumentParser"
-            and not description
-        ):
-            description = _literal_keyword(node, "description") or ""
-    parameters.sort(key=lambda param: param.option == "")  # options first, positionals after, in order
-    return Declaration(
-        dialect="python",
-        description=description,
-        parameters=parameters,
-        python_entry="script",
-        warnings=warnings,
-    )
-
-
-def _argparse_parameter(call: ast.Call, path: str) -> Parameter | None:
-    line = call.lineno
-    flags = [arg.value for arg in call.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
-    if not flags or flags[0] in ("-h", "--help"):
-        return None
-    action = _literal_keyword(call, "action") or "store"
-    if action in ("help", "version"):
-        return None
-    if action not in ("store", "store_true", "store_false"):
-        raise DiscoveryError(
-            f"add_argument({flags[0]!r}, action={action!r}) is not supported; left out", path=path, line=line
-        )
-    positional = not flags[0].startswith("-")
-    option = "" if positional else max(flags, key=lambda flag: (flag.startswith("--"), len(flag)))
-    name = _literal_keyword(call, "dest") or option.lstrip("-").replace("-", "_") or flags[0]
-    nargs = _literal_keyword(call, "nargs")
-    fields: dict[str, Any] = {
-        "name": name,
-        "option": option,
-        "description": _literal_keyword(call, "help") or "",
-    }
-    if action != "store":
-        fields.update(type="boolean", default=action == "store_false")
-    else:
-        type_name = _hint_name(next((k.value for k in call.keywords if k.arg == "type"), ast.Name("str")))
-        fields["type"] = _HINT_TYPES.get(type_name, "string")
-        if nargs in ("+", "*"):
-            fields["items"], fields["type"] = fields["type"], "array"
-        choices = _literal_keyword(call, "choices")
-        if choices is not None:
-            fields["enum"] = list(choices)
-        default = _literal_keyword(call, "default")
-        if default is not None:
-            fields["default"] = default
-        fields["required"] = (positional and nargs not in ("?", "*")) or bool(
-            _literal_keyword(call, "required")
-        )
-    return make_parameter(path, line, **fields)
-
-
-def _literal_keyword(call: ast.Call, key: str) -> Any:
-    for keyword in call.keywords:
-        if keyword.arg == key:
-            try:
-                return ast.literal_eval(keyword.value)
-            except ValueError:
-                return None
-    return None

@@ -19,6 +19,7 @@ from pydantic import (
 
 from toolkiln.vocabulary import (
     PARAM_NAME_PATTERN,
+    OptionForm,
     ParamType,
     sensitive_env_reason,
     value_matches_type,
@@ -55,12 +56,16 @@ class Parameter(BaseModel):
     secret: bool = False
     # A `path` string is checked against the tool's workspace_config before the script runs.
     kind: Literal["path"] | None = None
-    # How a legacy argparse script takes it: its option string (`--search-term`; a boolean
-    # is a flag given only when true), or "" for a positional argument, in order.
+    # How a command-line script (argparse, click, typer) takes it: its option string
+    # (`--search-term`; `--x/--no-x` for a flag with a negative form), or "" for a
+    # positional argument, in order; `option_form` says how its value is written
+    # (see `OptionForm`), and `command` names the subcommand it belongs to.
     option: str | None = None
     # How a Raycast script command gets it: "percent" is percent-encoded first (its
     # argument's `percentEncoded: true`), as Raycast does before the script runs.
     encoding: Literal["percent"] | None = None
+    option_form: OptionForm | None = None
+    command: str | None = None
 
     @field_validator("name")
     @classmethod
@@ -127,6 +132,14 @@ def _parameter_problems(param: Parameter) -> list[str]:
         problems.append("a path is a string")
     if param.encoding is not None and param.type != "string":
         problems.append(f"'encoding' {param.encoding!r} applies only to strings")
+    if param.option_form is not None and param.option is None:
+        problems.append("'option_form' applies only to a parameter with an 'option'")
+    if param.option_form in ("repeat", "list") and param.type != "array":
+        problems.append(f"option_form {param.option_form!r} applies only to type array")
+    if param.option_form == "count" and param.type != "integer":
+        problems.append("option_form 'count' applies only to type integer")
+    if param.option_form == "flag" and param.type != "boolean":
+        problems.append("option_form 'flag' applies only to type boolean")
     if param.enum is not None:
         if not param.enum:
             problems.append("'enum' must list at least one value")

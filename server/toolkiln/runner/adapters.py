@@ -11,14 +11,13 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from toolkiln.errors import ProcessStartError
-from toolkiln.interpreters import find_interpreter, interpreter_names, runs_by_itself
+from toolkiln.interpreters import script_command
 from toolkiln.model import CompiledTool, DialectName
 
 # An annotated script's `function` parameter is its first positional argument.
@@ -51,9 +50,9 @@ def argument_env(tool: CompiledTool, arguments: Mapping[str, Any]) -> dict[str, 
 
 
 def _annotations_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
-    argv = [str(script)]
+    argv = script_command(script)
     if FUNCTION_PARAMETER in arguments:  # a bare word: it must not pose as an option
-        argv += _plain_values(FUNCTION_PARAMETER, [text_form(arguments[FUNCTION_PARAMETER])])
+        argv += plain_values(FUNCTION_PARAMETER, [text_form(arguments[FUNCTION_PARAMETER])])
     argv += [
         f"--{name}={text_form(value)}" for name, value in arguments.items() if name != FUNCTION_PARAMETER
     ]
@@ -61,33 +60,10 @@ def _annotations_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, 
 
 
 def _help_json_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
-    return [str(script)]
+    return script_command(script)
 
 
-def _python_script_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
-    """A legacy argparse script (the python dialect's `script` entry): options, then `--`
-    and the positionals in order, so that a value starting with `-` stays a value."""
-    options: list[str] = []
-    positionals: list[str] = []
-    for param in tool.parameters:
-        if param.name not in arguments or param.option is None:
-            continue
-        value = arguments[param.name]
-        values = [text_form(item) for item in value] if isinstance(value, list) else [text_form(value)]
-        if param.option == "":
-            positionals += values
-        elif param.type == "boolean":  # a store_true/store_false flag: given to change its default
-            options += [param.option] if value != bool(param.default) else []
-        elif isinstance(value, list):  # `--tags a b`: a value after the first could pose as an option
-            options += [param.option, *_plain_values(param.name, values)]
-        else:
-            options.append(
-                f"{param.option}={values[0]}" if param.option.startswith("--") else param.option + values[0]
-            )
-    return [sys.executable, str(script), *options, *(["--", *positionals] if positionals else [])]
-
-
-def _plain_values(name: str, values: list[str]) -> list[str]:
+def plain_values(name: str, values: list[str]) -> list[str]:
     """`values` when none of them could be read as an option (`--output=/x` after `--tags`
     would set `--output`); otherwise `ProcessStartError`, which names the argument."""
     for value in values:
@@ -100,14 +76,7 @@ def _plain_values(name: str, values: list[str]) -> list[str]:
     return values
 
 
-def script_command(script: Path) -> list[str]:
-    """The script by its shebang (or a binary by itself), else by the interpreter for its
-    extension (when none is installed, the first one toolkiln knows, so that the error
-    names what to install)."""
-    if runs_by_itself(script):
-        return [str(script)]
-    command = find_interpreter(script) or interpreter_names(script)[:1]
-    return [*command, str(script)]
+_plain_values = plain_values  # the name other dialects' builders import
 
 
 def _kit_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
@@ -166,6 +135,12 @@ def _function_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any
             "on the PATH; install Node.js 18 or later"
         )
     return [node, str(FUNCTION_RUNNER), str(script)]
+
+
+def _python_script_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    from toolkiln.runner.python_cli_argv import python_script_argv
+
+    return python_script_argv(script, tool, arguments)
 
 
 ARGV_BUILDERS: dict[DialectName, ArgvBuilder] = {

@@ -1,0 +1,338 @@
+"""argparse objects traced by name through a module, with `ast` (never imported): which
+`ArgumentParser`, argument group, subparsers action and subcommand parser each name
+refers to where it is used, and which `add_argument` calls belong to which parser.
+
+`parser = argparse.ArgumentParser()`, `group = parser.add_argument_group()`,
+`sub = parser.add_subparsers()`, `p = sub.add_parser("add")`, `parents=[common]`, a helper
+`def add_common(p)` called with a parser, a `for p in (a, b):` loop, a helper that returns
+its parser. A parser handed to a function from elsewhere is marked (`escaped`): its
+arguments cannot all be read.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolkiln.discover.python_argument import read_argument
+from toolkiln.discover.python_cli import Reading, first_paragraph, module_constants
+from toolkiln.errors import DiscoveryError
+
+
+@dataclass(eq=False)
+class Parser:
+    call: ast.Call
+    name: str = ""  # a subcommand's name
+    description: str = ""
+    arguments: list[tuple[ast.Call, Group | None]] = field(default_factory=list)
+    parents: list[ast.expr] = field(default_factory=list)
+    subparsers: Subparsers | None = None
+    is_parent: bool = False
+    parsed: bool = False
+    escaped: str | None = None  # a function from elsewhere it is handed to
+
+
+@dataclass(eq=False)
+class Group:
+    parser: Parser
+    exclusive: bool
+    required: bool
+
+
+@dataclass(eq=False)
+class Subparsers:
+    parser: Parser
+    dest: str | None
+    commands: list[Parser] = field(default_factory=list)
+
+
+ParserObject = Parser | Group | Subparsers
+_PARSE = ("parse_args", "parse_known_args", "parse_intermixed_args")
+# Functions from elsewhere that take a parser and add no argument a call would need.
+_HARMLESS = (
+    "print", "vars", "len", "isinstance", "id", "repr", "str", "type", "getattr", "hasattr",
+    "argcomplete.autocomplete", "autocomplete", "shtab.add_argument_to",
+)  # fmt: skip
+_PARSER_METHODS = (
+    "add_argument", "add_argument_group", "add_mutually_exclusive_group", "add_subparsers", "add_parser",
+    "set_defaults", "print_help", "print_usage", "format_help", "error", "exit", *_PARSE,
+)  # fmt: skip
+
+
+class ParserTrace:
+    """The argparse objects of one module, and the names that refer to them."""
+
+    def __init__(self, module: ast.Module, path: str) -> None:
+        self.module, self.path = module, path
+        self.constants = module_constants(module)
+        self.functions = {
+            node.name: node
+            for node in ast.walk(module)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        }
+        self.enclosing: dict[int, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        for function in self.functions.values():
+            for inner in ast.walk(function):
+                self.enclosing.setdefault(id(inner), function)
+        self.made: dict[int, ParserObject] = {}  # id(call) -> what it made
+        self.bindings: dict[str, list[tuple[int, ast.expr | list[ast.expr]]]] = {}
+        self.parsers: list[Parser] = []
+        self.warnings: list[DiscoveryError] = []
+        self.nameless: set[int] = set()
+        calls = sorted(
+            (node for node in ast.walk(module) if isinstance(node, ast.Call)),
+            key=lambda node: (node.lineno, node.col_offset),
+        )
+        self._bind(module)
+        for _ in range(6):  # objects first, until none is new (a helper may come before its caller)
+            before = len(self.made)
+            for call in calls:
+                self._visit(call, attach=False)
+            if len(self.made) == before:
+                break
+        for call in calls:
+            self._visit(call, attach=True)
+        for parser in self.parsers:
+            if parser.subparsers is not None:
+                parser.subparsers.commands.sort(key=lambda command: command.call.lineno)
+
+    def _bind(self, module: ast.Module) -> None:
+        for node in ast.walk(module):
+            if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, ast.Name | ast.Attribute):
+                        self.bindings.setdefault(ast.unparse(target), []).append((node.lineno, node.value))
+            elif isinstance(node, ast.NamedExpr):
+                self.bindings.setdefault(node.target.id, []).append((node.lineno, node.value))
+            elif isinstance(node, ast.For):
+                if isinstance(node.target, ast.Name) and isinstance(node.iter, ast.List | ast.Tuple):
+                    self.bindings.setdefault(node.target.id, []).append((node.lineno, list(node.iter.elts)))
+            elif isinstance(node, ast.With):
+                for item in node.items:
+                    if isinstance(item.optional_vars, ast.Name):
+                        self.bindings.setdefault(item.optional_vars.id, []).append(
+                            (node.lineno, item.context_expr)
+                        )
+        for entries in self.bindings.values():
+            entries.sort(key=lambda entry: entry[0])
+
+    def _visit(self, call: ast.Call, *, attach: bool) -> None:
+        """Make what `call` makes (a parser, group, subparsers action), or with `attach`
+        tie an `add_argument` or `parse_args` call to its parser."""
+        function = call.func
+        method = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", "")
+        if attach:
+            self._note_escape(call)
+        if id(call) in self.made or attach != (method in ("add_argument", *_PARSE)):
+            return
+        keywords = {k.arg: k.value for k in call.keywords if k.arg}
+        if method == "ArgumentParser":
+            parser = Parser(call, description=_text(keywords.get("description"), self.constants))
+            parser.parents = _elements(keywords.get("parents"))
+            self._check_parser(call, keywords)
+            self.made[id(call)] = parser
+            self.parsers.append(parser)
+            return
+        if not isinstance(function, ast.Attribute):
+            return
+        owners = self.resolve(function.value, call.lineno)
+        if method == "add_argument":
+            targets = [o for o in owners if isinstance(o, Parser | Group)]
+            if not targets:
+                self._unattached(call)
+            for target in targets:
+                into = target.parser if isinstance(target, Group) else target
+                into.arguments.append((call, target if isinstance(target, Group) else None))
+        elif method in ("add_argument_group", "add_mutually_exclusive_group") and owners:
+            first = owners[0]
+            owner_parser = first.parser if isinstance(first, Group) else first
+            if isinstance(owner_parser, Parser):
+                required = keywords.get("required")
+                self.made[id(call)] = Group(
+                    owner_parser,
+                    exclusive=method == "add_mutually_exclusive_group",
+                    required=isinstance(required, ast.Constant) and required.value is True,
+                )
+        elif method == "add_subparsers" and owners and isinstance(owners[0], Parser):
+            dest = keywords.get("dest")
+            dest_name = dest.value if isinstance(dest, ast.Constant) and isinstance(dest.value, str) else None
+            action = Subparsers(owners[0], dest_name)
+            owners[0].subparsers = action
+            self.made[id(call)] = action
+        elif method == "add_parser":
+            actions = [o for o in owners if isinstance(o, Subparsers)]
+            if not actions:
+                known = [p.subparsers for p in self.parsers if p.subparsers is not None]
+                actions = known[-1:]  # `def add_commands(subparsers)`: the one there is
+            name = call.args[0] if call.args else keywords.get("name")
+            if actions and isinstance(name, ast.Constant) and isinstance(name.value, str):
+                description = _text(keywords.get("help") or keywords.get("description"), self.constants)
+                command = Parser(call, name=name.value, description=description)
+                command.parents = _elements(keywords.get("parents"))
+                actions[0].commands.append(command)
+                self.made[id(call)] = command
+            elif actions and id(call) not in self.nameless:
+                self.nameless.add(id(call))
+                self.warnings.append(
+                    DiscoveryError(
+                        "a subcommand whose name is not a literal string is left out",
+                        path=self.path,
+                        line=call.lineno,
+                    )
+                )
+        elif method in _PARSE:
+            for owner in owners:
+                if isinstance(owner, Parser):
+                    owner.parsed = True
+
+    def _note_escape(self, call: ast.Call) -> None:
+        """A parser handed to a function defined elsewhere (`commands.add_arguments(parser)`)
+        may get arguments there; one defined here is followed through its parameters."""
+        callee = ast.unparse(call.func)
+        if callee in self.functions or callee in _HARMLESS or callee.rsplit(".", 1)[-1] in _PARSER_METHODS:
+            return
+        given = [*call.args, *(k.value for k in call.keywords if k.arg != "parents")]
+        for node in given:
+            if isinstance(node, ast.Name | ast.Attribute):
+                for found in self.resolve(node, call.lineno):
+                    parser = found.parser if isinstance(found, Group) else found
+                    if isinstance(parser, Parser) and parser.escaped is None:
+                        parser.escaped = f"{callee}()"
+
+    def _check_parser(self, call: ast.Call, keywords: dict[str, ast.expr]) -> None:
+        prefix = keywords.get("prefix_chars")
+        if prefix is not None and ast.unparse(prefix) not in ("'-'", '"-"'):
+            raise DiscoveryError(
+                "an ArgumentParser with prefix_chars other than '-' is not supported",
+                path=self.path,
+                line=call.lineno,
+            )
+        from_file = keywords.get("fromfile_prefix_chars")
+        if from_file is not None and ast.unparse(from_file) != "None":
+            raise DiscoveryError(
+                "an ArgumentParser with fromfile_prefix_chars is not served: a value starting with "
+                f"{ast.unparse(from_file)} would make argparse read options from a file",
+                path=self.path,
+                line=call.lineno,
+            )
+
+    def _unattached(self, call: ast.Call) -> None:
+        """An `add_argument` on something not known to be a parser: a required one refuses
+        the tool; an optional one is left out."""
+        reading = Reading(self.path, self.constants)
+        read_argument(call, reading, in_required_group=False)
+        owner = ast.unparse(call.func.value) if isinstance(call.func, ast.Attribute) else "?"
+        reading.cannot_represent(
+            f"add_argument({', '.join(ast.unparse(arg) for arg in call.args)})",
+            f"it is added to {owner}, which could not be traced to a parser",
+            call.lineno,
+            required=any(param.required for param in reading.parameters),
+        )
+        self.warnings += reading.warnings
+
+    def resolve(self, node: ast.expr, line: int, depth: int = 0) -> list[ParserObject]:
+        """What `node`, at `line`, refers to (several for a loop variable or a helper's parameter)."""
+        if depth > 8:
+            return []
+        if isinstance(node, ast.Call):
+            if id(node) in self.made:
+                return [self.made[id(node)]]
+            function = node.func
+            if isinstance(function, ast.Name) and function.id in self.functions:
+                return self._returned(self.functions[function.id], depth)
+            return []
+        if not isinstance(node, ast.Name | ast.Attribute):
+            return []
+        key = ast.unparse(node)
+        earlier = [value for at, value in self.bindings.get(key, []) if at <= line]
+        helper = self.enclosing.get(id(node))
+        if isinstance(node, ast.Name) and helper is not None and _is_parameter(helper, node.id):
+            inside = [value for at, value in self.bindings.get(key, []) if helper.lineno <= at <= line]
+            if not inside:  # a helper's parameter, not rebound in it: what its callers pass
+                return self._through_calls(helper, node.id, depth)
+        if not earlier:
+            return []
+        value = earlier[-1]
+        values = value if isinstance(value, list) else [value]
+        return [
+            found for item in values for found in self.resolve(item, getattr(item, "lineno", line), depth + 1)
+        ]
+
+    def _returned(self, function: ast.FunctionDef | ast.AsyncFunctionDef, depth: int) -> list[ParserObject]:
+        found: list[ParserObject] = []
+        for node in ast.walk(function):
+            if isinstance(node, ast.Return) and node.value is not None:
+                value = (
+                    node.value.elts[0]
+                    if isinstance(node.value, ast.Tuple) and node.value.elts
+                    else node.value
+                )
+                found += self.resolve(value, node.lineno, depth + 1)
+        return found
+
+    def _through_calls(
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef, name: str, depth: int
+    ) -> list[ParserObject]:
+        """A helper's parameter (`def add_common(p): p.add_argument(...)`): each parser it is called with."""
+        names = [arg.arg for arg in [*function.args.posonlyargs, *function.args.args]]
+        position = names.index(name) if name in names else -1
+        found: list[ParserObject] = []
+        for node in ast.walk(self.module):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == function.name
+            ):
+                given = next((k.value for k in node.keywords if k.arg == name), None)
+                if given is None and 0 <= position < len(node.args):
+                    given = node.args[position]
+                if given is not None:
+                    found += self.resolve(given, node.lineno, depth + 1)
+        return found
+
+    def root_parser(self) -> Parser:
+        used_as_parent: set[int] = set()
+        for parser in self.parsers:
+            for parent_expr in parser.parents:
+                used_as_parent.update(id(p) for p in self.resolve(parent_expr, parser.call.lineno))
+        for action_parser in (p for p in self.parsers if p.subparsers is not None):
+            for command in action_parser.subparsers.commands if action_parser.subparsers else []:
+                for parent_expr in command.parents:
+                    used_as_parent.update(id(p) for p in self.resolve(parent_expr, command.call.lineno))
+        roots = [p for p in self.parsers if id(p) not in used_as_parent]
+        if not roots:
+            raise DiscoveryError("no argparse.ArgumentParser(...) found", path=self.path)
+        parsed = [p for p in roots if p.parsed]
+        chosen = (parsed or roots)[0]
+        others = [p for p in (parsed or roots) if p is not chosen]
+        if others:
+            raise DiscoveryError(
+                f"builds {len(others) + 1} argparse parsers (lines "
+                f"{', '.join(str(p.call.lineno) for p in [chosen, *others])}) and which one the script "
+                "runs cannot be told without running it",
+                path=self.path,
+                line=chosen.call.lineno,
+            )
+        return chosen
+
+
+def _is_parameter(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    return name in [
+        arg.arg for arg in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
+    ]
+
+
+def _elements(node: ast.expr | None) -> list[ast.expr]:
+    return list(node.elts) if isinstance(node, ast.List | ast.Tuple) else []
+
+
+def _text(node: ast.expr | None, constants: dict[str, Any]) -> str:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return first_paragraph(node.value)
+    if isinstance(node, ast.Name) and node.id == "__doc__":
+        return ""
+    if isinstance(node, ast.Name) and isinstance(constants.get(node.id), str):
+        return first_paragraph(constants[node.id])
+    return ""

@@ -1,0 +1,103 @@
+"""How arguments reach a Python command-line script (argparse, click, typer: the python
+dialect's `script` entry), each value one argv word, as its parser reads it:
+
+    python3 script.py [options] [<command> [its options]] [-- <positionals>]
+
+An option with a value is one word, `--name=value` (a short one `-nvalue`), so a value
+that starts with `-` stays a value; a flag is given when its value differs from its
+default (`--x`, or `--no-x` for a flag with a negative form); a count is the flag given
+N times; an array is one `--tag=value` per item (`repeat`), or the option followed by its
+items (`list`, argparse's `nargs="+"`: an item starting with `-` is refused, as it would
+pose as an option); the positionals come after `--` (a positional `--` is refused). A
+value equal to the default is not given: the script applies its own (argparse's `append`
+would add to it).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from toolkiln.errors import ProcessStartError
+from toolkiln.model import CompiledTool, Parameter
+from toolkiln.runner.adapters import plain_values, text_form
+
+
+def python_script_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    selector = next((p for p in tool.parameters if p.option_form == "command"), None)
+    command = arguments.get(selector.name) if selector is not None else None
+    top_options: list[str] = []
+    command_options: list[str] = []
+    top_positionals: list[str] = []
+    positionals: list[str] = []
+    missing: str | None = None
+    for param in tool.parameters:
+        if (
+            param.option is None
+            or param is selector
+            or (param.command is not None and param.command != command)
+        ):
+            continue
+        into = command_options if param.command is not None else top_options
+        if param.option == "":
+            if param.name not in arguments:
+                missing = missing or param.name
+                continue
+            if missing is not None:
+                raise ProcessStartError(
+                    f"argument {param.name!r} is given but {missing!r} before it is not: the script "
+                    "would read the value as the earlier one",
+                    about_arguments=True,
+                )
+            value = arguments[param.name]
+            words = [text_form(item) for item in value] if isinstance(value, list) else [text_form(value)]
+            if param.command is None and selector is not None:
+                top_positionals += plain_values(param.name, words)  # before the command: no `--` there
+            else:
+                positionals += _not_separators(param.name, words)
+        elif param.name in arguments and arguments[param.name] != param.default:
+            into += option_words(param, arguments[param.name])
+    argv = [sys.executable, str(script), *top_options, *top_positionals]
+    if selector is not None and command is not None:
+        argv += plain_values(selector.name, [text_form(command)])
+    argv += command_options
+    return [*argv, *(["--", *positionals] if positionals else [])]
+
+
+def option_words(param: Parameter, value: Any) -> list[str]:
+    """The words that give an option its value."""
+    option = param.option or ""
+    if param.type == "boolean" and param.option_form in ("flag", None):
+        positive, _, negative = option.partition("/")
+        if negative:  # `--x/--no-x`
+            return [positive if value else negative]
+        return [positive] if value != bool(param.default) else []  # store_true, store_false
+    if param.option_form == "count":
+        return [option] * int(value)
+    if param.option_form == "list" or (param.option_form is None and isinstance(value, list)):
+        return [option, *plain_values(param.name, [text_form(item) for item in value])]  # a config of old
+    if param.option_form == "repeat":
+        return [_joined(option, text_form(item)) for item in value]
+    return [_joined(option, text_form(value))]
+
+
+def _not_separators(name: str, words: list[str]) -> list[str]:
+    """Positional values after `--`; `--` itself is refused (argparse before 3.12 drops it
+    from a positional's values, so the script would see another list)."""
+    if "--" in words:
+        raise ProcessStartError(
+            f"argument {name!r}: the value '--' cannot be passed as a positional argument "
+            "(the script's parser would take it for the end of its options)",
+            about_arguments=True,
+        )
+    return words
+
+
+def _joined(option: str, value: str) -> str:
+    """One word: `--name=value`, or `-nvalue` for a one-letter option (click reads
+    `-n=value` as `=value`; argparse and click both read `-nvalue` as `value`)."""
+    if len(option) == 2 and option[0] == "-" and option[1] != "-":
+        return option + value
+    return f"{option}={value}"
