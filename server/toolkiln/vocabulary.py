@@ -39,7 +39,15 @@ def value_matches_type(value: Any, param_type: ParamType) -> bool:
 # executable (mcp-bash's `tool.meta.json` too); function: JavaScript `exports.run`;
 # fallback: an opted-in executable served as one `args` array.
 DialectName = Literal[
-    "annotations", "help-json", "python", "kit", "command", "argc", "sidecar", "function", "fallback",
+    "annotations",
+    "help-json",
+    "python",
+    "kit",
+    "command",
+    "argc",
+    "sidecar",
+    "function",
+    "fallback",
     "node-cli",
 ]
 # How a Python-module tool is called: `execute(params)` or `main(params)` with the

@@ -112,10 +112,17 @@ def _sidecar_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]
     return sidecar_argv(script, tool, arguments)
 
 
+def _node_cli_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    from toolkiln.runner.node_cli_argv import node_cli_argv
+
+    return node_cli_argv(script, tool, arguments)
+
+
 ARGV_BUILDERS: dict[DialectName, ArgvBuilder] = {
     "annotations": _annotations_argv,
     "sidecar": _sidecar_argv,
     "help-json": _help_json_argv,
     "kit": _kit_argv,
     "python": _python_script_argv,
+    "node-cli": _node_cli_argv,
 }
