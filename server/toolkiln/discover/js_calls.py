@@ -142,7 +142,8 @@ class _Reader:
                 equals = index + 2
                 if tokens[equals].kind == ":":  # a TypeScript annotation: `const x: T = ...`
                     equals = self._skip(equals + 1, stop={"="})
-                literal = equals + 1 < len(tokens) and tokens[equals + 1].kind in ("{", "[", "string", "number")
+                starts = tokens[equals + 1].kind if equals + 1 < len(tokens) else ""
+                literal = starts in ("{", "[", "string", "number")
                 if literal and tokens[equals].kind == "=":
                     value, _ = self.value(equals + 1)
                     self.bindings[name] = value
