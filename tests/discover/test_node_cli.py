@@ -54,7 +54,9 @@ program.parse(process.argv);
 """
 
 
-def _discover(make_tool: MakeTool, tools_dir: Path, config_dir: Path, name: str, body: str, **kw: Any) -> DiscoveryReport:
+def _discover(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, name: str, body: str, **kw: Any
+) -> DiscoveryReport:
     make_tool(name, body, **kw)
     return discover_tools(tools_dir, config_dir)
 
@@ -324,11 +326,17 @@ def test_parse_args_options_that_cannot_be_read_are_an_error(
     ("name", "body"),
     [
         # Script Kit: a `// Name:` comment and `arg()` prompts.
-        ("kit.js", "// Name: Greet\nimport '@johnlindquist/kit'\nconst { parseArgs } = require('node:util')\n"
-         "let who = await arg('Who?')\nparseArgs({})\n"),
+        (
+            "kit.js",
+            "// Name: Greet\nimport '@johnlindquist/kit'\nconst { parseArgs } = require('node:util')\n"
+            "let who = await arg('Who?')\nparseArgs({})\n",
+        ),
         # A function-style tool: `exports.run`, read by its own dialect.
-        ("fn.js", "const { program } = require('commander');\nexports.run = function ({ a }) { return a };\n"
-         "program.option('--a <a>').parse();\n"),
+        (
+            "fn.js",
+            "const { program } = require('commander');\nexports.run = function ({ a }) { return a };\n"
+            "program.option('--a <a>').parse();\n",
+        ),
         # A library that uses commander but never parses.
         ("lib.js", "const { Command } = require('commander');\nmodule.exports = new Command('x');\n"),
         # util without parseArgs.
