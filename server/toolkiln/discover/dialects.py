@@ -12,6 +12,7 @@ from toolkiln.discover import (
     help_json,
     js_function,
     kit,
+    node_cli,
     python_function,
     python_module,
     raycast,
@@ -20,10 +21,11 @@ from toolkiln.discover import (
 from toolkiln.discover.base import Dialect
 
 # A sidecar is the most explicit declaration there is, and reading it is free and certain,
-# so it goes first. Reading a header or a module is free and certain too; probing `--help`
-# runs the file, so it goes late. The fallback is last: it takes only files the user opted
-# in and no dialect declares (help-json hands it the executables whose `--help` is plain text).
+# so it goes first. Reading a header, a module or a script's parser declarations is free
+# and certain too; probing `--help` runs the file, so it goes late. The fallback is last:
+# it takes only files the user opted in and no dialect declares (help-json hands it the
+# executables whose `--help` is plain text).
 ALL_DIALECTS: tuple[Dialect, ...] = (
     sidecar, annotations_dialect, argc, kit, raycast, python_module, python_function, js_function,
-    help_json, fallback,
+    node_cli, help_json, fallback,
 )  # fmt: skip

@@ -131,7 +131,7 @@ def _run_bit_findings(project: Project) -> list[Finding]:
     for _, config in project.configs:
         script = project.script_of(config)
         dialect = config.script_config.dialect
-        needs_bit = dialect in RUN_BY_SHEBANG or (dialect == "kit" and _has_shebang(script))
+        needs_bit = dialect in RUN_BY_SHEBANG or (dialect in ("kit", "node-cli") and _has_shebang(script))
         if needs_bit and script.is_file() and not _executable(script):
             findings[script] = _not_executable(script, declared=True)
     for candidate in _unclaimed_scripts(project.tools_dir):
@@ -204,7 +204,7 @@ def _interpreter_findings(project: Project) -> list[Finding]:
     for _, config in project.configs:
         script = project.script_of(config)
         dialect = config.script_config.dialect
-        if not script.is_file() or dialect not in (*RUN_BY_SHEBANG, "kit"):
+        if not script.is_file() or dialect not in (*RUN_BY_SHEBANG, "kit", "node-cli"):
             continue
         shebang = _shebang(script)
         if shebang is None:

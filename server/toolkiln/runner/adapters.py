@@ -143,6 +143,12 @@ def _python_script_argv(script: Path, tool: CompiledTool, arguments: Mapping[str
     return python_script_argv(script, tool, arguments)
 
 
+def _node_cli_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    from toolkiln.runner.node_cli_argv import node_cli_argv
+
+    return node_cli_argv(script, tool, arguments)
+
+
 ARGV_BUILDERS: dict[DialectName, ArgvBuilder] = {
     "argc": _argc_argv,
     "annotations": _annotations_argv,
@@ -153,4 +159,5 @@ ARGV_BUILDERS: dict[DialectName, ArgvBuilder] = {
     "python": _python_script_argv,
     "fallback": _fallback_argv,
     "raycast": _raycast_argv,
+    "node-cli": _node_cli_argv,
 }

@@ -1,0 +1,160 @@
+"""The node-cli dialect: a Node.js script that parses its own command line with
+commander, yargs or `node:util`'s `parseArgs`, read from its declarations as text.
+
+    #!/usr/bin/env node
+    const { program } = require('commander');
+    program
+      .description('Resize an image')
+      .requiredOption('-w, --width <number>', 'width in pixels', parseInt)
+      .option('--format <fmt>', 'output format', 'png')
+      .argument('<file>', 'the image')
+      .parse();
+
+The script is never run to be understood. Each library's reader
+(`node_cli_commander`, `node_cli_yargs`, `node_cli_parseargs`) turns the declarations
+into parameters whose `option` says how `runner/node_cli_argv.py` passes them:
+`--name` (`--name=value`; a boolean is the flag alone), `-n` (`-nvalue`), `""` for a
+positional given before the options, `"--"` for a positional given after `--`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from toolkiln.discover.base import Candidate, Declaration, NotATool
+from toolkiln.errors import DiscoveryError
+
+if TYPE_CHECKING:
+    from toolkiln.discover.probe import Probe
+    from toolkiln.model import Parameter
+
+CLAIM_IS_CERTAIN = True  # read as text, never run
+
+MAX_SCRIPT_BYTES = 1024 * 1024
+_SUFFIXES = {".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"}
+_IMPORT = r"""(?:require\(|\bfrom\b|\bimport\b)\s*['"]"""
+_LIBRARIES = (
+    ("commander", re.compile(_IMPORT + r"""(?:commander|@commander-js/extra-typings)['"]""")),
+    ("yargs", re.compile(_IMPORT + r"""yargs(?:/yargs)?['"]""")),
+    ("parseArgs", re.compile(_IMPORT + r"""(?:node:)?util['"]""")),
+)
+_PARSES = {
+    "commander": re.compile(r"\.parse(?:Async)?\s*\("),
+    "yargs": re.compile(r"\.(?:argv\b|parse(?:Sync|Async)?\s*\()"),
+    "parseArgs": re.compile(r"\bparseArgs\s*\("),
+}
+# Not ours: a Script Kit script (`// Name:` with `arg(` prompts or `defineSchema`), and
+# a function-style tool (`exports.run`), which the function dialect reads.
+_KIT = re.compile(r"^\s*//\s*Name\s*:.*$[\s\S]*?(?:\bawait\s+arg\s*\(|\bdefineSchema\s*\()", re.MULTILINE)
+_FUNCTION_STYLE = re.compile(
+    r"\bexports\.run\s*=|\bmodule\.exports\s*=\s*\{[^}]*\brun\b|\bexport\s+(?:async\s+)?function\s+run\s*\("
+)
+
+
+@dataclass
+class CliSpec:
+    """What a library reader found: the declaration's parts."""
+
+    parameters: list[Parameter] = field(default_factory=list)
+    description: str = ""
+    version: str | None = None
+    warnings: list[DiscoveryError] = field(default_factory=list)
+
+
+def library_of(text: str) -> str | None:
+    """The command-line library the script imports and parses with, or None."""
+    for library, imports in _LIBRARIES:
+        if imports.search(text) and _PARSES[library].search(text):
+            return library
+    return None
+
+
+def claims(candidate: Candidate) -> bool:
+    """A Node.js script (by extension, or an executable with a node shebang) that imports
+    commander, yargs or `node:util` and parses its command line with it."""
+    if candidate.path.suffix.lower() not in _SUFFIXES and not (
+        candidate.executable and candidate.script_type in ("node", "typescript")
+    ):
+        return False
+    head = candidate.head
+    if library_of(head) is None:
+        return False
+    return not (_KIT.search(head) or _FUNCTION_STYLE.search(head))
+
+
+async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
+    path = candidate.relative_path
+    text = _read(candidate)
+    library = library_of(text)
+    if library is None:
+        raise NotATool("imports no command-line library it parses with", kind="no-declaration")
+    if library == "commander":
+        from toolkiln.discover.node_cli_commander import read_commander
+
+        spec = read_commander(text, path)
+    elif library == "yargs":
+        from toolkiln.discover.node_cli_yargs import read_yargs
+
+        spec = read_yargs(text, path)
+    else:
+        from toolkiln.discover.node_cli_parseargs import read_parse_args
+
+        spec = read_parse_args(text, path)
+    _check_runnable(candidate)
+    return Declaration(
+        dialect="node-cli",
+        description=spec.description or leading_comment(text),
+        parameters=spec.parameters,
+        version=spec.version,
+        warnings=spec.warnings,
+    )
+
+
+def _read(candidate: Candidate) -> str:
+    path = candidate.relative_path
+    try:
+        if candidate.path.stat().st_size > MAX_SCRIPT_BYTES:
+            raise DiscoveryError(f"is larger than {MAX_SCRIPT_BYTES} bytes; not read", path=path)
+        return candidate.path.read_bytes().decode("utf-8", errors="replace")
+    except OSError as error:
+        raise DiscoveryError(f"cannot be read ({error.strerror})", path=path) from None
+
+
+def _check_runnable(candidate: Candidate) -> None:
+    from toolkiln.interpreters import interpreter_names
+
+    if candidate.executable or interpreter_names(candidate.path):
+        return
+    raise DiscoveryError(
+        f"is not executable and has no extension toolkiln runs with node: chmod +x {candidate.relative_path}",
+        path=candidate.relative_path,
+    )
+
+
+_DIRECTIVE = re.compile(r"^(?:eslint|@ts-|prettier|jshint|global\s|istanbul|#region|#endregion)")
+
+
+def leading_comment(text: str) -> str:
+    """The first comment of the file (after the shebang and `'use strict'`), as prose:
+    `//` lines or a `/* */` block, without JSDoc tags and linter directives."""
+    lines = text.splitlines()
+    index = 1 if lines and lines[0].startswith("#!") else 0
+    while index < len(lines) and (
+        not lines[index].strip() or lines[index].strip().strip(";") in ('"use strict"', "'use strict'")
+    ):
+        index += 1
+    prose: list[str] = []
+    if index < len(lines) and lines[index].lstrip().startswith("/*"):
+        for line in lines[index:]:
+            closed = "*/" in line
+            prose.append(line.split("*/")[0].strip().lstrip("/").lstrip("*").strip())
+            if closed:
+                break
+    else:
+        while index < len(lines) and lines[index].lstrip().startswith("//"):
+            prose.append(lines[index].lstrip().lstrip("/").strip())
+            index += 1
+    kept = [line for line in prose if not line.startswith("@") and not _DIRECTIVE.match(line)]
+    return " ".join(" ".join(kept).split())[:1000]

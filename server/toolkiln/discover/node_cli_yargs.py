@@ -1,0 +1,293 @@
+"""yargs' declarations, read as text, in both of its styles:
+
+    yargs(hideBin(process.argv))
+      .usage('Greet someone')
+      .command('$0 <name> [titles..]', 'greet', (y) => y.positional('name', { type: 'string' }))
+      .option('loud', { alias: 'l', type: 'boolean', describe: 'shout' })
+      .options({ times: { type: 'number', default: 1, choices: [1, 2, 3] } })
+      .parse()
+
+    require('yargs').demandOption(['n']).alias('n', 'name').describe('n', 'who').argv
+
+The default command's positionals (`$0 <name> [titles..]`) are given first, each
+one word, before the options (yargs does not read words after `--` as them). Without
+such a command, `.demandCommand(n)` asks for `args`: the words yargs keeps in `argv._`,
+given after `--`. A script with subcommands (`.command('serve')`, `.commandDir()`) is
+not a tool.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from toolkiln.discover.base import NotATool
+from toolkiln.discover.js_calls import Call, read_calls
+from toolkiln.discover.node_cli import CliSpec
+from toolkiln.discover.node_cli_params import (
+    check_unique,
+    default_of,
+    enum_of,
+    is_literal,
+    make_cli_parameter,
+    parameter_name,
+    read_placeholders,
+)
+from toolkiln.errors import DiscoveryError
+
+if TYPE_CHECKING:
+    from toolkiln.model import Parameter
+
+_KEYED = {"alias", "describe", "default", "choices", "demandOption", "demand", "require", "required"}
+_TYPED = {"boolean", "string", "number", "array", "count"}
+_METHODS = frozenset(
+    _KEYED | _TYPED | {"option", "options", "positional", "command", "commandDir", "usage", "scriptName",
+                       "version", "demandCommand", "epilogue", "epilog"}
+)  # fmt: skip
+_TYPES = {"string": "string", "number": "number", "boolean": "boolean", "array": "array", "count": "boolean"}
+_BUILT_IN = {"help", "version"}
+_DEMANDS = ("demandOption", "demand", "required", "require")
+
+
+def read_yargs(text: str, path: str) -> CliSpec:
+    source = read_calls(text, _METHODS)
+    spec = CliSpec()
+    keys: dict[str, dict[str, Any]] = {}  # option key -> its settings, as yargs merges them
+    lines: dict[str, int] = {}
+    positionals: list[dict[str, Any]] = []
+    demanded_words = 0
+    usage = ""
+    for call in source.calls:
+        first = call.args[0] if call.args else None
+        if not call.on_object:  # `require('yargs')`, not `.require('name')`
+            continue
+        if call.method == "commandDir" or (call.method == "command" and not _is_default(first)):
+            where = f"`.{call.method}()` on line {call.line}"
+            raise NotATool(
+                f"a yargs program with subcommands ({where}): each takes its own options, so it "
+                "is not one tool; give each its own script, or a sidecar",
+                kind="subcommands",
+            )
+        if call.method == "command":
+            positionals = _default_command(call, keys, lines, positionals)
+            if len(call.args) > 1 and isinstance(call.args[1], str) and not spec.description:
+                spec.description = call.args[1]
+        elif call.method in ("option", "positional") and isinstance(first, str):
+            _settle(keys, lines, first, call.args[1] if len(call.args) > 1 else {}, call.line)
+        elif call.method == "options" and isinstance(first, dict):
+            for key, settings in first.items():
+                _settle(keys, lines, key, settings, call.line)
+        elif call.method in _KEYED | _TYPED:
+            _keyed(call, keys, lines)
+        elif call.method == "demandCommand":
+            demanded_words = first if isinstance(first, int) and not isinstance(first, bool) else 1
+        elif call.method == "usage" and isinstance(first, str) and not usage:
+            usage = first
+        elif (
+            call.method == "version" and isinstance(first, str | int | float) and not isinstance(first, bool)
+        ):
+            spec.version = str(first)
+    spec.description = spec.description or _prose(usage)
+    keys = _merge_aliases(keys, lines)
+    positional_names = {positional["name"] for positional in positionals}
+    parameters: list[Parameter] = []
+    for positional in positionals:
+        settings = keys.get(positional["name"], {})
+        parameters.append(
+            _parameter(
+                path,
+                lines.get(positional["name"], positional["_line"]),
+                positional["name"],
+                settings,
+                positional,
+            )
+        )
+    if demanded_words and not positionals:
+        parameters.append(
+            make_cli_parameter(
+                path, 1, name="args", type="array", items="string", required=True, min=demanded_words,
+                option="--", description="the words the script reads as its arguments",
+            )
+        )  # fmt: skip
+    for key, settings in keys.items():
+        if key in positional_names or key in _BUILT_IN:
+            continue
+        parameters.append(_parameter(path, lines[key], key, settings, None))
+    check_unique(parameters, path, lines)
+    spec.parameters = parameters
+    return spec
+
+
+def _is_default(command: Any) -> bool:
+    """`$0`, `*` or `$0 <file>`: the program's own command, not a subcommand."""
+    if isinstance(command, list):
+        command = command[0] if command else None
+    if isinstance(command, dict):
+        command = command.get("command")
+    return isinstance(command, str) and command.split(" ", 1)[0] in ("$0", "*")
+
+
+def _default_command(
+    call: Call, keys: dict[str, dict[str, Any]], lines: dict[str, int], known: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The positionals of `.command('$0 <file> [more..]', desc, builder)`; an object builder's options."""
+    command = call.args[0]
+    if isinstance(command, list):
+        command = command[0]
+    if isinstance(command, dict):
+        command = command.get("command", "$0")
+    builder = call.args[2] if len(call.args) > 2 else None
+    if isinstance(builder, dict):
+        for key, settings in builder.items():
+            _settle(keys, lines, key, settings, call.line)
+    positionals = [
+        {
+            "name": placeholder.name,
+            "required": placeholder.required,
+            "variadic": placeholder.variadic,
+            "_line": call.line,
+        }
+        for placeholder in read_placeholders(str(command))
+    ]
+    return positionals or known
+
+
+def _settle(
+    keys: dict[str, dict[str, Any]], lines: dict[str, int], key: str, settings: Any, line: int
+) -> None:
+    entry = keys.setdefault(key, {})
+    lines.setdefault(key, line)
+    if isinstance(settings, dict):
+        for name, value in settings.items():
+            entry.setdefault(name, value)
+
+
+def _keyed(call: Call, keys: dict[str, dict[str, Any]], lines: dict[str, int]) -> None:
+    """The older style: `.alias('n', 'name')`, `.default({n: 1})`, `.boolean(['a', 'b'])`,
+    `.demandOption(['n'])`, `.describe('n', 'who')`."""
+    method = call.method
+    first = call.args[0] if call.args else None
+    second = call.args[1] if len(call.args) > 1 else None
+    pairs: list[tuple[str, Any]] = []
+    if isinstance(first, dict):
+        pairs = list(first.items())
+    elif isinstance(first, list):
+        pairs = [
+            (key, second if method in ("alias", "describe", "default", "choices") else True)
+            for key in first
+            if isinstance(key, str)
+        ]
+    elif isinstance(first, str):
+        value = second if len(call.args) > 1 else True
+        if method in ("demandOption", "demand", "require", "required"):
+            value = True  # the second argument is the message
+        pairs = [(first, value)]
+    for key, value in pairs:
+        if method in _TYPED:
+            _settle(keys, lines, key, {"type": method} if value is not False else {}, call.line)
+        elif method in ("demand", "require", "required", "demandOption"):
+            _settle(keys, lines, key, {"demandOption": bool(value)}, call.line)
+        else:
+            _settle(keys, lines, key, {method: value}, call.line)
+
+
+def _aliases(settings: dict[str, Any]) -> list[str]:
+    alias = settings.get("alias")
+    names = alias if isinstance(alias, list) else [alias]
+    return [name for name in names if isinstance(name, str)]
+
+
+def _merge_aliases(keys: dict[str, dict[str, Any]], lines: dict[str, int]) -> dict[str, dict[str, Any]]:
+    """`.count('verbose').alias('v', 'verbose')` makes `v` and `verbose` one option: kept
+    under its first long name, with the settings of both."""
+    merged: dict[str, dict[str, Any]] = {}
+    home: dict[str, str] = {}  # any name of an option -> the key it is kept under
+    for key, settings in keys.items():
+        group = [key, *_aliases(settings)]
+        owner = next((home[name] for name in group if name in home), None)
+        if owner is None:
+            owner = next((name for name in group if len(name) > 1 and name in keys), key)
+            merged[owner] = {}
+            lines[owner] = min(lines[name] for name in group if name in lines)
+        for name in group:
+            home.setdefault(name, owner)
+        for setting, value in settings.items():
+            if setting == "alias":
+                continue
+            merged[owner].setdefault(setting, value)
+        merged[owner]["alias"] = sorted({*_aliases(merged[owner]), *group} - {owner})
+    return merged
+
+
+def _parameter(
+    path: str, line: int, key: str, settings: dict[str, Any], positional: dict[str, Any] | None
+) -> Parameter:
+    long_names = [name for name in [key, *_aliases(settings)] if len(name) > 1]
+    name = parameter_name(long_names[0] if long_names and len(key) == 1 else key)
+    declared = settings.get("type")
+    value_type = _TYPES.get(declared) if isinstance(declared, str) else None
+    default = settings.get("default")
+    choices = settings.get("choices")
+    for flag in ("boolean", "string", "number", "count"):
+        if settings.get(flag) is True and value_type is None:
+            value_type = _TYPES[flag]
+    if value_type is None:
+        value_type = (
+            _type_of_value(default)
+            or _type_of_value((choices or [None])[0] if isinstance(choices, list) else None)
+            or "string"
+        )
+    items: str | None = None
+    if value_type == "array" or settings.get("array") is True or (positional and positional["variadic"]):
+        items = value_type if value_type != "array" else "string"
+        value_type = "array"
+    fields: dict[str, Any] = {
+        "name": name,
+        "type": value_type,
+        "items": items,
+        "description": _description(settings),
+        "option": "" if positional else f"--{key}",
+    }
+    if not is_literal(default) and default is not None:
+        default = None
+    fields["default"] = default_of(default, value_type, items)
+    if value_type not in ("array", "boolean"):
+        fields["enum"] = enum_of(choices, value_type)
+    demanded = next((settings[key] for key in _DEMANDS if key in settings), None)
+    if positional is None and not is_literal(demanded):
+        raise DiscoveryError(
+            f"cannot tell whether {key!r} is required (`demandOption` is not a literal)", path=path, line=line
+        )
+    required = bool(positional["required"]) if positional else bool(demanded)
+    if settings.get("default") is not None and not is_literal(settings["default"]):
+        required = False  # a default computed when the script runs fills it in
+    fields["required"] = required and fields["default"] is None
+    if fields["required"] and value_type == "array":
+        fields["min"] = 1
+    return make_cli_parameter(path, line, **fields)
+
+
+def _type_of_value(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, list):
+        return "array"
+    return None
+
+
+def _description(settings: dict[str, Any]) -> str:
+    for key in ("describe", "description", "desc"):
+        if isinstance(settings.get(key), str):
+            return " ".join(settings[key].split())
+    return ""
+
+
+def _prose(usage: str) -> str:
+    """The words of a `.usage()` text that are not a syntax line (`$0 <file> [options]`)."""
+    kept = [
+        line.strip()
+        for line in usage.splitlines()
+        if line.strip() and "$0" not in line and not line.strip().lower().startswith("usage")
+    ]
+    return " ".join(kept)

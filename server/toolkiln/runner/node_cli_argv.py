@@ -1,0 +1,76 @@
+"""How arguments reach a Node.js command-line script (the node-cli dialect), as
+commander, yargs and `parseArgs` read them. Each parameter's `option` says how:
+
+    "--name"   `--name=value`, one word, whatever the value (a leading `-` included);
+               an array repeats it (`--tag=a --tag=b`), which all three accumulate;
+               a boolean is `--name` when true, and `--no-name` when false against a
+               default of true
+    "--no-x"   a negatable commander flag: `--no-x` when false
+    "-n"       a short-only option: `-nvalue`, or `-n` for a boolean
+    ""         a positional before the options (yargs' `$0 <file>`), one word each,
+               refused when it starts with `-` (it would pose as an option)
+    "--"       a positional after `--` (commander, parseArgs, yargs' `argv._`)
+
+Positionals go in their declared order; an optional one left out ends them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from toolkiln.errors import ProcessStartError
+from toolkiln.interpreters import find_interpreter, interpreter_names, runs_by_itself
+from toolkiln.model import CompiledTool
+from toolkiln.runner.adapters import _plain_values, text_form
+
+
+def node_cli_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    leading: list[str] = []
+    options: list[str] = []
+    trailing: list[str] = []
+    skipped: str | None = None
+    for param in tool.parameters:
+        if param.option is None:
+            continue
+        if param.name not in arguments:
+            if param.option in ("", "--"):
+                skipped = skipped or param.name
+            continue
+        value = arguments[param.name]
+        values = [text_form(item) for item in value] if isinstance(value, list) else [text_form(value)]
+        if param.option in ("", "--"):
+            if skipped is not None:
+                raise ProcessStartError(
+                    f"argument {param.name!r} is a positional that comes after {skipped!r}: "
+                    f"give {skipped!r} too",
+                    about_arguments=True,
+                )
+            if param.option == "":
+                leading += _plain_values(param.name, values)
+            else:
+                trailing += values
+        elif param.type == "boolean":
+            options += _flag(param.option, value is True, param.default is True)
+        elif param.option.startswith("--"):
+            options += [f"{param.option}={item}" for item in values]
+        else:
+            options += [param.option + item for item in values]
+    return [*_program(script), *leading, *options, *(["--", *trailing] if trailing else [])]
+
+
+def _flag(option: str, value: bool, default_true: bool) -> list[str]:
+    if option.startswith("--no-"):
+        return [] if value else [option]
+    if value:
+        return [option]
+    return [f"--no-{option[2:]}"] if default_true and option.startswith("--") else []
+
+
+def _program(script: Path) -> list[str]:
+    """By its shebang, else by node (or a TypeScript runner for a `.ts` file)."""
+    if runs_by_itself(script):
+        return [str(script)]
+    command = find_interpreter(script) or interpreter_names(script)[:1] or ["node"]
+    return [*command, str(script)]
