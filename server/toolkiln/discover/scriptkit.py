@@ -47,6 +47,8 @@ _KIT_GLOBALS = re.compile(
     r"(?<![\w$.])(?:await\s+(?:arg|params|tool|input|env|div|editor|form|fields|select|mini|micro)"
     r"|sendResult|defineSchema)\s*(?:<[^>()]*>)?\s*\("
 )
+# A script that defines `defineSchema` itself does not use Script Kit's.
+_OWN_DEFINE = re.compile(r"\bfunction\s+defineSchema\b|\b(?:const|let|var)\s+defineSchema\s*=")
 
 CLAIM_IS_CERTAIN = True
 
@@ -65,7 +67,9 @@ def uses_scriptkit(text: str, suffix: str) -> bool:
     `defineSchema(`, `sendResult(`, ...)."""
     if suffix.lower() not in SUFFIXES:
         return False
-    return _IMPORTS_KIT.search(text) is not None or _KIT_GLOBALS.search(text) is not None
+    if _IMPORTS_KIT.search(text) is not None:
+        return True
+    return _KIT_GLOBALS.search(text) is not None and _OWN_DEFINE.search(text) is None
 
 
 def mcp_name(text: str) -> str | None:

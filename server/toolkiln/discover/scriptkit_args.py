@@ -165,7 +165,10 @@ def _schema_parameter(name: str, spec: Any, required: bool, path: str, line: int
     item_type = items.get("type") if isinstance(items, dict) else items
     if fields["type"] == "array" and item_type in PARAM_TYPES:
         fields["items"] = item_type
-    for bound, keys in (("min", ("minimum", "minLength", "minItems", "min")), ("max", ("maximum", "maxLength", "maxItems", "max"))):
+    for bound, keys in (
+        ("min", ("minimum", "minLength", "minItems", "min")),
+        ("max", ("maximum", "maxLength", "maxItems", "max")),
+    ):
         found = next((spec[key] for key in keys if isinstance(spec.get(key), int | float)), None)
         if found is not None and not isinstance(found, bool):
             fields[bound] = found
@@ -259,7 +262,9 @@ def _choice_values(choices: Any) -> list[Any] | None:
     """The values of literal choices: strings, or `{ name, value }` objects with string values."""
     if not isinstance(choices, list) or not choices:
         return None
-    values = [choice.get("value", choice.get("name")) if isinstance(choice, dict) else choice for choice in choices]
+    values = [
+        choice.get("value", choice.get("name")) if isinstance(choice, dict) else choice for choice in choices
+    ]
     return values if all(isinstance(value, str) for value in values) else None
 
 

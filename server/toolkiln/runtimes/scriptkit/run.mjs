@@ -9,7 +9,8 @@
 // it goes to stderr as log lines (Script Kit's console is a log, not the result), without
 // one it is the result. A throw prints its message on stderr and exits with code 1.
 import * as fs from "node:fs";
-import { register } from "node:module";
+import { createRequire, register } from "node:module";
+import { Readable } from "node:stream";
 import { pathToFileURL } from "node:url";
 
 const HELD_LIMIT = 8 * 1024 * 1024;
@@ -88,8 +89,13 @@ function explain(error) {
 }
 
 try {
-  const text = readStdin().trim();
+  const raw = readStdin();
+  const text = raw.trim();
   const inputs = text ? JSON.parse(text) : {};
+  // A script that reads stdin itself still finds the JSON there; and `require` works in it.
+  const stdin = Readable.from([Buffer.from(raw)]);
+  Object.defineProperty(process, "stdin", { get: () => stdin, configurable: true });
+  globalThis.require = createRequire(scriptUrl);
   kit.configure(inputs, names);
   kit.installGlobals();
   globalThis.args = names.map((name) => inputs[name]);
