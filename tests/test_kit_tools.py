@@ -15,6 +15,7 @@ from click.testing import Result
 
 from tests.conftest import MakeTool
 from tests.serve.stdio_server import connect, text_of
+from toolkiln.interpreters import node_command
 
 REPO = Path(__file__).resolve().parent.parent
 KIT_SAMPLES = REPO / "tools" / "kit"
@@ -162,7 +163,8 @@ def test_typescript_runs_with_a_runner_from_the_path(
 def test_typescript_without_a_runner_is_a_discovery_error_that_spares_the_others(
     run_cli: RunCli, make_tool: MakeTool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if any(shutil.which(runner) for runner in ("tsx", "ts-node", "bun", "deno")):
+    runners = any(shutil.which(runner) for runner in ("tsx", "ts-node", "bun", "deno"))
+    if runners or node_command(typescript=True):
         bin_dir = tmp_path / "bin"  # hide the real runners: only bash and python3 are needed
         bin_dir.mkdir()
         for program in ("bash", "python3"):
@@ -173,7 +175,7 @@ def test_typescript_without_a_runner_is_a_discovery_error_that_spares_the_others
     discovered = run_cli("discover")
     assert discovered.exit_code == 0
     assert "error: typed.ts: cannot be run: it has no shebang line" in discovered.output
-    assert "(tsx, ts-node, bun or deno) is installed on the PATH" in discovered.output
+    assert "(tsx, ts-node, bun, deno or node 22.6 or later) is installed on the PATH" in discovered.output
     assert "1 created" in discovered.output and "1 errors" in discovered.output
     assert run_cli("build").exit_code == 0
     assert run_cli("call", "shout", "word=ok").output == "OK OK\n"

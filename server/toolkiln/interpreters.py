@@ -1,7 +1,8 @@
 """Which program runs a script that cannot run by itself.
 
 A script with a shebang line and the exec bit runs by itself. Any other kit script
-(seeds/002) runs with the interpreter for its extension, when one is installed.
+(seeds/002) runs with the interpreter for its extension, when one is installed; a
+TypeScript one also with `node` 22.6 or later, which strips the types itself.
 Discovery asks so that it can report a script nothing can run; the runner asks on
 every call. Shared by both stages, like `process/`, so neither imports the other.
 """
@@ -37,7 +38,8 @@ def runs_by_itself(script: Path) -> bool:
 
 def interpreter_names(script: Path) -> list[str]:
     """The programs that could run the script, by its extension (empty when none could)."""
-    return [command[0] for command in INTERPRETERS.get(script.suffix.lower(), ())]
+    names = [command[0] for command in INTERPRETERS.get(script.suffix.lower(), ())]
+    return [*names, NODE_TYPESCRIPT] if script.suffix.lower() in TYPESCRIPT_SUFFIXES else names
 
 
 def find_interpreter(script: Path) -> list[str] | None:
@@ -46,6 +48,8 @@ def find_interpreter(script: Path) -> list[str] | None:
     for command in INTERPRETERS.get(script.suffix.lower(), ()):
         if shutil.which(command[0]):
             return list(command)
+    if script.suffix.lower() in TYPESCRIPT_SUFFIXES:
+        return node_command(typescript=True)
     return None
 
 
@@ -61,3 +65,32 @@ def script_command(script: Path) -> list[str]:
         return [sys.executable, str(script)]
     command = find_interpreter(script) or interpreter_names(script)[:1]
     return [*command, str(script)]
+
+
+TYPESCRIPT_SUFFIXES = (".ts", ".mts")
+NODE_TYPESCRIPT = "node 22.6 or later"
+# Node runs TypeScript by stripping its types from 22.6 on, behind a flag until 22.18
+# (and 23.6); module hooks (`module.register`), which the Script Kit runtime needs, from 20.6.
+_STRIPS_TYPES = (22, 6)
+_STRIPS_TYPES_UNFLAGGED = ((22, 18), (23, 6))
+_HAS_MODULE_HOOKS = (20, 6)
+
+
+def node_command(*, typescript: bool) -> list[str] | None:
+    """`node` on the PATH with the options it needs to run an ES module that uses module
+    hooks and, when `typescript`, a TypeScript file; None when there is no `node`, or
+    one too old for it (its version is asked once, and again only when it changes)."""
+    from toolkiln.process.version import program_version
+
+    node = shutil.which("node")
+    version = program_version(node) if node else None
+    if node is None or version is None:
+        return None
+    major_minor = version[:2]
+    if major_minor < (_STRIPS_TYPES if typescript else _HAS_MODULE_HOOKS):
+        return None
+    if not typescript:
+        return [node]
+    unflagged = any(major_minor >= since and major_minor[0] == since[0] for since in _STRIPS_TYPES_UNFLAGGED)
+    flags = [] if unflagged or major_minor[0] > 23 else ["--experimental-strip-types"]
+    return [node, *flags, "--disable-warning=ExperimentalWarning"]

@@ -38,12 +38,14 @@ def value_matches_type(value: Any, param_type: ParamType) -> bool:
 # argc: `# @option` comment tags (sigoden/argc); sidecar: a JSON declaration beside any
 # executable (mcp-bash's `tool.meta.json` too); function: JavaScript `exports.run`;
 # fallback: an opted-in executable served as one `args` array; raycast: Raycast script
-# commands (`# @raycast.title`, `# @raycast.argument1 {...}`).
+# commands (`# @raycast.title`, `# @raycast.argument1 {...}`); scriptkit: a Script Kit
+# script run under toolkiln's runtime of `@johnlindquist/kit` (its `// mcp:` scripts too).
 DialectName = Literal[
     "annotations",
     "help-json",
     "python",
     "kit",
+    "scriptkit",
     "command",
     "argc",
     "sidecar",

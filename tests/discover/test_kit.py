@@ -531,7 +531,8 @@ def test_typescript_without_a_runner_is_reported_and_the_others_are_discovered(
     report = discover(tools_dir, config_dir)
     assert [str(error) for error in report.errors] == [
         "note.ts: cannot be run: it has no shebang line (or is not executable), and no interpreter for "
-        ".ts files (tsx, ts-node, bun or deno) is installed on the PATH; install one, or add a shebang "
+        ".ts files (tsx, ts-node, bun, deno or node 22.6 or later) is installed on the PATH; install "
+        "one, or add a shebang "
         f"line and run: chmod +x {tools_dir / 'note.ts'}"
     ]
     assert changes(report) == {"other": "created"}  # run by its shebang: no interpreter needed

@@ -16,6 +16,7 @@ from toolkiln.discover import (
     python_function,
     python_module,
     raycast,
+    scriptkit,
     sidecar,
 )
 from toolkiln.discover.base import Dialect
@@ -26,6 +27,6 @@ from toolkiln.discover.base import Dialect
 # it takes only files the user opted in and no dialect declares (help-json hands it the
 # executables whose `--help` is plain text).
 ALL_DIALECTS: tuple[Dialect, ...] = (
-    sidecar, annotations_dialect, argc, kit, raycast, python_module, python_function, js_function,
-    node_cli, help_json, fallback,
+    sidecar, annotations_dialect, argc, kit, scriptkit, raycast, python_module, python_function,
+    js_function, node_cli, help_json, fallback,
 )  # fmt: skip

@@ -18,6 +18,9 @@ Script Kit's call form works too, `const { input, output } = defineSchema({...})
 as text (JSON, a JavaScript object literal or a Python dict display), never run; in a
 shell script it sits in comments (`# schema = {` ... `# }`). A script whose
 `schema.input` is empty or missing is not a tool. The grammar is in docs/dialects.md.
+A JavaScript or TypeScript one that imports `@johnlindquist/kit` or uses Script Kit's
+globals (`defineSchema`, `await input()`, ...) is of the `scriptkit` dialect: it runs
+under toolkiln's Script Kit runtime (discover/scriptkit.py, runtimes/scriptkit).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from toolkiln.discover.base import Candidate, Declaration, make_parameter
@@ -33,6 +37,8 @@ from toolkiln.discover.kit_metadata import read_metadata as read_metadata
 from toolkiln.discover.kit_metadata import slug_name as slug_name
 from toolkiln.discover.object_literal import LiteralError, ObjectLiteral, parse_object_literal
 from toolkiln.discover.probe import Probe
+from toolkiln.discover.scriptkit import check_runnable as check_scriptkit_runnable
+from toolkiln.discover.scriptkit import mcp_name, uses_scriptkit
 from toolkiln.errors import DiscoveryError
 from toolkiln.interpreters import INTERPRETERS, find_interpreter, interpreter_names
 from toolkiln.vocabulary import PARAM_TYPES, ParamType, value_matches_type
@@ -87,7 +93,10 @@ def claims(candidate: Candidate) -> bool:
 
 def tool_name(candidate: Candidate) -> str | None:
     """The slug of the script's Name: `Create Note` -> `create-note`; None when the Name
-    has no letters or digits (`declare` reports that, if the script is a tool at all)."""
+    has no letters or digits (`declare` reports that, if the script is a tool at all).
+    Script Kit's `// mcp: tool-name` comes first."""
+    if mcp := mcp_name(candidate.head):
+        return mcp
     schema = _SCHEMA.search(candidate.head)
     name = all_metadata(candidate.head, schema.start() if schema else None).get("name")
     return (name and slug_name(name.value)) or None
@@ -104,7 +113,10 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
     if declaration is None:
         logger.debug("%s: not a kit tool: its schema.input is empty", path)
         return None
-    _check_runnable(candidate)
+    if declaration.dialect == "scriptkit":
+        check_scriptkit_runnable(candidate)
+    else:
+        _check_runnable(candidate)
     return declaration
 
 
@@ -144,7 +156,7 @@ def parse_script(text: str, path: str) -> Declaration | None:
     warnings: list[DiscoveryError] = []
     parameters = [_parameter(key, spec, schema, path, warnings) for key, spec in inputs.items()]
     return Declaration(
-        dialect="kit",
+        dialect="scriptkit" if uses_scriptkit(text, PurePath(path).suffix) else "kit",
         description=description,
         parameters=parameters,
         title=name,

@@ -17,7 +17,11 @@ from typing import Any
 from urllib.parse import quote
 
 from toolkiln.errors import ProcessStartError
-from toolkiln.interpreters import script_command
+from toolkiln.interpreters import (
+    TYPESCRIPT_SUFFIXES,
+    node_command,
+    script_command,
+)
 from toolkiln.model import CompiledTool, DialectName
 
 # An annotated script's `function` parameter is its first positional argument.
@@ -149,7 +153,27 @@ def _node_cli_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any
     return node_cli_argv(script, tool, arguments)
 
 
+SCRIPTKIT_RUNNER = Path(__file__).parent.parent / "runtimes" / "scriptkit" / "run.mjs"
+
+
+def _scriptkit_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    """A Script Kit script: toolkiln's runtime of `@johnlindquist/kit` imports it with the
+    stdin JSON as its input; the names of the parameters its `arg()` calls take, in order,
+    follow the script (their values stay on stdin)."""
+    typescript = script.suffix.lower() in TYPESCRIPT_SUFFIXES
+    node = node_command(typescript=typescript)
+    if node is None:
+        wanted = "22.6 or later (TypeScript)" if typescript else "20.6 or later"
+        raise ProcessStartError(
+            f"it is a Script Kit script and needs node (Node.js) {wanted}, which is not "
+            "installed on the PATH; install it"
+        )
+    positional = [param.name for param in tool.parameters if param.option == ""]
+    return [*node, str(SCRIPTKIT_RUNNER), str(script), *positional]
+
+
 ARGV_BUILDERS: dict[DialectName, ArgvBuilder] = {
+    "scriptkit": _scriptkit_argv,
     "argc": _argc_argv,
     "annotations": _annotations_argv,
     "sidecar": _sidecar_argv,
