@@ -63,8 +63,8 @@ PythonEntry = Literal["execute", "main", "execute(**)", "run(**)", "script"]
 # word for a positional): `flag` given (or its `--no-` form) when the value differs from
 # the default; `count` given N times (`-vvv`); `repeat` given once per item (`--tag=a
 # --tag=b`: argparse's append/extend, click's multiple); `list` given once, followed by
-# its items (argparse's `nargs="+"`); `command` the subcommand's name, a bare word.
-OptionForm = Literal["flag", "count", "repeat", "list", "command"]
+# its items (argparse's `nargs="+"`).
+OptionForm = Literal["flag", "count", "repeat", "list"]
 TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 

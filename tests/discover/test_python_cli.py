@@ -28,6 +28,21 @@ def declare(tmp_path: Path, body: str, name: str = "tool.py") -> Declaration:
     return declaration
 
 
+def declare_all(tmp_path: Path, body: str, name: str = "tool.py") -> list[Declaration]:
+    """The tools of a script with subcommands: one per subcommand (and the script's own)."""
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(body))
+    candidate = Candidate(path, name, path.stat())
+    assert python_module.claims(candidate)
+    declarations = asyncio.run(python_module.declare(candidate, Probe(timeout=1)))
+    assert isinstance(declarations, list)
+    return declarations
+
+
+def by_command(declarations: list[Declaration]) -> dict[str | None, Declaration]:
+    return {declaration.command: declaration for declaration in declarations}
+
+
 def params(declaration: Declaration) -> dict[str, dict[str, Any]]:
     return {p.name: p.model_dump() for p in declaration.parameters}
 
@@ -160,8 +175,8 @@ def test_argparse_parents_and_a_helper_that_adds_common_options(tmp_path: Path) 
     ]
 
 
-def test_argparse_subcommands_are_one_tool_with_a_command_enum(tmp_path: Path) -> None:
-    declaration = declare(
+def test_argparse_subcommands_are_each_a_tool_with_the_scripts_options_and_their_own(tmp_path: Path) -> None:
+    declarations = declare_all(
         tmp_path,
         """\
         import argparse
@@ -177,39 +192,35 @@ def test_argparse_subcommands_are_one_tool_with_a_command_enum(tmp_path: Path) -
             rm.add_argument("id", type=int)
             rm.add_argument("--force", action="store_true")
             ls = sub.add_parser("ls")
-            ls.add_argument("--tag")
+            ls.add_argument("--db", dest="db")
             args = parser.parse_args()
 
         if __name__ == "__main__":
             main()
         """,
     )
-    assert shape(declaration) == [
+    assert [d.command for d in declarations] == ["add", "rm", "ls"]  # no tool without a command
+    add, rm, ls = declarations
+    assert shape(add) == [
         ("db", "string", False, "--db", None),
-        ("command", "string", True, "", "command"),
-        ("text", "string", False, "", None),
-        ("add_tag", "array", False, "--tag", "repeat"),
-        ("id", "integer", False, "", None),
+        ("text", "string", True, "", None),
+        ("tag", "array", False, "--tag", "repeat"),
+    ]
+    assert shape(rm) == [
+        ("db", "string", False, "--db", None),
+        ("id", "integer", True, "", None),
         ("force", "boolean", False, "--force", "flag"),
-        ("ls_tag", "string", False, "--tag", None),
     ]
-    found = params(declaration)
-    assert found["command"]["enum"] == ["add", "rm", "ls"]
-    assert (
-        found["command"]["description"] == "The subcommand to run (add: Add a note; rm: Remove a note; ls)."
+    # The subcommand's own `--db` is another option than the script's: named after the subcommand.
+    assert shape(ls) == [("db", "string", False, "--db", None), ("ls_db", "string", False, "--db", None)]
+    assert [p.before_command for p in rm.parameters] == [True, False, False]
+    assert "before_command" not in rm.parameters[1].model_dump()  # written only when true
+    assert (add.description, rm.description, ls.description) == (
+        "Add a note",
+        "Remove a note",
+        "Manage notes (ls)",
     )
-    assert [p.command for p in declaration.parameters] == [None, None, "add", "add", "rm", "rm", "ls"]
-    assert declaration.input_schema is not None
-    assert declaration.input_schema["allOf"] == [
-        {
-            "if": {"properties": {"command": {"const": "add"}}, "required": ["command"]},
-            "then": {"required": ["text"]},
-        },
-        {
-            "if": {"properties": {"command": {"const": "rm"}}, "required": ["command"]},
-            "then": {"required": ["id"]},
-        },
-    ]
+    assert all(d.input_schema is None and d.python_entry == "script" for d in declarations)
 
 
 def test_required_mutually_exclusive_group_is_optional_members_and_one_of(tmp_path: Path) -> None:
@@ -383,7 +394,7 @@ def test_click_command_with_options_arguments_and_flags(tmp_path: Path) -> None:
 
 
 def test_click_group_with_subcommands(tmp_path: Path) -> None:
-    declaration = declare(
+    declarations = declare_all(
         tmp_path,
         '''\
         import click
@@ -408,23 +419,61 @@ def test_click_group_with_subcommands(tmp_path: Path) -> None:
         def stats_cmd():
             """Show statistics."""
 
+        @cli.group()
+        def remote():
+            pass
+
         cli.add_command(stats_cmd)
 
         if __name__ == "__main__":
             cli(obj={})
         ''',
     )
-    assert declaration.description == "Manage the cache."
-    assert shape(declaration) == [
-        ("debug", "boolean", False, "--debug/--no-debug", "flag"),
-        ("command", "string", True, "", "command"),
-        ("key", "string", False, "", None),
-        ("ttl", "integer", False, "--ttl", None),
-        ("everything", "boolean", False, "--all", "flag"),
-    ]
-    assert params(declaration)["command"]["enum"] == ["put-value", "drop", "stats"]
-    assert declaration.input_schema is not None
-    assert declaration.input_schema["allOf"][0]["then"] == {"required": ["key"]}
+    tools = by_command(declarations)
+    assert list(tools) == ["put-value", "drop", "stats"]
+    debug = ("debug", "boolean", False, "--debug/--no-debug", "flag")
+    assert shape(tools["put-value"]) == [
+        debug, ("key", "string", True, "", None), ("ttl", "integer", False, "--ttl", None),
+    ]  # fmt: skip
+    assert shape(tools["drop"]) == [debug, ("everything", "boolean", False, "--all", "flag")]
+    assert shape(tools["stats"]) == [debug]
+    assert (tools["put-value"].description, tools["drop"].description) == (
+        "Store a value.",
+        "Manage the cache. (drop)",
+    )
+    # The nested group is left out, said once (with the first tool).
+    assert [(w.line, "'remote' left out" in str(w)) for w in declarations[0].warnings] == [(24, True)]
+    assert not declarations[1].warnings
+
+
+def test_a_click_group_that_runs_without_a_command_is_a_tool_too(tmp_path: Path) -> None:
+    declarations = declare_all(
+        tmp_path,
+        '''\
+        import click
+
+        @click.group(invoke_without_command=True)
+        @click.option("--verbose", is_flag=True)
+        @click.pass_context
+        def cli(ctx, verbose):
+            """Show the status, or run a command."""
+
+        @cli.command()
+        @click.option("--name", required=True)
+        def add(name):
+            pass
+
+        if __name__ == "__main__":
+            cli()
+        ''',
+    )
+    main, add = declarations
+    assert (main.command, main.description) == (None, "Show the status, or run a command.")
+    assert [(p.name, p.before_command) for p in main.parameters] == [("verbose", False)]
+    assert add.command == "add"
+    assert [(p.name, p.required, p.before_command) for p in add.parameters] == [
+        ("verbose", False, True), ("name", True, False),
+    ]  # fmt: skip
 
 
 def test_typer_run_with_annotated_and_old_style_parameters(tmp_path: Path) -> None:
@@ -500,7 +549,7 @@ def test_typer_app_one_command_has_no_command_word_and_many_have_one(tmp_path: P
         ("name", "string", True, "", None),
         ("formal", "boolean", False, "--formal/--no-formal", "flag"),
     ]
-    many = declare(
+    many = declare_all(
         tmp_path,
         '''\
         import typer
@@ -523,14 +572,38 @@ def test_typer_app_one_command_has_no_command_word_and_many_have_one(tmp_path: P
         ''',
         name="many.py",
     )
-    assert many.description == "Users"
-    assert [(p.name, p.option, p.command) for p in many.parameters] == [
-        ("verbose", "--verbose/--no-verbose", None),
-        ("command", "", None),
-        ("create_user_username", "", "create-user"),
-        ("rm_username", "", "rm"),
-        ("force", "--force", "rm"),
+    assert [d.command for d in many] == ["create-user", "rm"]
+    assert [(p.name, p.option, p.required, p.before_command) for p in many[1].parameters] == [
+        ("verbose", "--verbose/--no-verbose", False, True),
+        ("username", "", True, False),
+        ("force", "--force", False, False),
     ]
+    assert (many[0].description, many[1].description) == ("Create a user.", "Users (rm)")
+    optional = declare_all(
+        tmp_path,
+        """\
+        import typer
+        app = typer.Typer()
+
+        @app.callback(invoke_without_command=True)
+        def main(ctx: typer.Context, limit: int = 10):
+            pass
+
+        @app.command()
+        def sync(dry_run: bool = False):
+            pass
+
+        @app.command()
+        def push(remote: str):
+            pass
+
+        if __name__ == "__main__":
+            app()
+        """,
+        name="optional.py",
+    )
+    assert [d.command for d in optional] == [None, "sync", "push"]
+    assert [p.name for p in optional[0].parameters] == ["limit"]
 
 
 def test_discover_reports_libraries_and_serves_the_scripts(tmp_path: Path) -> None:
@@ -569,7 +642,7 @@ def test_a_parser_handed_to_code_elsewhere_is_refused_and_such_a_subcommand_left
             parser.parse_args()
             """,
         )
-    declaration = declare(
+    declarations = declare_all(
         tmp_path,
         """\
         import argparse, plugins
@@ -593,9 +666,8 @@ def test_a_parser_handed_to_code_elsewhere_is_refused_and_such_a_subcommand_left
         """,
         name="many.py",
     )
-    assert [(p.name, p.command) for p in declaration.parameters] == [("command", None), ("n", "fine")]
-    assert declaration.parameters[0].enum == ["fine"]
-    assert sorted(w.line or 0 for w in declaration.warnings) == [9, 12, 14]
+    assert [(d.command, [p.name for p in d.parameters]) for d in declarations] == [("fine", ["n"])]
+    assert sorted(w.line or 0 for w in declarations[0].warnings) == [9, 12, 14]
 
 
 def test_click_decorator_from_elsewhere_is_a_warning_and_bare_command_works(tmp_path: Path) -> None:
@@ -665,3 +737,81 @@ def test_names_the_environment_needs_are_renamed_not_refused(tmp_path: Path) -> 
     assert [(p.name, p.option) for p in declaration.parameters] == [
         ("path", ""), ("http_proxy_arg", "--http-proxy"), ("lang", "--LANG"), ("FILE", ""),
     ]  # fmt: skip
+
+
+def test_argparse_main_parser_is_a_tool_only_when_it_runs_without_a_subcommand(tmp_path: Path) -> None:
+    body = """\
+        import argparse
+
+        def show(args): ...
+        def add(args): ...
+
+        parser = argparse.ArgumentParser(description="Todo list")
+        parser.add_argument("--file", default="todo.txt")
+        parser.set_defaults(func=show)
+        sub = parser.add_subparsers(dest="cmd")
+        adding = sub.add_parser("add", help="Add an item")
+        adding.set_defaults(func=add)
+        group = adding.add_mutually_exclusive_group(required=True)
+        group.add_argument("--text")
+        group.add_argument("--from-clipboard", action="store_true")
+        args = parser.parse_args()
+        args.func(args)
+        """
+    main, adding = declare_all(tmp_path, body)
+    assert (main.command, [p.name for p in main.parameters], main.input_schema) == (None, ["file"], None)
+    assert (adding.command, [p.name for p in adding.parameters]) == (
+        "add",
+        ["file", "text", "from_clipboard"],
+    )
+    assert adding.input_schema is not None
+    assert adding.input_schema["allOf"] == [
+        {
+            "anyOf": [
+                {"required": ["text"]},
+                {"required": ["from_clipboard"], "properties": {"from_clipboard": {"const": True}}},
+            ]
+        }
+    ]
+    assert adding.input_schema["properties"]["file"]["default"] == "todo.txt"
+    # A subcommand that must be given (either spelling): no tool without one.
+    required = body.replace(
+        "args = parser.parse_args()", "sub.required = True\n        args = parser.parse_args()"
+    )
+    assert [d.command for d in declare_all(tmp_path, required, "required.py")] == ["add"]
+    keyword = body.replace('dest="cmd"', 'dest="cmd", required=True')
+    assert [d.command for d in declare_all(tmp_path, keyword, "keyword.py")] == ["add"]
+    # Optional, but nothing set to run without one (the script prints its help): no tool either.
+    plain = body.replace("parser.set_defaults(func=show)", "")
+    assert [d.command for d in declare_all(tmp_path, plain, "plain.py")] == ["add"]
+
+
+def test_a_subcommand_whose_required_argument_cannot_be_passed_is_not_published(tmp_path: Path) -> None:
+    declarations = declare_all(
+        tmp_path,
+        """\
+        import argparse
+        parser = argparse.ArgumentParser()
+        sub = parser.add_subparsers(required=True)
+        good = sub.add_parser("good")
+        good.add_argument("name")
+        bad = sub.add_parser("bad")
+        bad.add_argument("--pair", nargs=2, action="append", required=True)
+        parser.parse_args()
+        """,
+    )
+    assert [d.command for d in declarations] == ["good"]
+    assert [(w.line, "subcommand 'bad' left out" in str(w)) for w in declarations[0].warnings] == [(7, True)]
+    with pytest.raises(DiscoveryError, match="none of its subcommands can be served"):
+        declare_all(
+            tmp_path,
+            """\
+            import argparse
+            parser = argparse.ArgumentParser()
+            sub = parser.add_subparsers(required=True)
+            bad = sub.add_parser("bad")
+            bad.add_argument("--pair", nargs=2, action="append", required=True)
+            parser.parse_args()
+            """,
+            name="bad.py",
+        )

@@ -41,6 +41,7 @@ print(json.dumps({"args": vars(args), "argv": sys.argv[1:]}))
 SUBCOMMANDS = """\
 import argparse
 import json
+import sys
 
 def main():
     parser = argparse.ArgumentParser(description="Notes")
@@ -49,10 +50,11 @@ def main():
     add = sub.add_parser("add")
     add.add_argument("text")
     add.add_argument("--tag", action="append")
-    rm = sub.add_parser("rm")
+    rm = sub.add_parser("rm", help="Remove a note")
     rm.add_argument("id", type=int)
     rm.add_argument("--tag")
-    print(json.dumps({"args": vars(parser.parse_args())}))
+    rm.add_argument("--db", dest="rm_db")
+    print(json.dumps({"args": vars(parser.parse_args()), "argv": sys.argv[1:]}))
 
 if __name__ == "__main__":
     main()
@@ -63,12 +65,14 @@ CLICK = '''\
 import json
 import click
 
-@click.group()
+@click.group(invoke_without_command=True)
 @click.option("--debug/--no-debug", default=False)
 @click.pass_context
 def cli(ctx, debug):
     """Greetings."""
     ctx.obj = {"debug": debug}
+    if ctx.invoked_subcommand is None:
+        click.echo(json.dumps({"args": {"debug": debug, "alone": True}}))
 
 @cli.command()
 @click.option("--name", "-n", required=True)
@@ -150,27 +154,37 @@ async def test_argparse_reads_each_value_as_sent(served: Path) -> None:
     assert separator.is_error and "the value '--' cannot be passed" in text_of(separator)
 
 
-async def test_argparse_subcommands_reach_their_own_parser(served: Path) -> None:
+async def test_argparse_subcommands_are_tools_that_reach_their_own_parser(served: Path) -> None:
     async with connect(served, "auto") as client:
-        added = await parsed(client, "notes", {"command": "add", "text": "-buy milk", "add_tag": ["x", "-y"]})
-        removed = await parsed(client, "notes", {"command": "rm", "id": 7, "rm_tag": "-z", "db": "-other.db"})
-        missing = await client.call_tool("notes", {"command": "rm"})
-        wrong = await client.call_tool("notes", {"command": "nope"})
-    assert added == {"db": "notes.db", "command": "add", "text": "-buy milk", "tag": ["x", "-y"]}
-    assert removed == {"db": "-other.db", "command": "rm", "id": 7, "tag": "-z"}
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        added = await client.call_tool("notes_add", {"text": "-buy milk", "tag": ["x", "-y"]})
+        removed = await parsed(client, "notes_rm", {"id": 7, "tag": "-z", "db": "-other.db", "rm_db": "--x"})
+        missing = await client.call_tool("notes_rm", {})
+        foreign = await client.call_tool("notes_rm", {"id": 1, "text": "from add"})
+    assert "notes" not in tools  # a subcommand is required: no tool without one
+    assert tools["notes_rm"].description == "Remove a note"
+    assert tools["notes_add"].input_schema["required"] == ["text"]
+    assert set(tools["notes_add"].input_schema["properties"]) == {"db", "text", "tag"}
+    assert set(tools["notes_rm"].input_schema["properties"]) == {"db", "id", "tag", "rm_db"}
+    assert not added.is_error, text_of(added)
+    assert added.structured_content == {
+        "args": {"db": "notes.db", "command": "add", "text": "-buy milk", "tag": ["x", "-y"]},
+        "argv": ["add", "--tag=x", "--tag=-y", "--", "-buy milk"],
+    }
+    assert removed == {"db": "-other.db", "command": "rm", "id": 7, "tag": "-z", "rm_db": "--x"}
     assert missing.is_error and "'id' is required" in text_of(missing)
-    assert wrong.is_error and "Invalid arguments" in text_of(wrong)
+    assert foreign.is_error and "text" in text_of(foreign)  # another subcommand's argument
 
 
 async def test_click_group_reads_each_value_as_sent(served: Path) -> None:
     async with connect(served, "auto") as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-        least = await parsed(client, "greet", {"command": "greet-user", "name": "Ann"})
+        least = await parsed(client, "greet_greet-user", {"name": "Ann"})
+        alone = await parsed(client, "greet", {"debug": True})
         most = await parsed(
             client,
-            "greet",
+            "greet_greet-user",
             {
-                "command": "greet-user",
                 "debug": True,
                 "name": "--name=-x",
                 "tags": ["-t", "two words", "ü"],
@@ -180,8 +194,10 @@ async def test_click_group_reads_each_value_as_sent(served: Path) -> None:
                 "paths": ["-p", "-- x", "a b"],
             },
         )
-        missing = await client.call_tool("greet", {"command": "greet-user"})
+        missing = await client.call_tool("greet_greet-user", {})
     assert tools["greet"].description == "Greetings."
+    assert set(tools["greet"].input_schema["properties"]) == {"debug"}
+    assert alone == {"debug": True, "alone": True}
     assert least == {
         "debug": False, "name": "Ann", "tags": [], "shout": True, "count": 0, "level": "low", "paths": [],
     }  # fmt: skip

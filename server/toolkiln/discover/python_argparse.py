@@ -18,53 +18,54 @@ from toolkiln.discover.python_cli import (
     Reading,
     Subcommand,
     check_runnable,
+    command_declarations,
     first_paragraph,
-    fold_subcommands,
     tool_schema,
 )
 from toolkiln.discover.python_parsers import Parser, ParserTrace
 from toolkiln.errors import DiscoveryError
 
 
-def read_argparse(module: ast.Module, path: str, docstring: str) -> Declaration:
-    """The tool an argparse script declares (`DiscoveryError` when it cannot be served whole)."""
+def read_argparse(module: ast.Module, path: str, docstring: str) -> Declaration | list[Declaration]:
+    """The tool an argparse script declares, or one per subcommand (`DiscoveryError` when
+    none can be served whole)."""
     check_runnable(module, "argparse")
     files = ParserTrace(module, path)
     root = files.root_parser()
     reading = Reading(path, files.constants)
     reading.warnings += files.warnings
     _read_parser(files, root, reading)
-    if root.subparsers is not None:
-        commands = []
-        for parser in root.subparsers.commands:
-            command_reading = Reading(path, files.constants)
-            try:  # a subcommand that cannot be served whole is left out of the choices
-                if parser.subparsers is not None:
-                    raise DiscoveryError("it has subcommands of its own", path=path, line=parser.call.lineno)
-                _read_parser(files, parser, command_reading)
-            except DiscoveryError as error:
-                reading.warnings.append(
-                    DiscoveryError(
-                        f"subcommand {parser.name!r} left out: {error.reason}", path=path, line=error.line
-                    )
+    description = root.description or first_paragraph(docstring)
+    if root.subparsers is None:
+        return Declaration(
+            dialect="python",
+            description=description,
+            parameters=reading.parameters,
+            python_entry="script",
+            warnings=reading.warnings,
+            input_schema=tool_schema(reading.parameters, reading.conditions),
+        )
+    commands = []
+    for parser in root.subparsers.commands:
+        command_reading = Reading(path, files.constants)
+        try:  # a subcommand that cannot be served whole is left out
+            if parser.subparsers is not None:
+                raise DiscoveryError("it has subcommands of its own", path=path, line=parser.call.lineno)
+            _read_parser(files, parser, command_reading)
+        except DiscoveryError as error:
+            reading.warnings.append(
+                DiscoveryError(
+                    f"subcommand {parser.name!r} left out: {error.reason}", path=path, line=error.line
                 )
-                continue
-            commands.append(Subcommand(parser.name, parser.description, parser.call.lineno, command_reading))
-        if not commands:
-            raise DiscoveryError(
-                "none of its subcommands can be served (see the warnings), and one is needed",
-                path=path,
-                line=root.call.lineno,
             )
-        fold_subcommands(reading, commands, root.call.lineno)
-    return Declaration(
-        dialect="python",
-        description=root.description or first_paragraph(docstring),
-        parameters=reading.parameters,
-        python_entry="script",
-        warnings=reading.warnings,
-        input_schema=tool_schema(reading),
-    )
+            continue
+        commands.append(Subcommand(parser.name, parser.description, parser.call.lineno, command_reading))
+    # Without a subcommand, argparse runs the script with its main parser's defaults: a
+    # tool when the subcommand is optional and the main parser sets what runs (the `func`
+    # each subcommand sets, `parser.set_defaults(func=default)`).
+    dispatch = {"func"}.union(*(parser.defaults for parser in root.subparsers.commands))
+    with_main = not root.subparsers.required and bool(root.defaults & dispatch)
+    return command_declarations(reading, commands, description, root.call.lineno, with_main=with_main)
 
 
 def _read_parser(files: ParserTrace, parser: Parser, reading: Reading, seen: set[int] | None = None) -> None:

@@ -1,31 +1,30 @@
 """What the readers of Python command-line scripts (argparse, click, typer) share: the
 module's literal constants, whether anything runs the module as a script, the one
-rule for a parameter that cannot be represented, and subcommands folded into one tool.
+rule for a parameter that cannot be represented, and subcommands made tools.
 
-A script with subcommands (`git`-style: `tool.py add --name=x`) is ONE tool with a
-`command` parameter (an enum of the subcommands, always required) and the parameters
-of every subcommand, each marked with the subcommand it belongs to. A parameter that a
-subcommand requires is required only when that subcommand is chosen: the tool's input
-schema says so with `if`/`then`, so nothing is made required for the other commands and
-nothing is lost. One tool rather than one per subcommand, because a discovered file is
-one tool (its config, its name, its fingerprint), and because the subcommands of one
-script usually share its options and its purpose.
+A script with subcommands (`git`-style: `tool.py --db=x add --name=y`) is one tool per
+subcommand, as argc's `@cmd` functions are: `notes.py`'s `add` is the tool `notes_add`,
+with the script's own options (given before the word) and the subcommand's, each
+required exactly as that subcommand requires it. A script that also runs without a
+subcommand (click's `invoke_without_command=True`, typer's callback with it, argparse's
+optional subparsers with a `set_defaults` on the main parser) is a tool too, under the
+file's own name.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.discover.base import NotATool, make_parameter
+from toolkiln.discover.base import Declaration, NotATool, make_parameter
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:
     from toolkiln.model import Parameter
 
-COMMAND_PARAMETER = "command"
 _UNSET: Any = object()
 
 
@@ -205,78 +204,73 @@ class Subcommand:
     reading: Reading
 
 
-def fold_subcommands(
-    top: Reading, commands: list[Subcommand], line: int, *, required: bool = True
-) -> list[dict[str, Any]]:
-    """Add the `command` parameter and each subcommand's parameters to `top`, and to its
-    conditions those that make a subcommand's required parameters required only for it."""
-    if not commands:
-        return []
-    taken = {param.name for param in top.parameters}
-    names: dict[str, list[str]] = {}
+def command_declarations(
+    top: Reading, commands: list[Subcommand], description: str, line: int, *, with_main: bool
+) -> list[Declaration]:
+    """One tool per subcommand (`command` its word on the command line): the script's own
+    options, given before the word, and the subcommand's, each required as that subcommand
+    requires it; a name both use is the subcommand's prefixed with its name (`add_tag`).
+    With `with_main` (the script also runs without a subcommand) the script's own options
+    are a tool too, under the file's name. The file's warnings go with the first tool."""
+    declarations: list[Declaration] = []
+    if with_main:
+        declarations.append(_declaration(description, top.parameters, top.conditions, []))
+    early = [param.model_copy(update={"before_command": True}) for param in top.parameters]
     for command in commands:
-        for param in command.reading.parameters:
-            names.setdefault(param.name, []).append(command.name)
-    summary = "; ".join(f"{c.name}: {c.description}" if c.description else c.name for c in commands)
-    top.add(
-        line,
-        name=_free_name(COMMAND_PARAMETER, taken | set(names)),
-        type="string",
-        enum=[command.name for command in commands],
-        required=required,
-        description=f"The subcommand to run ({summary}).",
-        option="",
-        option_form="command",
-    )
-    conditions: list[dict[str, Any]] = []
-    selector = top.parameters[-1].name
-    for command in commands:
-        needed: list[str] = []
+        taken = {param.name for param in top.parameters}
         renamed: dict[str, str] = {}
+        parameters = list(early)
         for param in command.reading.parameters:
             name = param.name
-            if name in taken or len(names[name]) > 1:  # the same name in two places: say whose
-                name = _free_name(f"{command.name}_{param.name}".replace("-", "_"), taken)
+            if name in taken:  # the script's own option of this name is another one
+                name = _free_name(usable_name(f"{command.name}_{param.name}".replace("-", "_"), set()), taken)
             taken.add(name)
             renamed[param.name] = name
-            note = f"(only with {selector} {command.name!r})"
-            description = f"{param.description} {note}" if param.description else note.capitalize()
-            top.parameters.append(
-                param.model_copy(
-                    update={
-                        "name": name,
-                        "command": command.name,
-                        "required": False,
-                        "description": description,
-                    }
-                )
-            )
-            if param.required:
-                needed.append(name)
-        then: dict[str, Any] = {"required": needed} if needed else {}
-        if command.reading.conditions:
-            then["allOf"] = [_renamed(condition, renamed) for condition in command.reading.conditions]
-        if then:
-            conditions.append(
-                {
-                    "if": {"properties": {selector: {"const": command.name}}, "required": [selector]},
-                    "then": then,
-                }
-            )
-        top.warnings.extend(command.reading.warnings)
-    top.conditions += conditions
-    return conditions
+            parameters.append(param.model_copy(update={"name": name}) if name != param.name else param)
+        conditions = [*top.conditions, *(_renamed(c, renamed) for c in command.reading.conditions)]
+        described = command.description or f"{description} ({command.name})".strip()
+        declarations.append(
+            _declaration(described, parameters, conditions, command.reading.warnings, command=command.name)
+        )
+    if not declarations:
+        raise DiscoveryError(
+            "none of its subcommands can be served (see the warnings), and one is needed",
+            path=top.path,
+            line=line,
+        )
+    first = declarations[0]
+    declarations[0] = dataclasses.replace(first, warnings=[*top.warnings, *first.warnings])
+    return declarations
 
 
-def tool_schema(reading: Reading) -> dict[str, Any] | None:
-    """The input schema of a tool whose parameters carry conditions; None when they carry
-    none (build then makes the schema from the parameters)."""
-    if not reading.conditions:
+def _declaration(
+    description: str,
+    parameters: list[Parameter],
+    conditions: list[dict[str, Any]],
+    warnings: list[DiscoveryError],
+    command: str | None = None,
+) -> Declaration:
+    return Declaration(
+        dialect="python",
+        description=description,
+        parameters=parameters,
+        python_entry="script",
+        warnings=list(warnings),
+        input_schema=tool_schema(parameters, conditions),
+        command=command,
+    )
+
+
+def tool_schema(parameters: list[Parameter], conditions: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The input schema of a tool whose parameters carry conditions (a required mutually
+    exclusive group); None when they carry none (build then makes the schema from the
+    parameters)."""
+    if not conditions:
         return None
     from toolkiln.schema import parameters_to_schema
 
-    schema = parameters_to_schema(reading.parameters)
-    schema["allOf"] = reading.conditions
+    schema = parameters_to_schema(parameters)
+    schema["allOf"] = conditions
     return schema
 
 

@@ -20,11 +20,10 @@ from toolkiln.discover.base import Declaration, NotATool
 from toolkiln.discover.python_cli import (
     Reading,
     Subcommand,
+    command_declarations,
     first_paragraph,
-    fold_subcommands,
     is_main_guard,
     module_constants,
-    tool_schema,
 )
 from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import ParamType, value_matches_type
@@ -54,8 +53,9 @@ class Command:
     children: list[Command] = field(default_factory=list)
 
 
-def read_click(module: ast.Module, path: str, docstring: str) -> Declaration | None:
-    """The tool a click script declares; None when it declares no click command."""
+def read_click(module: ast.Module, path: str, docstring: str) -> Declaration | list[Declaration] | None:
+    """The tool a click script declares (one per subcommand of a group); None when it
+    declares no click command."""
     constants = module_constants(module)
     commands: dict[str, Command] = {}
     for node in module.body:
@@ -93,9 +93,9 @@ def called_commands(module: ast.Module, names: set[str]) -> list[tuple[str, int]
 
 def declare_commands(
     commands: dict[str, Command], entries: list[tuple[str, int]], path: str, docstring: str, framework: str
-) -> Declaration:
-    """The tool of the command the script runs; a group's subcommands become the values of
-    its `command` parameter (see `python_cli`)."""
+) -> Declaration | list[Declaration]:
+    """The tool of the command the script runs; for a group, one tool per subcommand (see
+    `python_cli`), and the group's own when it runs without one."""
     if not entries:
         raise NotATool(
             f"a Python library: it defines {framework} commands, but nothing calls one when the "
@@ -115,27 +115,29 @@ def declare_commands(
         if command.parent in commands and command is not entry:
             commands[command.parent].children.append(command)
     reading = entry.reading
-    if entry.group:
-        subcommands = []
-        for child in sorted(entry.children, key=lambda c: c.line):
-            if child.group:
-                reading.warnings.append(
-                    DiscoveryError(
-                        f"subcommand {child.name!r} left out: it has subcommands of its own",
-                        path=path,
-                        line=child.line,
-                    )
+    description = entry.description or first_paragraph(docstring)
+    if not entry.group:
+        return Declaration(
+            dialect="python",
+            description=description,
+            parameters=reading.parameters,
+            python_entry="script",
+            warnings=reading.warnings,
+        )
+    subcommands = []
+    for child in sorted(entry.children, key=lambda c: c.line):
+        if child.group:
+            reading.warnings.append(
+                DiscoveryError(
+                    f"subcommand {child.name!r} left out: it has subcommands of its own",
+                    path=path,
+                    line=child.line,
                 )
-                continue
-            subcommands.append(Subcommand(child.name, child.description, child.line, child.reading))
-        fold_subcommands(reading, subcommands, entry.line, required=not entry.optional_command)
-    return Declaration(
-        dialect="python",
-        description=entry.description or first_paragraph(docstring),
-        parameters=reading.parameters,
-        python_entry="script",
-        warnings=reading.warnings,
-        input_schema=tool_schema(reading),
+            )
+            continue
+        subcommands.append(Subcommand(child.name, child.description, child.line, child.reading))
+    return command_declarations(
+        reading, subcommands, description, entry.line, with_main=entry.optional_command
     )
 
 

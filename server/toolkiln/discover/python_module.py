@@ -66,7 +66,7 @@ def claims(candidate: Candidate) -> bool:
     return False
 
 
-async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
+async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Declaration] | None:
     path = candidate.relative_path
     source = read_source(candidate.path)
     try:
@@ -140,8 +140,11 @@ def _cli_frameworks(module: ast.Module) -> list[str]:
     return [name for name in ("typer", "click", "argparse") if name in found]
 
 
-def read_command_line(module: ast.Module, frameworks: list[str], path: str) -> Declaration:
-    """The tool of an argparse, click or typer script; `NotATool` for a library."""
+def read_command_line(
+    module: ast.Module, frameworks: list[str], path: str
+) -> Declaration | list[Declaration]:
+    """The tool of an argparse, click or typer script (one per subcommand); `NotATool`
+    for a library."""
     from toolkiln.discover.python_argparse import read_argparse
     from toolkiln.discover.python_cli import check_standalone
     from toolkiln.discover.python_click import read_click

@@ -31,6 +31,7 @@ class Parser:
     is_parent: bool = False
     parsed: bool = False
     escaped: str | None = None  # a function from elsewhere it is handed to
+    defaults: set[str] = field(default_factory=set)  # the names its `set_defaults(...)` sets
 
 
 @dataclass(eq=False)
@@ -45,6 +46,7 @@ class Subparsers:
     parser: Parser
     dest: str | None
     commands: list[Parser] = field(default_factory=list)
+    required: bool = False
 
 
 ParserObject = Parser | Group | Subparsers
@@ -93,6 +95,7 @@ class ParserTrace:
                 break
         for call in calls:
             self._visit(call, attach=True)
+        self._note_required()
         for parser in self.parsers:
             if parser.subparsers is not None:
                 parser.subparsers.commands.sort(key=lambda command: command.call.lineno)
@@ -125,7 +128,7 @@ class ParserTrace:
         method = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", "")
         if attach:
             self._note_escape(call)
-        if id(call) in self.made or attach != (method in ("add_argument", *_PARSE)):
+        if id(call) in self.made or attach != (method in ("add_argument", "set_defaults", *_PARSE)):
             return
         keywords = {k.arg: k.value for k in call.keywords if k.arg}
         if method == "ArgumentParser":
@@ -158,7 +161,8 @@ class ParserTrace:
         elif method == "add_subparsers" and owners and isinstance(owners[0], Parser):
             dest = keywords.get("dest")
             dest_name = dest.value if isinstance(dest, ast.Constant) and isinstance(dest.value, str) else None
-            action = Subparsers(owners[0], dest_name)
+            required = keywords.get("required")
+            action = Subparsers(owners[0], dest_name, required=_is_true(required))
             owners[0].subparsers = action
             self.made[id(call)] = action
         elif method == "add_parser":
@@ -182,10 +186,24 @@ class ParserTrace:
                         line=call.lineno,
                     )
                 )
+        elif method == "set_defaults":
+            for owner in owners:
+                if isinstance(owner, Parser):
+                    owner.defaults.update(k.arg for k in call.keywords if k.arg)
         elif method in _PARSE:
             for owner in owners:
                 if isinstance(owner, Parser):
                     owner.parsed = True
+
+    def _note_required(self) -> None:
+        """`subparsers.required = True`, the spelling of Pythons before 3.7."""
+        for node in ast.walk(self.module):
+            if isinstance(node, ast.Assign) and _is_true(node.value):
+                for target in node.targets:
+                    if isinstance(target, ast.Attribute) and target.attr == "required":
+                        for found in self.resolve(target.value, node.lineno):
+                            if isinstance(found, Subparsers):
+                                found.required = True
 
     def _note_escape(self, call: ast.Call) -> None:
         """A parser handed to a function defined elsewhere (`commands.add_arguments(parser)`)
@@ -322,6 +340,10 @@ def _is_parameter(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -
     return name in [
         arg.arg for arg in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
     ]
+
+
+def _is_true(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
 
 
 def _elements(node: ast.expr | None) -> list[ast.expr]:

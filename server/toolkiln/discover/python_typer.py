@@ -26,8 +26,9 @@ _TYPES: dict[str, ParamType] = {
 _SKIPPED_TYPES = ("Context", "typer.Context", "click.Context")
 
 
-def read_typer(module: ast.Module, path: str, docstring: str) -> Declaration | None:
-    """The tool a typer script declares; None when it declares no typer command."""
+def read_typer(module: ast.Module, path: str, docstring: str) -> Declaration | list[Declaration] | None:
+    """The tool a typer script declares (one per command of an app with several); None
+    when it declares no typer command."""
     constants = module_constants(module)
     enums = _enums(module)
     apps = {
@@ -62,6 +63,7 @@ def read_typer(module: ast.Module, path: str, docstring: str) -> Declaration | N
                 command = Command(
                     node.name, name if isinstance(name, str) else node.name.lower().replace("_", "-"),
                     text, node.lineno, reading, parent=app,
+                    optional_command=reading.literal(keywords.get("invoke_without_command"), False) is True,
                 )  # fmt: skip
                 (callbacks if target.attr == "callback" else commands)[f"{app}:{node.name}"] = command
     runs = [(name, line) for name, line in called_commands(module, set(apps)) if name in apps]
@@ -87,9 +89,14 @@ def read_typer(module: ast.Module, path: str, docstring: str) -> Declaration | N
             entries[app] = Command(app, single.name, single.description, single.line, single.reading)
             continue
         top = callback.reading if callback else Reading(path, constants)
-        help_text = next((k.value for k in node.value.keywords if k.arg == "help"), None)  # type: ignore[attr-defined]
+        app_keywords = {k.arg: k.value for k in node.value.keywords if k.arg}  # type: ignore[attr-defined]
+        help_text = app_keywords.get("help")
+        without = top.literal(app_keywords.get("invoke_without_command"), False) is True
         description = top.literal(help_text, "") or (callback.description if callback else "")
-        entries[app] = Command(app, app, description, node.lineno, top, group=True, children=own)
+        entries[app] = Command(
+            app, app, description, node.lineno, top, group=True, children=own,
+            optional_command=callback is not None and (callback.optional_command or without),
+        )  # fmt: skip
     for command in commands.values():
         command.parent = None  # children are listed on their app already
     return declare_commands(entries, runs, path, docstring, "typer")

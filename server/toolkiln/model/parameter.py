@@ -59,13 +59,15 @@ class Parameter(BaseModel):
     # How a command-line script (argparse, click, typer) takes it: its option string
     # (`--search-term`; `--x/--no-x` for a flag with a negative form), or "" for a
     # positional argument, in order; `option_form` says how its value is written
-    # (see `OptionForm`), and `command` names the subcommand it belongs to.
+    # (see `OptionForm`).
     option: str | None = None
     # How a Raycast script command gets it: "percent" is percent-encoded first (its
     # argument's `percentEncoded: true`), as Raycast does before the script runs.
     encoding: Literal["percent"] | None = None
     option_form: OptionForm | None = None
-    command: str | None = None
+    # A tool that is one of a script's subcommands (its `command`): this is the script's
+    # own option or argument, given before the subcommand's word (`--db=x add ...`).
+    before_command: bool = False
 
     @field_validator("name")
     @classmethod
@@ -102,7 +104,7 @@ class Parameter(BaseModel):
         return {
             key: value
             for key, value in data.items()
-            if value is not None and (key, value) != ("secret", False)
+            if value is not None and (key, value) not in (("secret", False), ("before_command", False))
         }
 
 
@@ -132,6 +134,8 @@ def _parameter_problems(param: Parameter) -> list[str]:
         problems.append("a path is a string")
     if param.encoding is not None and param.type != "string":
         problems.append(f"'encoding' {param.encoding!r} applies only to strings")
+    if param.before_command and param.option is None:
+        problems.append("'before_command' applies only to a parameter with an 'option'")
     if param.option_form is not None and param.option is None:
         problems.append("'option_form' applies only to a parameter with an 'option'")
     if param.option_form in ("repeat", "list") and param.type != "array":

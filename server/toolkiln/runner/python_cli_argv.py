@@ -3,6 +3,8 @@ dialect's `script` entry), each value one argv word, as its parser reads it:
 
     python3 script.py [options] [<command> [its options]] [-- <positionals>]
 
+(`<command>` for a tool that is one of the script's subcommands: its `command`.)
+
 An option with a value is one word, `--name=value` (a short one `-nvalue`), so a value
 that starts with `-` stays a value; a flag is given when its value differs from its
 default (`--x`, or `--no-x` for a flag with a negative form); a count is the flag given
@@ -26,44 +28,37 @@ from toolkiln.runner.adapters import plain_values, text_form
 
 
 def python_script_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
-    selector = next((p for p in tool.parameters if p.option_form == "command"), None)
-    command = arguments.get(selector.name) if selector is not None else None
-    top_options: list[str] = []
-    command_options: list[str] = []
-    top_positionals: list[str] = []
-    positionals: list[str] = []
-    missing: str | None = None
+    # A subcommand's tool: the script's own options and arguments first (`before_command`),
+    # then the subcommand's word, then its options; every positional after the word, after `--`.
+    groups: dict[bool, tuple[list[str], list[str]]] = {True: ([], []), False: ([], [])}
+    missing: dict[bool, str] = {}
     for param in tool.parameters:
-        if (
-            param.option is None
-            or param is selector
-            or (param.command is not None and param.command != command)
-        ):
+        if param.option is None:
             continue
-        into = command_options if param.command is not None else top_options
+        early = tool.command is not None and param.before_command
+        options, positionals = groups[early]
         if param.option == "":
             if param.name not in arguments:
-                missing = missing or param.name
+                missing.setdefault(early, param.name)
                 continue
-            if missing is not None:
+            if early in missing:
                 raise ProcessStartError(
-                    f"argument {param.name!r} is given but {missing!r} before it is not: the script "
-                    "would read the value as the earlier one",
+                    f"argument {param.name!r} is given but {missing[early]!r} before it is not: the "
+                    "script would read the value as the earlier one",
                     about_arguments=True,
                 )
             value = arguments[param.name]
             words = [text_form(item) for item in value] if isinstance(value, list) else [text_form(value)]
-            if param.command is None and selector is not None:
-                top_positionals += plain_values(param.name, words)  # before the command: no `--` there
+            if early:
+                positionals += plain_values(param.name, words)  # before the command: no `--` there
             else:
                 positionals += _not_separators(param.name, words)
         elif param.name in arguments and arguments[param.name] != param.default:
-            into += option_words(param, arguments[param.name])
-    argv = [sys.executable, str(script), *top_options, *top_positionals]
-    if selector is not None and command is not None:
-        argv += plain_values(selector.name, [text_form(command)])
-    argv += command_options
-    return [*argv, *(["--", *positionals] if positionals else [])]
+            options += option_words(param, arguments[param.name])
+    (early_options, early_positionals), (options, positionals) = groups[True], groups[False]
+    argv = [sys.executable, str(script), *early_options, *early_positionals]
+    argv += [tool.command] if tool.command is not None else []
+    return [*argv, *options, *(["--", *positionals] if positionals else [])]
 
 
 def option_words(param: Parameter, value: Any) -> list[str]:
