@@ -136,19 +136,102 @@ def test_commander_esm_leading_comment_and_merged_negatable_flag(
     assert params["first"]["required"] and not params["rest"]["required"]
 
 
-def test_commander_subcommands_are_not_a_tool_and_say_why(
+COMMANDER_COMMANDS = """\
+#!/usr/bin/env node
+// Keep a todo list.
+const { program, Command } = require('commander');
+program.option('--db <file>', 'the list', 'todo.json').option('-v, --verbose', 'say more');
+
+program
+  .command('add <text> [more...]')
+  .description('Add an item')
+  .option('--tag <tags...>', 'labels')
+  .requiredOption('-p, --priority <n>', 'how urgent', parseInt)
+  .action(() => {});
+
+const rm = program.command('rm');
+rm.description('Remove an item');
+rm.argument('<id>', 'which', parseInt).option('--force');
+rm.action(() => {});
+
+program.command('install [name]', 'install a plugin');   // an executable: another file
+const remote = program.command('remote');
+remote.command('add <url>');                              // two levels deep
+const ls = new Command('ls').option('--all', 'done ones too');
+program.addCommand(ls);
+program.addCommand(new Command('done').argument('<id>').option('--db <x>', 'another db'));
+program.addCommand(makeCommand());
+program.command('bad').requiredOption(flagsFromElsewhere, 'x').action(() => {});
+program.parse();
+"""
+
+
+def test_commander_subcommands_are_each_a_tool_with_the_programs_options(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    report = _discover(make_tool, tools_dir, config_dir, "todo.js", COMMANDER_COMMANDS)
+    assert not report.errors, [str(error) for error in report.errors]
+    assert [tool.name for tool in report.tools] == ["todo_add", "todo_done", "todo_ls", "todo_rm"]
+    assert sorted((w.line, w.reason.split(" is left out: ")[1][:30]) for w in report.warnings) == [
+        (18, "an executable subcommand (a se"),
+        (20, "it has commands of its own"),
+        (24, "it is built where it cannot be"),
+        (25, "cannot read the `.requiredOpti"),
+    ]
+    add = _script(config_dir, "todo_add")
+    assert (add.command, add.description, add.dialect) == ("add", "Add an item", "node-cli")
+    shape = [(p.name, p.type, p.required, p.option, p.before_command) for p in add.parameters]
+    assert shape == [
+        ("db", "string", False, "--db", True),
+        ("verbose", "boolean", False, "--verbose", True),
+        ("tag", "array", False, "--tag", False),
+        ("priority", "integer", True, "--priority", False),
+        ("text", "string", True, "--", False),
+        ("more", "array", False, "--", False),
+    ]
+    rm = _script(config_dir, "todo_rm")
+    assert (rm.command, rm.description) == ("rm", "Remove an item")
+    assert [(p.name, p.type, p.required) for p in rm.parameters][2:] == [
+        ("force", "boolean", False), ("id", "integer", True),
+    ]  # fmt: skip
+    assert [p.name for p in _script(config_dir, "todo_ls").parameters] == ["db", "verbose", "all"]
+    done = _script(config_dir, "todo_done")
+    assert [(p.name, p.option) for p in done.parameters] == [
+        ("db", "--db"), ("verbose", "--verbose"), ("done_db", "--db"), ("id", "--"),
+    ]  # fmt: skip
+    assert done.description == "Keep a todo list. (done)"
+
+
+def test_commander_program_with_an_action_of_its_own_is_a_tool_too(
     make_tool: MakeTool, tools_dir: Path, config_dir: Path
 ) -> None:
     body = """\
     const { program } = require('commander');
-    program.command('clone <source>').option('--depth <n>').action(() => {});
-    program.command('push').action(() => {});
+    program.argument('[path]').option('--json').action(() => {});
+    program.command('clone <source>').option('--depth <n>', 'how deep', parseInt).action(() => {});
     program.parse();
     """
     report = _discover(make_tool, tools_dir, config_dir, "git.js", body)
+    assert [tool.name for tool in report.tools] == ["git", "git_clone"]
+    assert _script(config_dir, "git").command is None
+    assert [p.name for p in _script(config_dir, "git").parameters] == ["json", "path"]
+    # The program's own positional is its action's, not the command's.
+    assert [p.name for p in _script(config_dir, "git_clone").parameters] == ["json", "depth", "source"]
+
+
+def test_commander_commands_none_of_which_can_be_served_are_no_tool_and_say_why(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    body = """\
+    const { program } = require('commander');
+    program.command('install [name]', 'install one or more packages');
+    program.command('search [query]', 'search with optional query');
+    program.parse();
+    """
+    report = _discover(make_tool, tools_dir, config_dir, "pm.js", body)
     assert not report.tools and not report.errors
-    [not_tool] = [item for item in report.not_tools if item.path == "git.js"]
-    assert not_tool.kind == "subcommands" and "line 2" in not_tool.reason
+    [not_tool] = [item for item in report.not_tools if item.path == "pm.js"]
+    assert not_tool.kind == "subcommands" and "executable subcommand" in not_tool.reason
 
 
 def test_a_required_option_that_cannot_be_read_is_an_error_with_its_line(
@@ -264,19 +347,77 @@ def test_yargs_older_chained_style_and_demand_command(
     assert params["mode"]["enum"] == ["add", "remove"]
 
 
-@pytest.mark.parametrize(
-    "body",
-    [
-        "const yargs = require('yargs');\nyargs.commandDir('cmds').demandCommand().help().argv;\n",
-        "require('yargs')\n  .command('serve [port]', 'start', () => {}, () => {})\n  .argv;\n",
-    ],
-)
-def test_yargs_subcommands_are_not_a_tool(
-    make_tool: MakeTool, tools_dir: Path, config_dir: Path, body: str
+YARGS_COMMANDS = """\
+#!/usr/bin/env node
+const yargs = require('yargs');
+const { hideBin } = require('yargs/helpers');
+
+yargs(hideBin(process.argv))
+  .scriptName('kv')
+  .usage('A key-value store')
+  .option('store', { alias: 's', type: 'string', default: 'kv.json', describe: 'the file' })
+  .command('get <key>', 'Read a value', (y) => {
+    return y
+      .positional('key', { type: 'string', describe: 'which one' })
+      .option('json', { type: 'boolean', describe: 'as JSON' });
+  }, (argv) => {})
+  .command(['set <key> <value..>', 'put'], 'Write a value', {
+    ttl: { type: 'number', describe: 'seconds to keep it' },
+    store: { type: 'string', describe: 'another store' },
+  })
+  .command({ command: 'rm <key>', describe: 'Remove a value', builder: { force: { type: 'boolean', demandOption: true } } })
+  .command('sync', 'Sync it', syncBuilder)
+  .command('remote', 'Remotes', (y) => y.command('add <url>', 'add one'))
+  .commandDir('more')
+  .demandCommand(1)
+  .strict()
+  .parse();
+"""
+
+
+def test_yargs_subcommands_are_each_a_tool_with_the_programs_options(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
 ) -> None:
+    report = _discover(make_tool, tools_dir, config_dir, "kv.js", YARGS_COMMANDS)
+    assert not report.errors, [str(error) for error in report.errors]
+    assert [tool.name for tool in report.tools] == ["kv_get", "kv_rm", "kv_set"]  # no tool without a command
+    assert sorted((w.line, w.reason[:40]) for w in report.warnings) == [
+        (19, "the command 'sync' is left out: its opti"),
+        (20, "the command 'remote' is left out: it has"),
+        (21, "`.commandDir()` is left out: its command"),
+    ]
+    get = _script(config_dir, "kv_get")
+    assert (get.command, get.description) == ("get", "Read a value")
+    assert [(p.name, p.type, p.required, p.option, p.before_command) for p in get.parameters] == [
+        ("store", "string", False, "--store", True),
+        ("key", "string", True, "", False),
+        ("json", "boolean", False, "--json", False),
+    ]
+    put = _script(config_dir, "kv_set")
+    assert [(p.name, p.type, p.required, p.option) for p in put.parameters] == [
+        ("store", "string", False, "--store"),
+        ("key", "string", True, ""),
+        ("value", "array", True, ""),
+        ("ttl", "number", False, "--ttl"),
+        ("set_store", "string", False, "--store"),
+    ]
+    rm = _script(config_dir, "kv_rm")
+    assert [(p.name, p.required) for p in rm.parameters] == [("store", False), ("key", True), ("force", True)]
+
+
+def test_yargs_default_command_beside_subcommands_is_a_tool_too(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    body = """\
+    require('yargs')
+      .command('$0 [name]', 'greet', (y) => y.positional('name', { type: 'string' }))
+      .command('serve [port]', 'start', (y) => y.positional('port', { type: 'number' }), () => {})
+      .argv;
+    """
     report = _discover(make_tool, tools_dir, config_dir, "cli.js", body)
-    assert not report.tools and not report.errors
-    assert [item.kind for item in report.not_tools if item.path == "cli.js"] == ["subcommands"]
+    assert [tool.name for tool in report.tools] == ["cli", "cli_serve"]
+    assert [p.name for p in _script(config_dir, "cli").parameters] == ["name"]
+    assert [(p.name, p.type) for p in _script(config_dir, "cli_serve").parameters] == [("port", "number")]
 
 
 PARSE_ARGS = """\

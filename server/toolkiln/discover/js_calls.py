@@ -50,6 +50,10 @@ class Call:
     line: int
     receiver: str = ""  # the name the chain of calls starts from
     on_object: bool = True  # `x.method(...)`, not a plain `method(...)`
+    # Where the chain of calls starts (a token index: one per `a.b().c()` expression), and
+    # the token indexes of this call's `(` and `)` (what lies between is its arguments).
+    chain: int = -1
+    span: tuple[int, int] = (-1, -1)
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,10 @@ class Source:
 
     calls: list[Call]
     bindings: dict[str, Any]
+    # The chains assigned to a name (`const add = program.command('add')`): chain -> name.
+    assigned: dict[int, str] = field(default_factory=dict)
+    # The chains that start with `new X(...)`: chain -> (X, its arguments).
+    constructed: dict[int, tuple[str, list[Any]]] = field(default_factory=dict)
 
 
 def read_calls(text: str, methods: frozenset[str]) -> Source:
@@ -77,6 +85,9 @@ def read_calls(text: str, methods: frozenset[str]) -> Source:
     closing = _matching_parens(tokens)
     calls: list[Call] = []
     chain_of: dict[int, str] = {}  # index of a `)` -> the receiver of the chain it ends
+    start_of: dict[int, int] = {}  # index of a `)` -> where the chain it ends starts
+    assigned: dict[int, str] = {}
+    constructed: dict[int, tuple[str, list[Any]]] = {}
     for index, token in enumerate(tokens):
         if token.kind != "(" or index == 0 or tokens[index - 1].kind != "name" or index not in closing:
             continue
@@ -84,16 +95,41 @@ def read_calls(text: str, methods: frozenset[str]) -> Source:
         before = tokens[index - 2] if index >= 2 else None
         if before is not None and before.kind in (".", "?."):
             receiver = _receiver(tokens, index - 3, chain_of)
+            start = _start(tokens, index - 3, start_of)
         elif before is not None and before.kind == "name" and before.value in ("function", "new"):
+            if before.value == "new":
+                start_of[closing[index]] = index - 2
+                constructed[index - 2] = (str(name), reader.arguments(index)[0])
+                if index >= 4 and tokens[index - 3].kind == "=" and tokens[index - 4].kind == "name":
+                    assigned[index - 2] = str(tokens[index - 4].value)
             continue
         else:
-            receiver = name
+            receiver, start = name, index - 1
         chain_of[closing[index]] = receiver
+        start_of[closing[index]] = start
+        if start >= 2 and tokens[start - 1].kind == "=" and tokens[start - 2].kind == "name":
+            assigned[start] = str(tokens[start - 2].value)
         if name in methods:
             args, _ = reader.arguments(index)
             on_object = receiver != name or (before is not None and before.kind in (".", "?."))
-            calls.append(Call(name, args, tokens[index - 1].line, receiver, on_object))
-    return Source(calls, reader.bindings)
+            calls.append(
+                Call(name, args, tokens[index - 1].line, receiver, on_object, start, (index, closing[index]))
+            )
+    return Source(calls, reader.bindings, assigned, constructed)
+
+
+def _start(tokens: list[Token], index: int, start_of: dict[int, int]) -> int:
+    """Where a chain of calls starts, given the token before its `.`."""
+    if index < 0:
+        return -1
+    token = tokens[index]
+    if token.kind == "name":
+        while index >= 2 and tokens[index - 1].kind == "." and tokens[index - 2].kind == "name":
+            index -= 2
+        return index
+    if token.kind == ")":
+        return start_of.get(index, index)
+    return index
 
 
 def _matching_parens(tokens: list[Token]) -> dict[int, int]:

@@ -19,6 +19,7 @@ positional given before the options, `"--"` for a positional given after `--`.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -61,6 +62,13 @@ class CliSpec:
     description: str = ""
     version: str | None = None
     warnings: list[DiscoveryError] = field(default_factory=list)
+    # A subcommand's own (its name and line); the program's: its subcommands that can be
+    # served, whether it has any, and whether it also runs without one.
+    name: str = ""
+    line: int = 0
+    commands: list[CliSpec] = field(default_factory=list)
+    has_commands: bool = False
+    runs_alone: bool = True
 
 
 def library_of(text: str) -> str | None:
@@ -84,7 +92,7 @@ def claims(candidate: Candidate) -> bool:
     return not (_KIT.search(head) or _FUNCTION_STYLE.search(head))
 
 
-async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
+async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Declaration] | None:
     path = candidate.relative_path
     text = _read(candidate)
     library = library_of(text)
@@ -103,13 +111,57 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
 
         spec = read_parse_args(text, path)
     _check_runnable(candidate)
+    description = spec.description or leading_comment(text)
+    if spec.has_commands:
+        return _command_declarations(spec, description)
     return Declaration(
         dialect="node-cli",
-        description=spec.description or leading_comment(text),
+        description=description,
         parameters=spec.parameters,
         version=spec.version,
         warnings=spec.warnings,
     )
+
+
+def _command_declarations(spec: CliSpec, description: str) -> list[Declaration]:
+    """One tool per subcommand (`command` its word), with the program's options (given
+    before the word) and its own; the program's own when it runs without one. The file's
+    warnings go with the first."""
+    declarations = []
+    if spec.runs_alone:
+        declarations.append(
+            Declaration(dialect="node-cli", description=description, parameters=spec.parameters)
+        )
+    early = [
+        param.model_copy(update={"before_command": True})
+        for param in spec.parameters
+        if param.option not in ("", "--")
+    ]
+    for command in spec.commands:
+        taken = {param.name for param in early}
+        own = []
+        for param in command.parameters:
+            name = param.name
+            while name in taken:  # the program's option of this name is another one
+                name = f"{command.name}_{name}".replace("-", "_")[:64]
+            taken.add(name)
+            own.append(param.model_copy(update={"name": name}) if name != param.name else param)
+        declarations.append(
+            Declaration(
+                dialect="node-cli",
+                description=command.description
+                or (f"{description} ({command.name})" if description else command.name),
+                parameters=[*early, *own],
+                warnings=command.warnings,
+                command=command.name,
+            )
+        )
+    if not declarations:
+        reasons = "; ".join(warning.reason for warning in spec.warnings) or "none can be read"
+        raise NotATool(f"a program whose subcommands cannot be served here ({reasons})", kind="subcommands")
+    first = declarations[0]
+    declarations[0] = dataclasses.replace(first, warnings=[*spec.warnings, *first.warnings])
+    return [dataclasses.replace(declaration, version=spec.version) for declaration in declarations]
 
 
 def _read(candidate: Candidate) -> str:

@@ -8,8 +8,9 @@
     .option('--no-color', 'plain output')                    boolean `color`, default true
     .argument('<file>', 'input')  .argument('[more...]')     positionals, after `--`
 
-A script with subcommands (`.command()`, `.addCommand()`) is not a tool: each
-subcommand has its own options, which one flat set of parameters cannot say.
+Each subcommand (`.command('add <text>')`, `.addCommand(new Command('ls'))`) is a tool
+of its own, with the program's options and its own (`node_cli_subcommands`); the program
+is a tool too when it has an `.action()` of its own.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.discover.base import NotATool
 from toolkiln.discover.js_calls import Call, Construct, read_calls
 from toolkiln.discover.node_cli import CliSpec
+from toolkiln.discover.node_cli_subcommands import split_commander
 from toolkiln.discover.node_cli_params import (
     check_unique,
     default_of,
@@ -38,6 +39,7 @@ _METHODS = frozenset(
     {
         "option", "requiredOption", "addOption", "argument", "arguments", "addArgument",
         "description", "summary", "version", "command", "addCommand", "executableDir",
+        "action", "parse", "parseAsync",
     }
 )  # fmt: skip
 _FLAG = re.compile(r"--?[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -48,16 +50,33 @@ _BUILT_IN = {"help", "version"}
 
 def read_commander(text: str, path: str) -> CliSpec:
     source = read_calls(text, _METHODS)
-    calls = [call for call in source.calls if call.on_object and call.receiver not in ("Option", "Argument")]
     spec = CliSpec()
-    for call in calls:
-        if call.method in ("command", "addCommand", "executableDir"):
-            raise NotATool(
-                f"a commander program with subcommands (`.{call.method}()` on line {call.line}): "
-                "each subcommand takes its own options, so it is not one tool; give each its own "
-                "script, or a sidecar",
-                kind="subcommands",
+    root, commands = split_commander(source, path, spec.warnings)
+    _read_command(root.calls, text, path, spec)
+    for command in commands:
+        own = CliSpec(name=command.name or "", line=command.line)
+        usage = command.usage.split(None, 1)[1:]
+        calls = [Call("arguments", usage, command.line), *command.calls] if usage else command.calls
+        try:  # a command that cannot be served whole is left out, the others served
+            _read_command(calls, text, path, own)
+        except DiscoveryError as error:
+            spec.warnings.append(
+                DiscoveryError(
+                    f"the command {command.name!r} is left out: {error.reason}", path=path, line=error.line
+                )
             )
+            continue
+        spec.commands.append(own)
+    spec.has_commands = any(
+        call.method in ("command", "addCommand", "executableDir") for call in source.calls
+    )
+    spec.runs_alone = not spec.has_commands or any(call.method == "action" for call in root.calls)
+    return spec
+
+
+def _read_command(all_calls: list[Call], text: str, path: str, spec: CliSpec) -> None:
+    """The parameters, description and version that `all_calls` declare, into `spec`."""
+    calls = [call for call in all_calls if call.on_object and call.receiver not in ("Option", "Argument")]
     options: dict[str, dict[str, Any]] = {}
     positionals: list[dict[str, Any]] = []
     lines: dict[str, int] = {}
@@ -90,7 +109,6 @@ def read_commander(text: str, path: str) -> CliSpec:
         parameters.append(make_cli_parameter(path, positional["_line"], **fields))
     check_unique(parameters, path, lines)
     spec.parameters = parameters
-    return spec
 
 
 def _option(

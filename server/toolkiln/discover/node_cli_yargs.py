@@ -12,17 +12,19 @@
 The default command's positionals (`$0 <name> [titles..]`) are given first, each
 one word, before the options (yargs does not read words after `--` as them). Without
 such a command, `.demandCommand(n)` asks for `args`: the words yargs keeps in `argv._`,
-given after `--`. A script with subcommands (`.command('serve')`, `.commandDir()`) is
-not a tool.
+given after `--`. Each subcommand (`.command('get <key>', 'desc', builder)`) is a tool of
+its own, with the program's options and its own (`node_cli_subcommands`): its
+positionals given first after its word, its builder's options (an object, or the calls
+of a builder function) after them.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.discover.base import NotATool
-from toolkiln.discover.js_calls import Call, read_calls
+from toolkiln.discover.js_calls import Call, Name, read_calls
 from toolkiln.discover.node_cli import CliSpec
+from toolkiln.discover.node_cli_subcommands import split_yargs
 from toolkiln.discover.node_cli_params import (
     check_unique,
     default_of,
@@ -51,22 +53,50 @@ _DEMANDS = ("demandOption", "demand", "required", "require")
 def read_yargs(text: str, path: str) -> CliSpec:
     source = read_calls(text, _METHODS)
     spec = CliSpec()
+    root, commands = split_yargs(source, path, spec.warnings)
+    _read_command(root, path, spec, commands=bool(commands))
+    for command in commands:
+        own = CliSpec(name=command.name or "", line=command.line)
+        usage = " ".join(["$0", *command.usage.split()[1:]])
+        try:  # a command that cannot be served whole is left out, the others served
+            if isinstance(command.builder, Name):
+                raise DiscoveryError(
+                    f"its options are built by {command.builder.dotted}, which cannot be read here",
+                    path=path,
+                    line=command.line,
+                )
+            default = Call("command", [usage, command.description, command.builder], command.line)
+            _read_command([default, *command.calls], path, own, commands=False)
+        except DiscoveryError as error:
+            spec.warnings.append(
+                DiscoveryError(
+                    f"the command {command.name!r} is left out: {error.reason}", path=path, line=error.line
+                )
+            )
+            continue
+        spec.commands.append(own)
+    spec.has_commands = any(
+        call.on_object and (call.method == "commandDir" or (call.method == "command" and call not in root))
+        for call in source.calls
+    )
+    spec.runs_alone = not spec.has_commands or any(call.method == "command" for call in root)
+    return spec
+
+
+def _read_command(calls: list[Call], path: str, spec: CliSpec, *, commands: bool) -> None:
+    """The parameters, description and version that `calls` declare, into `spec`; with
+    `commands`, `.demandCommand()` asks for a command, not for words."""
     keys: dict[str, dict[str, Any]] = {}  # option key -> its settings, as yargs merges them
     lines: dict[str, int] = {}
     positionals: list[dict[str, Any]] = []
     demanded_words = 0
     usage = ""
-    for call in source.calls:
+    for call in calls:
         first = call.args[0] if call.args else None
         if not call.on_object:  # `require('yargs')`, not `.require('name')`
             continue
         if call.method == "commandDir" or (call.method == "command" and not _is_default(first)):
-            where = f"`.{call.method}()` on line {call.line}"
-            raise NotATool(
-                f"a yargs program with subcommands ({where}): each takes its own options, so it "
-                "is not one tool; give each its own script, or a sidecar",
-                kind="subcommands",
-            )
+            continue  # a subcommand: its own tool
         if call.method == "command":
             positionals = _default_command(call, keys, lines, positionals)
             if len(call.args) > 1 and isinstance(call.args[1], str) and not spec.description:
@@ -78,7 +108,7 @@ def read_yargs(text: str, path: str) -> CliSpec:
                 _settle(keys, lines, key, settings, call.line)
         elif call.method in _KEYED | _TYPED:
             _keyed(call, keys, lines)
-        elif call.method == "demandCommand":
+        elif call.method == "demandCommand" and not commands:
             demanded_words = first if isinstance(first, int) and not isinstance(first, bool) else 1
         elif call.method == "usage" and isinstance(first, str) and not usage:
             usage = first
@@ -114,7 +144,6 @@ def read_yargs(text: str, path: str) -> CliSpec:
         parameters.append(_parameter(path, lines[key], key, settings, None))
     check_unique(parameters, path, lines)
     spec.parameters = parameters
-    return spec
 
 
 def _is_default(command: Any) -> bool:

@@ -228,7 +228,9 @@ def command_declarations(
             renamed[param.name] = name
             parameters.append(param.model_copy(update={"name": name}) if name != param.name else param)
         conditions = [*top.conditions, *(_renamed(c, renamed) for c in command.reading.conditions)]
-        described = command.description or f"{description} ({command.name})".strip()
+        described = command.description or (
+            f"{description} ({command.name})" if description else command.name
+        )
         declarations.append(
             _declaration(described, parameters, conditions, command.reading.warnings, command=command.name)
         )

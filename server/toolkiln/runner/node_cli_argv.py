@@ -11,7 +11,11 @@ commander, yargs and `parseArgs` read them. Each parameter's `option` says how:
                refused when it starts with `-` (it would pose as an option)
     "--"       a positional after `--` (commander, parseArgs, yargs' `argv._`)
 
-Positionals go in their declared order; an optional one left out ends them.
+Positionals go in their declared order; an optional one left out ends them. A tool
+that is one of the script's subcommands (its `command`) gets the program's options
+(`before_command`) first, then the subcommand's word, then its own:
+
+    script --db=x add <leading> --tag=a -- <trailing>
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from toolkiln.runner.adapters import _plain_values, text_form
 
 
 def node_cli_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    early: list[str] = []
     leading: list[str] = []
     options: list[str] = []
     trailing: list[str] = []
@@ -51,13 +56,19 @@ def node_cli_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]
                 leading += _plain_values(param.name, values)
             else:
                 trailing += values
-        elif param.type == "boolean":
-            options += _flag(param.option, value is True, param.default is True)
-        elif param.option.startswith("--"):
-            options += [f"{param.option}={item}" for item in values]
         else:
-            options += [param.option + item for item in values]
-    return [*_program(script), *leading, *options, *(["--", *trailing] if trailing else [])]
+            into = early if tool.command is not None and param.before_command else options
+            into += _option_words(param.option, param.type, param.default, value, values)
+    command = [tool.command] if tool.command is not None else []
+    return [*_program(script), *early, *command, *leading, *options, *(["--", *trailing] if trailing else [])]
+
+
+def _option_words(option: str, param_type: str, default: Any, value: Any, values: list[str]) -> list[str]:
+    if param_type == "boolean":
+        return _flag(option, value is True, default is True)
+    if option.startswith("--"):
+        return [f"{option}={item}" for item in values]
+    return [option + item for item in values]
 
 
 def _flag(option: str, value: bool, default_true: bool) -> list[str]:
