@@ -365,7 +365,8 @@ yargs(hideBin(process.argv))
     ttl: { type: 'number', describe: 'seconds to keep it' },
     store: { type: 'string', describe: 'another store' },
   })
-  .command({ command: 'rm <key>', describe: 'Remove a value', builder: { force: { type: 'boolean', demandOption: true } } })
+  .command({ command: 'rm <key>', describe: 'Remove a value',
+             builder: { force: { type: 'boolean', demandOption: true } } })
   .command('sync', 'Sync it', syncBuilder)
   .command('remote', 'Remotes', (y) => y.command('add <url>', 'add one'))
   .commandDir('more')
@@ -382,9 +383,9 @@ def test_yargs_subcommands_are_each_a_tool_with_the_programs_options(
     assert not report.errors, [str(error) for error in report.errors]
     assert [tool.name for tool in report.tools] == ["kv_get", "kv_rm", "kv_set"]  # no tool without a command
     assert sorted((w.line, w.reason[:40]) for w in report.warnings) == [
-        (19, "the command 'sync' is left out: its opti"),
-        (20, "the command 'remote' is left out: it has"),
-        (21, "`.commandDir()` is left out: its command"),
+        (20, "the command 'sync' is left out: its opti"),
+        (21, "the command 'remote' is left out: it has"),
+        (22, "`.commandDir()` is left out: its command"),
     ]
     get = _script(config_dir, "kv_get")
     assert (get.command, get.description) == ("get", "Read a value")

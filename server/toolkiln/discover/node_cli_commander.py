@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 from toolkiln.discover.js_calls import Call, Construct, read_calls
 from toolkiln.discover.node_cli import CliSpec
-from toolkiln.discover.node_cli_subcommands import split_commander
 from toolkiln.discover.node_cli_params import (
     check_unique,
     default_of,
@@ -30,6 +29,7 @@ from toolkiln.discover.node_cli_params import (
     parser_type,
     read_placeholders,
 )
+from toolkiln.discover.node_cli_subcommands import split_commander
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:

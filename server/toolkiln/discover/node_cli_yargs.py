@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 from toolkiln.discover.js_calls import Call, Name, read_calls
 from toolkiln.discover.node_cli import CliSpec
-from toolkiln.discover.node_cli_subcommands import split_yargs
 from toolkiln.discover.node_cli_params import (
     check_unique,
     default_of,
@@ -34,6 +33,7 @@ from toolkiln.discover.node_cli_params import (
     parameter_name,
     read_placeholders,
 )
+from toolkiln.discover.node_cli_subcommands import split_yargs
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:
