@@ -188,3 +188,98 @@ async def test_missing_required_arguments_are_refused_before_the_script_runs(ser
     results = await _calls(served, [("com", {"file": "f"}), ("yar", {"name": "x"})])
     assert [result[0] for result in results] == ["error", "error"]
     assert "name" in results[0][1] and "file" in results[1][1]
+
+
+COMMANDER_COMMANDS = """\
+#!/usr/bin/env node
+const { program, Command } = require('commander');
+program.option('--db <file>', 'the list', 'todo.json').option('-v, --verbose', 'say more');
+const show = (name) => (...args) => {
+  const command = args[args.length - 1];
+  console.log(JSON.stringify({ command: name, args: args.slice(0, -2), options: command.opts(),
+                               globals: program.opts() }));
+};
+program
+  .command('add <text> [more...]')
+  .option('--tag <tags...>', 'labels')
+  .requiredOption('-p, --priority <n>', 'how urgent', parseInt)
+  .action(show('add'));
+program.addCommand(new Command('rm').argument('<id>').option('--force').action(show('rm')));
+program.parse();
+"""
+
+YARGS_COMMANDS = """\
+const yargs = require('yargs');
+const { hideBin } = require('yargs/helpers');
+const show = (argv) => console.log(JSON.stringify(argv));
+yargs(hideBin(process.argv))
+  .option('store', { type: 'string', default: 'kv.json' })
+  .command('set <key> [values..]', 'Write', (y) => y.option('ttl', { type: 'number' }), show)
+  .command('rm <key>', 'Remove', { force: { type: 'boolean', demandOption: true } }, show)
+  .demandCommand(1)
+  .strict()
+  .parse();
+"""
+
+
+@pytest.fixture
+def commands(make_tool: MakeTool, tools_dir: Path, config_dir: Path, node_modules: Path) -> Path:
+    (tools_dir.parent / "node_modules").symlink_to(node_modules)
+    make_tool("todo.js", COMMANDER_COMMANDS)
+    make_tool("kv.js", YARGS_COMMANDS, executable=False)
+    report = discover_tools(tools_dir, config_dir)
+    assert not report.errors, [str(error) for error in report.errors]
+    build_catalog(config_dir, tools_dir)
+    return config_dir
+
+
+async def test_commander_and_yargs_subcommands_are_tools_that_get_exactly_their_arguments(
+    commands: Path,
+) -> None:
+    config_dir = commands
+    async with connect(config_dir, "auto") as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    assert sorted(tools) == ["kv_rm", "kv_set", "todo_add", "todo_rm"]
+    assert set(tools["todo_add"].input_schema["properties"]) == {
+        "db",
+        "verbose",
+        "tag",
+        "priority",
+        "text",
+        "more",
+    }
+    assert sorted(tools["todo_add"].input_schema["required"]) == ["priority", "text"]
+    assert set(tools["kv_rm"].input_schema["properties"]) == {"store", "key", "force"}
+    results = await _calls(
+        config_dir,
+        [
+            ("todo_add", {"text": "-rf", "more": ["--force", "a b"], "tag": ["-x", TRICKY], "priority": -2,
+                          "db": "--verbose", "verbose": True}),
+            ("todo_rm", {"id": "--db=evil"}),
+            ("todo_rm", {"id": "1", "text": "not rm's"}),
+            ("todo_add", {"text": "no priority"}),
+            ("kv_set", {"key": TRICKY, "values": ["a b", "ü"], "ttl": -1.5, "store": "-other"}),
+            ("kv_rm", {"key": "k", "force": True}),
+            ("kv_rm", {"key": "-k", "force": True}),
+        ],
+    )  # fmt: skip
+    assert results[0] == {
+        "command": "add",
+        "args": ["-rf", ["--force", "a b"]],
+        "options": {"tag": ["-x", TRICKY], "priority": -2},
+        "globals": {"db": "--verbose", "verbose": True},
+    }
+    assert results[1] == {
+        "command": "rm",
+        "args": ["--db=evil"],
+        "options": {},
+        "globals": {"db": "todo.json"},
+    }
+    assert results[2][0] == "error" and "text" in results[2][1]
+    assert results[3][0] == "error" and "'priority' is required" in results[3][1]
+    set_args = results[4]
+    assert (set_args["_"], set_args["key"], set_args["values"]) == (["set"], TRICKY, ["a b", "ü"])
+    assert (set_args["ttl"], set_args["store"]) == (-1.5, "-other")
+    assert (results[5]["_"], results[5]["key"], results[5]["force"]) == (["rm"], "k", True)
+    # A yargs positional comes before the options: one starting with '-' would pose as one.
+    assert results[6][0] == "error" and "starts with '-'" in results[6][1]
