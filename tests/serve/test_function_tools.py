@@ -265,3 +265,23 @@ async def test_an_agents_tools_py_serves_each_documented_function(agent: Path) -
     assert text_of(added).startswith("added '-rf $(id)' (high) in ")
     assert json.loads(text_of(listed)) == ["todo 0"]
     assert wrong.is_error
+
+
+@pytest.fixture
+def windmill_and_script(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
+    from tests.discover.test_python_script import NO_ARGUMENTS, WINDMILL
+
+    make_tool("issues.py", WINDMILL, executable=False)
+    make_tool("today.py", NO_ARGUMENTS)
+    report = discover_tools(tools_dir, config_dir)
+    assert not report.errors
+    build_catalog(config_dir, tools_dir)
+    return config_dir
+
+
+async def test_a_keyword_main_and_a_script_without_arguments_run(windmill_and_script: Path) -> None:
+    async with connect(windmill_and_script, "auto") as client:
+        listed = await client.call_tool("issues", {"repo": "-x/'y'", "state": "closed"})
+        today = await client.call_tool("today", {})
+    assert json.loads(text_of(listed)) == ["-x/'y'", 10, "closed"]
+    assert not today.is_error and ", week " in text_of(today)

@@ -115,7 +115,7 @@ def _echo_hints(not_tools: list[NotTool]) -> None:
     hints = summarise(not_tools)
     if not hints:
         return
-    click.echo(f"{len(not_tools)} files are not tools:")
+    click.echo("1 file is not a tool:" if len(not_tools) == 1 else f"{len(not_tools)} files are not tools:")
     for hint in hints:
         click.echo(f"  {hint}")
     click.echo("`toolkiln discover --list` says why for each file.")

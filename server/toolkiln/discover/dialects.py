@@ -15,6 +15,7 @@ from toolkiln.discover import (
     node_cli,
     python_function,
     python_module,
+    python_script,
     raycast,
     scriptkit,
     sidecar,
@@ -28,5 +29,5 @@ from toolkiln.discover.base import Dialect
 # executables whose `--help` is plain text).
 ALL_DIALECTS: tuple[Dialect, ...] = (
     sidecar, annotations_dialect, argc, kit, scriptkit, raycast, python_module, python_function,
-    js_function, node_cli, help_json, fallback,
+    python_script, js_function, node_cli, help_json, fallback,
 )  # fmt: skip

@@ -122,6 +122,16 @@ def _agent_tools(module: ast.Module, path: str) -> list[Declaration]:
     ]
 
 
+def keyword_function(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module, path: str
+) -> Declaration:
+    """Another function called with keywords, as `run` is (Windmill's `def main(name: str,
+    count: int = 1)`): the tool runs that function (`command`) with each argument a keyword."""
+    fallback = _description(ast.get_docstring(module) or "")
+    declaration = _declaration(function, ast.get_docstring(function) or "", fallback, path)
+    return dataclasses.replace(declaration, command=function.name)
+
+
 def _declaration(
     function: ast.FunctionDef | ast.AsyncFunctionDef, docstring: str, fallback: str, path: str
 ) -> Declaration:

@@ -84,6 +84,10 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Decl
     function = functions.get("execute") or functions.get("main")
     if function is None:
         return None
+    if function.name == "main" and not _takes_params(module, function):
+        from toolkiln.discover.python_function import keyword_function
+
+        return keyword_function(function, module, path)  # `main(name: str, count: int = 1)`
     if isinstance(function, ast.AsyncFunctionDef):
         raise DiscoveryError(
             f"{function.name}() must be a plain function, not async", path=path, line=function.lineno
@@ -101,10 +105,6 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Decl
         and not function.args.kwonlyargs
     )
     entry: PythonEntry = function.name if one_dict else "execute(**)"  # type: ignore[assignment]
-    if entry == "execute(**)" and function.name == "main":
-        raise DiscoveryError(
-            "main() takes one argument, the parameters as a dict", path=path, line=function.lineno
-        )
     parameters = (
         _docstring_parameters(module, path)
         or _docstring_parameters(function, path)

@@ -51,6 +51,28 @@ HINTS: dict[str, tuple[str, str, str]] = {  # kind: (one file, several files, wh
     "no-declaration": (
         "file declares", "files declare", "nothing toolkiln reads (docs/dialects.md lists what it reads)"
     ),
+    "scriptkit-no-mcp": (
+        "Script Kit script has", "Script Kit scripts have",
+        "no `// mcp:` line (nor a schema): add `// mcp: <name>` to serve one as a tool",
+    ),
+    "undocumented-script": (
+        "Python script takes", "Python scripts take",
+        'no arguments and has no module docstring: add one (`"""What it does."""`) to serve it',
+    ),
+    "python-helper": (
+        "Python file defines", "Python files define",
+        "`run()` without a docstring or type hints: document `run` to serve it as a tool",
+    ),
+    "python-script": ("Python file calls", "Python files call", "its own `run()` when imported: a script"),
+    "subcommands": (
+        "script has", "scripts have", "subcommands none of which could be read (see each file's reason)"
+    ),
+    "argc-no-eval": (
+        "script has", "scripts have",
+        'argc tags but never calls argc (`eval "$(argc --argc-eval "$0" "$@")"`)',
+    ),
+    "argc-taskfile": ("file is an argc task file", "files are argc task files", "(Argcfile.sh): not tools"),
+    "raycast-template": ("file is a Raycast template", "files are Raycast templates", "(`.template.`)"),
     "runtime-missing": (
         "script needs", "scripts need", "a program that is not installed here (see each file's reason)"
     ),
@@ -60,7 +82,7 @@ HINTS: dict[str, tuple[str, str, str]] = {  # kind: (one file, several files, wh
 }  # fmt: skip
 # Hints about files that are plainly not tools come last, and are left out of the
 # summary when nothing else is wrong (a README is not worth a line of its own).
-QUIET_KINDS = frozenset({"data", "empty", "library"})
+QUIET_KINDS = frozenset({"data", "empty", "library", "argc-taskfile", "raycast-template"})
 
 
 def why_not(candidate: Candidate) -> NotATool:
