@@ -10,6 +10,7 @@ every call. Shared by both stages, like `process/`, so neither imports the other
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -53,6 +54,34 @@ def find_interpreter(script: Path) -> list[str] | None:
     return None
 
 
+# A script's inline metadata (PEP 723): `# /// script`, its dependencies, `# ///`.
+_INLINE_METADATA = re.compile(rb"^# /// script[ \t]*$", re.MULTILINE)
+
+
+def declares_dependencies(script: Path) -> bool:
+    """Whether a Python script declares its dependencies inline (PEP 723), in its head."""
+    try:
+        with script.open("rb") as handle:
+            return _INLINE_METADATA.search(handle.read(16 * 1024)) is not None
+    except OSError:
+        return False
+
+
+def find_uv() -> str | None:
+    """uv on the PATH, or beside the Python running toolkiln (installed with it)."""
+    beside = Path(sys.executable).with_name("uv")
+    return shutil.which("uv") or (str(beside) if os.access(beside, os.X_OK) else None)
+
+
+def python_command(script: Path) -> list[str]:
+    """What runs a Python script: `uv run --script` for one that declares its dependencies
+    inline (PEP 723), so that they are there, when uv is installed; else the Python
+    running toolkiln."""
+    if declares_dependencies(script) and (uv := find_uv()):
+        return [uv, "run", "--quiet", "--script"]
+    return [sys.executable]
+
+
 def script_command(script: Path) -> list[str]:
     """The words that start a script: itself when it runs by itself (a shebang and the
     exec bit); else a `.py` file with the Python running toolkiln, never by the kernel
@@ -62,7 +91,7 @@ def script_command(script: Path) -> list[str]:
     if runs_by_itself(script):
         return [str(script)]
     if script.suffix.lower() == ".py":
-        return [sys.executable, str(script)]
+        return [*python_command(script), str(script)]
     command = find_interpreter(script) or interpreter_names(script)[:1]
     return [*command, str(script)]
 

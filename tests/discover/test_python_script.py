@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import MakeTool
 from toolkiln.discover import discover_tools
 from toolkiln.files import load_tool_config, tool_config_path
@@ -69,3 +71,34 @@ def test_a_documented_script_without_arguments_is_a_tool(
     kinds = {v.path: v.kind for v in report.not_tools}
     assert kinds["silent.py"] == "undocumented-script"
     assert kinds["reads.py"] == "plain-help"  # it reads its own arguments: its `--help` is asked
+
+
+INLINE_DEPENDENCIES = '''#!/usr/bin/env -S uv run --script
+# /// script
+# requires-python = ">=3.10"
+# dependencies = []
+# ///
+"""Say which Python runs this script."""
+import argparse
+import os
+import sys
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--word", required=True)
+    args = parser.parse_args()
+    print(args.word, "uv" if os.environ.get("UV") else "plain", sys.prefix != sys.base_prefix)
+'''
+
+
+def test_inline_dependencies_without_uv_are_a_warning(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import toolkiln.interpreters
+
+    make_tool("which.py", INLINE_DEPENDENCIES)
+    monkeypatch.setattr(toolkiln.interpreters, "find_uv", lambda: None)
+    report = discover_tools(tools_dir, config_dir, probes="none")
+    [warning] = [w for w in report.warnings if w.path == "which.py"]
+    assert "uv is not installed" in str(warning)
+    assert [tool.name for tool in report.tools] == ["which"]

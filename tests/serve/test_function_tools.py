@@ -285,3 +285,19 @@ async def test_a_keyword_main_and_a_script_without_arguments_run(windmill_and_sc
         today = await client.call_tool("today", {})
     assert json.loads(text_of(listed)) == ["-x/'y'", 10, "closed"]
     assert not today.is_error and ", week " in text_of(today)
+
+
+@pytest.fixture
+def inline_dependencies(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
+    from tests.discover.test_python_script import INLINE_DEPENDENCIES
+
+    make_tool("which.py", INLINE_DEPENDENCIES)
+    assert not discover_tools(tools_dir, config_dir).errors
+    build_catalog(config_dir, tools_dir)
+    return config_dir
+
+
+async def test_a_script_with_inline_dependencies_runs_with_uv(inline_dependencies: Path) -> None:
+    async with connect(inline_dependencies, "auto") as client:
+        result = await client.call_tool("which", {"word": "-x y"})
+    assert text_of(result).strip() == "-x y uv True"  # in uv's environment for the script

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -80,7 +81,12 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Decl
     }
     frameworks = _cli_frameworks(module)
     if frameworks and "execute" not in functions and not _takes_params(module, functions.get("main")):
-        return read_command_line(module, frameworks, path)
+        tools = read_command_line(module, frameworks, path)
+        if (warning := dependency_warning(candidate)) is None:
+            return tools
+        if isinstance(tools, list):
+            return [dataclasses.replace(tools[0], warnings=[*tools[0].warnings, warning]), *tools[1:]]
+        return dataclasses.replace(tools, warnings=[*tools.warnings, warning])
     function = functions.get("execute") or functions.get("main")
     if function is None:
         return None
@@ -113,6 +119,20 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Decl
     if parameters is None:
         parameters = signature_parameters(module, function, one_dict, path)
     return Declaration(dialect="python", description=description, parameters=parameters, python_entry=entry)
+
+
+def dependency_warning(candidate: Candidate) -> DiscoveryError | None:
+    """A script run as a process that declares its dependencies inline (PEP 723) runs with
+    `uv run --script`: without uv, say that they must be in toolkiln's own Python."""
+    from toolkiln.interpreters import declares_dependencies, find_uv
+
+    if not declares_dependencies(candidate.path) or find_uv():
+        return None
+    return DiscoveryError(
+        "declares its dependencies inline (`# /// script`) and uv is not installed: it runs with "
+        "toolkiln's Python, which must have them (install uv to have them installed for it)",
+        path=candidate.relative_path,
+    )
 
 
 def _takes_params(module: ast.Module, main: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:

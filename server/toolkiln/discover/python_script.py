@@ -21,7 +21,7 @@ import re
 
 from toolkiln.discover.base import Candidate, Declaration, NotATool
 from toolkiln.discover.probe import Probe
-from toolkiln.discover.python_module import read_source
+from toolkiln.discover.python_module import dependency_warning, read_source
 from toolkiln.errors import DiscoveryError
 
 CLAIM_IS_CERTAIN = True
@@ -58,4 +58,10 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration:
             '(add one, `"""What it does."""`, to serve it as a tool)',
             kind="undocumented-script",
         )
-    return Declaration(dialect="python", description=docstring.split("\n\n")[0], python_entry="script")
+    warning = dependency_warning(candidate)
+    return Declaration(
+        dialect="python",
+        description=docstring.split("\n\n")[0],
+        python_entry="script",
+        warnings=[warning] if warning else [],
+    )

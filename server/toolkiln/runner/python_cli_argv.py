@@ -17,12 +17,12 @@ would add to it).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from toolkiln.errors import ProcessStartError
+from toolkiln.interpreters import python_command
 from toolkiln.model import CompiledTool, Parameter
 from toolkiln.runner.adapters import plain_values, text_form
 
@@ -56,7 +56,7 @@ def python_script_argv(script: Path, tool: CompiledTool, arguments: Mapping[str,
         elif param.name in arguments and arguments[param.name] != param.default:
             options += option_words(param, arguments[param.name])
     (early_options, early_positionals), (options, positionals) = groups[True], groups[False]
-    argv = [sys.executable, str(script), *early_options, *early_positionals]
+    argv = [*python_command(script), str(script), *early_options, *early_positionals]
     argv += [tool.command] if tool.command is not None else []
     return [*argv, *options, *(["--", *positionals] if positionals else [])]
 
