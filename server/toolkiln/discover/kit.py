@@ -32,7 +32,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from toolkiln.discover.base import Candidate, Declaration, make_parameter
-from toolkiln.discover.kit_metadata import all_metadata, name_and_description
+from toolkiln.discover.kit_metadata import all_metadata, name_and_description, read_script
 from toolkiln.discover.kit_metadata import read_metadata as read_metadata
 from toolkiln.discover.kit_metadata import slug_name as slug_name
 from toolkiln.discover.object_literal import LiteralError, ObjectLiteral, parse_object_literal
@@ -48,7 +48,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-MAX_SCRIPT_BYTES = 1024 * 1024
 # `schema = {`, optionally `export const schema: Schema = {`, optionally in a comment; or
 # Script Kit's call `defineSchema({`, optionally `const { input } = ` or `export const schema = `.
 _SCHEMA = re.compile(
@@ -104,11 +103,7 @@ def tool_name(candidate: Candidate) -> str | None:
 
 async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
     path = candidate.relative_path
-    try:
-        with candidate.path.open("rb") as handle:
-            text = handle.read(MAX_SCRIPT_BYTES).decode("utf-8", errors="replace")
-    except OSError as error:
-        raise DiscoveryError(f"cannot be read: {error.strerror or error}", path=path) from None
+    text = read_script(candidate)
     declaration = parse_script(text, path)
     if declaration is None:
         logger.debug("%s: not a kit tool: its schema.input is empty", path)

@@ -25,7 +25,7 @@ import re
 from typing import TYPE_CHECKING
 
 from toolkiln.discover.base import Candidate, Declaration, NotATool
-from toolkiln.discover.kit_metadata import all_metadata, slug_name
+from toolkiln.discover.kit_metadata import all_metadata, read_script, slug_name
 from toolkiln.discover.scriptkit_args import arg_parameters, params_call, params_parameters
 from toolkiln.errors import DiscoveryError
 from toolkiln.interpreters import TYPESCRIPT_SUFFIXES, node_command
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-MAX_SCRIPT_BYTES = 1024 * 1024
 SUFFIXES = (".js", ".mjs", ".ts", ".mts")
 _MCP = re.compile(r"^[ \t]*//[ \t]*mcp[ \t]*:[ \t]*(?P<value>[^\n]*?)[ \t]*$", re.IGNORECASE | re.MULTILINE)
 _IMPORTS_KIT = re.compile(
@@ -94,11 +93,7 @@ def tool_name(candidate: Candidate) -> str | None:
 
 async def declare(candidate: Candidate, probe: Probe) -> Declaration:
     path = candidate.relative_path
-    try:
-        with candidate.path.open("rb") as handle:
-            text = handle.read(MAX_SCRIPT_BYTES).decode("utf-8", errors="replace")
-    except OSError as error:
-        raise DiscoveryError(f"cannot be read: {error.strerror or error}", path=path) from None
+    text = read_script(candidate)
     name = mcp_name(text)
     if name is None:
         raise NotATool(
