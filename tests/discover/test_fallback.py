@@ -274,3 +274,20 @@ def test_opting_in_later_reads_a_file_the_index_knew_as_no_tool(
     assert tool_names(tools_dir, config_dir) == {}  # remembered as "not a tool"
     opt_in(config_dir, "bin/")
     assert tool_names(tools_dir, config_dir) == {"bin__convert": "bin/convert.sh"}
+
+
+def test_an_opted_in_file_another_dialect_claims_and_rejects_reaches_the_fallback(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    # argc's tags without argc's eval, and an agent tools.py whose functions have no
+    # docstrings: their dialects say "not a tool"; opted in, the fallback serves them.
+    make_tool("bin/tagged.sh", '#!/bin/sh\n# @describe Tags\n# @option --x\necho "usage: tagged [--x X]"\n')
+    make_tool("bin/tools.py", "#!/usr/bin/env python3\ndef helper(x):\n    return x\nprint('usage: tools')\n")
+    make_tool("other/tagged.sh", '#!/bin/sh\n# @describe Tags\n# @option --x\necho "usage"\n')
+    opt_in(config_dir, "bin/")
+    report = discover_tools(tools_dir, config_dir, probes="unconfined")
+    assert {t.name: t.script_path for t in report.tools} == {
+        "bin__tagged": "bin/tagged.sh",
+        "bin__tools": "bin/tools.py",
+    }
+    assert [(v.path, v.kind) for v in report.not_tools] == [("other/tagged.sh", "argc-no-eval")]

@@ -12,6 +12,7 @@ when a script has to be read or a config written.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from collections.abc import Callable, Sequence
@@ -239,7 +240,12 @@ async def _declare_all(
         async with limiter:
             try:
                 item.outcome = await item.dialect.declare(item.candidate, probe)
-            except (DiscoveryError, NotATool) as error:
+            except NotATool as verdict:
+                item.outcome = verdict
+                if item.dialect is not fallback and fallback.claims(item.candidate):
+                    with contextlib.suppress(DiscoveryError):  # then the first verdict stands
+                        item.outcome = await fallback.declare(item.candidate, probe)  # opted in
+            except DiscoveryError as error:
                 item.outcome = error
         done += 1
         if on_progress:
