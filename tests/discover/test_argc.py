@@ -304,3 +304,38 @@ def test_a_command_removed_from_the_script_leaves_its_config_missing(
     }  # fmt: skip
     [warning] = [w for w in report.warnings if "fs_edit" in str(w)]
     assert "no longer declares the tool 'fs_edit' (it declares del_todo, fs_create)" in str(warning)
+
+
+# A Python function tool whose author also wrote argc tags in its header comments (to
+# document it, or for a wrapper); Python cannot call argc, its `run` is the tool.
+PYTHON_WITH_TAGS = """\
+#!/usr/bin/env python3
+# ------------------------------------------------------------------
+# @describe Turn a word around.
+# @option --word! <TEXT> The word
+# @flag --upper Shout it
+# ------------------------------------------------------------------
+
+
+def run(word: str, upper: bool = False) -> str:
+    \"\"\"Turn a word around.\"\"\"
+    return word[::-1].upper() if upper else word[::-1]
+"""
+
+
+def test_a_python_function_with_argc_tags_in_its_comments_is_a_function_tool(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool("reverse.py", PYTHON_WITH_TAGS)
+    make_tool(
+        "tags_only.py", "# @describe Tags and nothing else\n# @option --x\nprint('hi')\n", executable=False
+    )
+    configs, report = discover(tools_dir, config_dir)
+    assert not report.errors
+    script_config = configs["reverse"]["script_config"]
+    assert (script_config["dialect"], script_config["python_entry"]) == ("python", "run(**)")
+    assert [(p["name"], p["type"], p.get("required", False)) for p in script_config["parameters"]] == [
+        ("word", "string", True),
+        ("upper", "boolean", False),
+    ]
+    assert [(n.path, n.kind) for n in report.not_tools] == [("tags_only.py", "argc-no-eval")]

@@ -161,3 +161,32 @@ async def test_the_shim_refuses_what_argc_refuses(tmp_path: Path) -> None:
     assert run.returncode == 1 and "invalid value `medium`" in run.stderr and run.stdout == ""
     run = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True)
     assert run.returncode == 1 and "--text <TEXT>" in run.stderr
+
+
+@pytest.fixture
+def termux_served(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
+    """Scripts written on Termux (Android) start `#!/data/data/com.termux/files/usr/bin/env
+    bash`, a path no other machine has."""
+    make_tool(
+        "ping.sh",
+        "#!/data/data/com.termux/files/usr/bin/env bash\n"
+        "set -euo pipefail\n"
+        "# @describe Ping a host\n"
+        "# @option --host! The host\n"
+        "# @option --count=4 How many\n"
+        "main() {\n"
+        '    printf \'host=[%s] count=[%s]\\n\' "$argc_host" "$argc_count" >> "$LLM_OUTPUT"\n'
+        "}\n" + EVAL,
+    )
+    report = discover_tools(tools_dir, config_dir)
+    assert not report.errors
+    build_catalog(config_dir, tools_dir)
+    return config_dir
+
+
+async def test_a_script_whose_shebang_names_a_missing_program_runs_with_bash(termux_served: Path) -> None:
+    """An argc script is bash whatever its shebang says: toolkiln runs it with bash when
+    the shebang's program is not there."""
+    result = await call(termux_served, "ping", {"host": "-c 9 example.org"})
+    assert not result.is_error, text_of(result)
+    assert text_of(result) == "host=[-c 9 example.org] count=[4]"

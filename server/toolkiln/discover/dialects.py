@@ -26,8 +26,10 @@ from toolkiln.discover.base import Dialect
 # so it goes first. Reading a header, a module or a script's parser declarations is free
 # and certain too; probing `--help` runs the file, so it goes late. The fallback is last:
 # it takes only files the user opted in and no dialect declares (help-json hands it the
-# executables whose `--help` is plain text).
+# executables whose `--help` is plain text). argc comes after the Python dialects: a `.py`
+# file cannot call argc, so argc tags in its comments document a `def run` (or a CLI) that
+# those dialects serve; argc still says why a tagged file nobody takes is not a tool.
 ALL_DIALECTS: tuple[Dialect, ...] = (
-    sidecar, annotations_dialect, argc, kit, scriptkit, raycast, python_module, python_function,
-    python_script, js_function, node_cli, help_json, fallback,
+    sidecar, annotations_dialect, kit, scriptkit, raycast, python_module, python_function,
+    python_script, argc, js_function, node_cli, help_json, fallback,
 )  # fmt: skip

@@ -57,16 +57,21 @@ _PARAM_TAGS = ("property", "param")
 
 
 def claims(candidate: Candidate) -> bool:
-    """A `.js`, `.cjs` or `.mjs` file that exports a `run`."""
+    """A `.js`, `.cjs` or `.mjs` file that exports a `run`, or an llm-functions agent's
+    `tools.js` that exports functions (`discover/js_agent.py`)."""
     if candidate.path.suffix.lower() not in SUFFIXES:
         return False
     text = candidate.head
     if text and candidate.stat.st_size > HEAD_BYTES and not _EXPORTED.search(text):
         text = _read(candidate)[0]
-    return _EXPORTED.search(text) is not None
+    if _EXPORTED.search(text) is not None:
+        return True
+    from toolkiln.discover.js_agent import is_agent_tools
+
+    return is_agent_tools(candidate.path.name, text)
 
 
-async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
+async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Declaration]:
     path = candidate.relative_path
     text, error = _read(candidate)
     if error:
@@ -76,20 +81,42 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
             "a JavaScript function tool: needs node (Node.js), which is not installed on the PATH",
             kind="runtime-missing",
         )
+    if not _EXPORTED.search(text):
+        from toolkiln.discover.js_agent import agent_declarations
+
+        return agent_declarations(text, path)
     blocks = read_blocks(text)
     sites = list(_DEFINITION.finditer(text))
-    own = next((block for site in sites if (block := _block_above(blocks, text, site.start()))), None)
-    typedefs = _typedefs(blocks)
-    tags, described = _parameter_tags(own, blocks, typedefs)
+    own = next((block for site in sites if (block := block_above(blocks, text, site.start()))), None)
+    return function_declaration(text, blocks, own, sites, path)
+
+
+def function_declaration(
+    text: str,
+    blocks: list[Block],
+    own: Block | None,
+    sites: list[re.Match[str]],
+    path: str,
+    *,
+    name: str = "run",
+    alone: bool = False,
+) -> Declaration:
+    """The tool of one function: `own` is its JSDoc, `sites` where it is defined. `alone`
+    (one of an agent's several functions): only its own JSDoc declares its parameters."""
+    typedefs = {**_typedefs(blocks), **(_typedefs([own]) if own else {})}  # its own `Args` first
+    if alone:  # never another function's JSDoc
+        tags, described = _parameter_tags(own, [own], typedefs) if own and own.tags else (None, own)
+    else:
+        tags, described = _parameter_tags(own, blocks, typedefs)
     description = (own.description if own else "") or (described.description if described else "")
     takes = _takes_arguments(text, sites)
     line = text.count("\n", 0, sites[0].start()) + 1 if sites else 1
     if tags is None:
         if takes:
             raise DiscoveryError(
-                "run() takes arguments, but no JSDoc says which: add `@typedef {Object} Args` with "
-                "an `@property {type} name - description` line for each, and `@param {Args} args`, "
-                "in the /** */ comment above run",
+                f"{name}() takes arguments, but no JSDoc says which: add `@typedef {{Object}} Args` "
+                "with an `@property {type} name - description` line for each, and `@param {Args} args`, "
+                f"in the /** */ comment above {name}",
                 path=path,
                 line=line,
             )
@@ -110,7 +137,7 @@ def _read(candidate: Candidate) -> tuple[str, str]:
         return "", error.strerror or str(error)
 
 
-def _block_above(blocks: list[Block], text: str, start: int) -> Block | None:
+def block_above(blocks: list[Block], text: str, start: int) -> Block | None:
     """The JSDoc block that ends right above `start` (nothing but blank space between)."""
     for block in blocks:
         if block.end <= start and not text[block.end : start].strip():

@@ -131,14 +131,15 @@ FUNCTION_RUNNER = Path(__file__).parent.parent / "runtimes" / "run_function.cjs"
 
 def _function_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
     """A JavaScript function tool: toolkiln's Node runner imports it and calls its
-    `run(arguments)` with the stdin JSON."""
+    `run(arguments)` (or the function its `command` names: an agent's `tools.js`) with
+    the stdin JSON."""
     node = shutil.which("node")
     if node is None:
         raise ProcessStartError(
             "it is a JavaScript function tool and needs node (Node.js), which is not installed "
             "on the PATH; install Node.js 18 or later"
         )
-    return [node, str(FUNCTION_RUNNER), str(script)]
+    return [node, str(FUNCTION_RUNNER), str(script), *([tool.command] if tool.command else [])]
 
 
 def _python_script_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:

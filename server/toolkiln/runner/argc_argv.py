@@ -10,6 +10,7 @@ repeated, a flag only when true, and the positionals in order after `--`. The sc
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -48,9 +49,23 @@ def argc_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) ->
             options += [param.option] if value is True else []
         else:
             options += [f"{param.option}={item}" for item in values]
-    runner = [] if runs_by_itself(script) else ["bash"]
+    runner = [] if runs_by_itself(script) and _shebang_program_exists(script) else ["bash"]
     command = [tool.command] if tool.command else []
     return [*runner, str(script), *command, *options, *(["--", *positionals] if positionals else [])]
+
+
+def _shebang_program_exists(script: Path) -> bool:
+    """Whether the program the shebang line names is there. An argc script is bash
+    whatever its shebang says (argc's `--argc-eval` prints bash), and scripts written on
+    Termux start `#!/data/data/com.termux/files/usr/bin/env bash`, which no other machine
+    has: such a script runs with bash rather than not at all."""
+    try:
+        with script.open("rb") as handle:
+            line = handle.readline(256)
+    except OSError:
+        return False
+    words = line[2:].split()
+    return bool(words) and os.access(os.fsdecode(words[0]), os.X_OK)
 
 
 def argc_env(env: Mapping[str, str]) -> dict[str, str]:

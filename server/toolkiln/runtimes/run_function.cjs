@@ -1,6 +1,7 @@
 // toolkiln's runner of function-style JavaScript tools (sigoden/llm-functions `tools/*.js`):
-//   node run_function.cjs TOOL_FILE   < arguments as one JSON object
-// It imports the tool (CommonJS or ES module), calls its exported `run(arguments)`, awaits
+//   node run_function.cjs TOOL_FILE [FUNCTION]   < arguments as one JSON object
+// It imports the tool (CommonJS or ES module), calls its exported `run(arguments)` (or the
+// exported FUNCTION, one of an llm-functions agent's `tools.js`), awaits
 // what it returns, and prints it: a string as it is, a number or boolean as text, an object
 // or array as JSON, nothing for null or undefined. What the tool prints itself goes first.
 // A throw (or a rejected promise) prints its message on stderr and exits with code 1.
@@ -17,10 +18,10 @@ function readStdin() {
   });
 }
 
-function findRun(mod) {
+function findFunction(mod, name) {
   for (const candidate of [mod, mod && mod.default, mod && mod["module.exports"]]) {
-    if (candidate && typeof candidate.run === "function") {
-      return candidate.run.bind(candidate);
+    if (candidate && Object.prototype.hasOwnProperty.call(candidate, name) && typeof candidate[name] === "function") {
+      return candidate[name].bind(candidate);
     }
   }
   return null;
@@ -43,12 +44,13 @@ function finish(text, code) {
 
 async function main() {
   const file = process.argv[2];
+  const name = process.argv[3] || "run";
   const input = (await readStdin()).trim();
   const args = input ? JSON.parse(input) : {};
   const mod = await import(pathToFileURL(file).href);
-  const run = findRun(mod);
+  const run = findFunction(mod, name);
   if (run === null) {
-    throw new Error(`${file} does not export a run function`);
+    throw new Error(`${file} does not export a ${name} function`);
   }
   const value = await run(args);
   finish(render(value), 0);
