@@ -13,6 +13,7 @@ from toolkiln.discover import (
     js_function,
     kit,
     node_cli,
+    python_argv,
     python_function,
     python_module,
     python_script,
@@ -29,5 +30,5 @@ from toolkiln.discover.base import Dialect
 # executables whose `--help` is plain text).
 ALL_DIALECTS: tuple[Dialect, ...] = (
     sidecar, annotations_dialect, argc, kit, scriptkit, raycast, python_module, python_function,
-    python_script, js_function, node_cli, help_json, fallback,
+    python_script, python_argv, js_function, node_cli, help_json, fallback,
 )  # fmt: skip
