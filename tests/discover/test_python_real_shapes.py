@@ -62,6 +62,16 @@ def main():
 main()
 """
 
+OPTPARSE_AT_MODULE_LEVEL = '''"""Compare two files."""
+import sys, difflib, optparse
+
+parser = optparse.OptionParser("usage: %prog [options] old new")
+parser.add_option("-u", action="store_true", default=False, help="Unified")
+options, args = parser.parse_args()
+old, new = args
+sys.stdout.writelines(difflib.unified_diff(open(old).readlines(), open(new).readlines()))
+'''
+
 ASKS_INTERACTIVELY = """def main():
     path = input("Which file? ")
     print(len(open(path).read()))
@@ -154,6 +164,7 @@ def test_scripts_that_read_their_command_line_by_hand_say_so(
     make_tool("upper.py", ARGV_BY_HAND, executable=False)
     make_tool("opts.py", GETOPT_MAIN, executable=False)
     make_tool("ask.py", ASKS_INTERACTIVELY, executable=False)
+    make_tool("compare.py", OPTPARSE_AT_MODULE_LEVEL, executable=False)
     report = discover_tools(tools_dir, config_dir, probes="none")
     assert report.tools == []
     verdicts = {v.path: v for v in report.not_tools}
@@ -161,9 +172,10 @@ def test_scripts_that_read_their_command_line_by_hand_say_so(
         "upper.py": "argv-by-hand",
         "opts.py": "argv-by-hand",
         "ask.py": "asks-input",
+        "compare.py": "argv-by-hand",
     }
     assert "fallback" in verdicts["upper.py"].reason and "getopt" in verdicts["opts.py"].reason
-    assert "input()" in verdicts["ask.py"].reason
+    assert "input()" in verdicts["ask.py"].reason and "optparse" in verdicts["compare.py"].reason
 
 
 def test_a_script_reading_argv_by_hand_can_still_be_opted_in_to_the_fallback(

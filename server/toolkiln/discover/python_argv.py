@@ -29,12 +29,18 @@ from toolkiln.discover.python_module import read_source
 
 CLAIM_IS_CERTAIN = True
 
+
 # What reads the command line by hand, by the name the reason gives it.
+def _imports(name: str) -> re.Pattern[str]:
+    """`import name`, `import sys, name` or `from name import ...`."""
+    return re.compile(rf"^\s*(?:import\s+(?:[\w.]+\s*,\s*)*{name}\b|from\s+{name}\s+import\b)", re.MULTILINE)
+
+
 _ARGV_READERS = (
-    ("getopt", re.compile(r"^\s*(?:import|from)\s+getopt\b", re.MULTILINE)),
-    ("optparse", re.compile(r"^\s*(?:import|from)\s+optparse\b", re.MULTILINE)),
-    ("docopt", re.compile(r"^\s*(?:import|from)\s+docopt\b", re.MULTILINE)),
-    ("fire", re.compile(r"^\s*(?:import|from)\s+fire\b", re.MULTILINE)),
+    ("getopt", _imports("getopt")),
+    ("optparse", _imports("optparse")),
+    ("docopt", _imports("docopt")),
+    ("fire", _imports("fire")),
     ("sys.argv", re.compile(r"\bsys\.argv\b|^\s*from\s+sys\s+import\s+.*\bargv\b", re.MULTILINE)),
 )
 _ASKS = re.compile(r"(?<![\w.])input\s*\(|\bgetpass\s*\(")
