@@ -13,6 +13,7 @@ from toolkiln.discover import (
     js_function,
     kit,
     node_cli,
+    python_argv,
     python_function,
     python_module,
     python_script,
@@ -31,5 +32,5 @@ from toolkiln.discover.base import Dialect
 # those dialects serve; argc still says why a tagged file nobody takes is not a tool.
 ALL_DIALECTS: tuple[Dialect, ...] = (
     sidecar, annotations_dialect, kit, scriptkit, raycast, python_module, python_function,
-    python_script, argc, js_function, node_cli, help_json, fallback,
+    python_script, python_argv, argc, js_function, node_cli, help_json, fallback,
 )  # fmt: skip

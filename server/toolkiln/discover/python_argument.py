@@ -36,7 +36,11 @@ def read_argument(call: ast.Call, reading: Reading, *, in_required_group: bool) 
     what = f"add_argument({', '.join(ast.unparse(arg) for arg in call.args)})"
     keywords = {k.arg: k.value for k in call.keywords if k.arg}
     flags = [arg.value for arg in call.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
-    if len(flags) != len(call.args) or not flags or any(k.arg is None for k in call.keywords):
+    dest_only = reading.literal(keywords.get("dest")) if not call.args else None
+    if isinstance(dest_only, str) and dest_only and not dest_only.startswith("-"):
+        flags = [dest_only]  # `add_argument(dest="path")`: a positional named by its dest
+    literal = len(flags) == len(call.args) or not call.args
+    if not literal or not flags or any(k.arg is None for k in call.keywords):
         raise DiscoveryError(
             f"{what}: its flags or options are not literal, so whether it is required cannot be told "
             "without running the script; the tool is not published",
@@ -111,7 +115,7 @@ def read_argument(call: ast.Call, reading: Reading, *, in_required_group: bool) 
     if fields.get("required"):
         fields["default"] = None
     description = _help(help_node, reading, name, fields.get("default"), keywords, hidden)
-    if _hint(keywords.get("type")) == "bool":  # argparse's classic trap
+    if _hint(keywords.get("type")) == "bool" and fields["type"] != "boolean":  # argparse's classic trap
         description = f"{description} (read with bool(): any text but an empty one is true)".strip()
     elif (
         fields["type"] == "string"
@@ -158,7 +162,7 @@ def _add_checked(
 def _action(node: ast.expr | None, reading: Reading) -> str:
     if node is None:
         return "store"
-    if isinstance(node, ast.Attribute) and node.attr == "BooleanOptionalAction":
+    if _hint(node) == "BooleanOptionalAction":  # argparse.X, or X imported from argparse
         return "BooleanOptionalAction"
     value = reading.literal(node)
     return value if isinstance(value, str) else "custom"

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from toolkiln.discover.base import HEAD_BYTES, Candidate, Declaration, NotATool
 from toolkiln.discover.probe import Probe
-from toolkiln.discover.python_hints import hinted_parameter
+from toolkiln.discover.python_hints import hinted_parameter, typed_dict_names
 from toolkiln.discover.python_module import read_source
 from toolkiln.errors import DiscoveryError
 
@@ -98,7 +98,7 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Decl
             "run() a docstring that says what the tool does)",
             kind="python-helper",
         )
-    return _declaration(function, docstring, _description(ast.get_docstring(module) or ""), path)
+    return _declaration(function, module, docstring, _description(ast.get_docstring(module) or ""), path)
 
 
 def _agent_tools(module: ast.Module, path: str) -> list[Declaration]:
@@ -114,7 +114,7 @@ def _agent_tools(module: ast.Module, path: str) -> list[Declaration]:
         raise NotATool("an agent's tools.py whose functions have no docstrings", kind="python-helper")
     return [
         dataclasses.replace(
-            _declaration(function, ast.get_docstring(function) or "", "", path),
+            _declaration(function, module, ast.get_docstring(function) or "", "", path),
             command=function.name,
             name=function.name,
         )
@@ -128,14 +128,19 @@ def keyword_function(
     """Another function called with keywords, as `run` is (Windmill's `def main(name: str,
     count: int = 1)`): the tool runs that function (`command`) with each argument a keyword."""
     fallback = _description(ast.get_docstring(module) or "")
-    declaration = _declaration(function, ast.get_docstring(function) or "", fallback, path)
+    declaration = _declaration(function, module, ast.get_docstring(function) or "", fallback, path)
     return dataclasses.replace(declaration, command=function.name)
 
 
 def _declaration(
-    function: ast.FunctionDef | ast.AsyncFunctionDef, docstring: str, fallback: str, path: str
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    module: ast.Module,
+    docstring: str,
+    fallback: str,
+    path: str,
 ) -> Declaration:
-    parameters, warnings = _parameters(function, _documented_arguments(docstring), path)
+    documented = _documented_arguments(docstring)
+    parameters, warnings = _parameters(function, documented, typed_dict_names(module), path)
     return Declaration(
         dialect="python",
         description=_description(docstring) or fallback,
@@ -213,7 +218,10 @@ def _documented_arguments(docstring: str) -> dict[str, tuple[str, str]]:
 
 
 def _parameters(
-    function: ast.FunctionDef | ast.AsyncFunctionDef, documented: dict[str, tuple[str, str]], path: str
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    documented: dict[str, tuple[str, str]],
+    objects: frozenset[str],
+    path: str,
 ) -> tuple[list[Parameter], list[DiscoveryError]]:
     """Each argument of run() (not `*args`, `**kwargs`) as a parameter. One whose type
     cannot be read is an error when it is required, and left out (Python's default
@@ -235,7 +243,7 @@ def _parameters(
             annotation, optional = _documented_type(type_text)
         try:
             parameter = hinted_parameter(
-                argument.arg, annotation, default, path, argument.lineno, description=text
+                argument.arg, annotation, default, path, argument.lineno, description=text, objects=objects
             )
         except DiscoveryError as error:
             if default is None and not optional:

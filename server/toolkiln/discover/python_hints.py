@@ -45,7 +45,11 @@ def signature_parameters(
         *zip(positional, defaults, strict=True),
         *zip(function.args.kwonlyargs, function.args.kw_defaults, strict=True),
     ]
-    return [hinted_parameter(arg.arg, arg.annotation, default, path, arg.lineno) for arg, default in pairs]
+    objects = typed_dict_names(module)
+    return [
+        hinted_parameter(arg.arg, arg.annotation, default, path, arg.lineno, objects=objects)
+        for arg, default in pairs
+    ]
 
 
 def typed_dict(module: ast.Module, annotation: ast.expr | None) -> ast.ClassDef | None:
@@ -58,6 +62,16 @@ def typed_dict(module: ast.Module, annotation: ast.expr | None) -> ast.ClassDef 
             }
             return node if "TypedDict" in bases else None
     return None
+
+
+def typed_dict_names(module: ast.Module) -> frozenset[str]:
+    """The module's top-level `TypedDict` classes: Windmill passes a resource as a dict
+    typed by one (`class postgresql(TypedDict): host: str ...`, `def main(db: postgresql)`)."""
+    return frozenset(
+        node.name
+        for node in module.body
+        if isinstance(node, ast.ClassDef) and typed_dict(module, ast.Name(node.name)) is not None
+    )
 
 
 def typed_dict_parameters(node: ast.ClassDef, path: str) -> list[Parameter]:
@@ -90,9 +104,11 @@ def hinted_parameter(
     *,
     required: bool | None = None,
     description: str = "",
+    objects: frozenset[str] = frozenset(),
 ) -> Parameter:
     """A parameter from a type hint and a default; a default that is not a literal
-    (`limit: int = DEFAULT_LIMIT`) makes the parameter optional, and Python applies it."""
+    (`limit: int = DEFAULT_LIMIT`) makes the parameter optional, and Python applies it.
+    A hint naming one of `objects` (the module's `TypedDict` classes) is an object."""
     fields: dict[str, Any] = {"name": name, **({"description": description} if description else {})}
     if default is not None:
         with contextlib.suppress(ValueError, SyntaxError):
@@ -103,7 +119,10 @@ def hinted_parameter(
     if annotation is not None:
         annotation, nullable = unwrap_optional(annotation)
         optional = optional or nullable
-        fields.update(hint_fields(annotation, name, path, line))
+        if hint_name(annotation) in objects:
+            fields["type"] = "object"
+        else:
+            fields.update(hint_fields(annotation, name, path, line))
     elif "default" in fields:
         fields["type"] = next((t for t in _DEFAULT_TYPES if value_matches_type(fields["default"], t)), "any")
     else:

@@ -40,6 +40,8 @@ CLAIM_IS_CERTAIN = True
 
 _ENTRY = re.compile(r"^(?:async\s+)?def\s+(execute|main)\s*\(\s*(\S?)", re.MULTILINE)
 _SELF_DESCRIBING = re.compile(r"""["']--help["']""")
+# `main(sys.argv[1:])`: a main that takes the command line as a list, not keywords.
+_ARGV_MAIN = re.compile(r"\bmain\s*\(\s*(?:sys\.)?argv\b")
 _CLI_IMPORT = re.compile(r"^\s*(?:import|from)\s+(argparse|click|typer)\b", re.MULTILINE)
 _PARAM_LINE = re.compile(r"^\s*@param\b\s*(.*)$")
 _SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Params|Returns|Raises|Example|Examples)\s*:\s*$")
@@ -61,6 +63,8 @@ def claims(candidate: Candidate) -> bool:
     if _CLI_IMPORT.search(text):
         return True
     for match in _ENTRY.finditer(text):
+        if match.group(1) == "main" and _ARGV_MAIN.search(text):
+            continue  # reads its command line by hand: help-json's, or python_argv's
         takes_params = match.group(2) not in ("", ")")
         if match.group(1) == "execute" or takes_params or "add_argument(" in text:
             return True

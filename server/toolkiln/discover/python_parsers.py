@@ -121,6 +121,18 @@ class ParserTrace:
         for entries in self.bindings.values():
             entries.sort(key=lambda entry: entry[0])
 
+    def _strings(self) -> dict[str, Any]:
+        """The module's constants, and names bound once, to a string (a `main()`'s
+        `text = "What it does"` handed to `ArgumentParser(description=text)`)."""
+        once = {
+            name: entries[0][1].value
+            for name, entries in self.bindings.items()
+            if len(entries) == 1
+            and isinstance(entries[0][1], ast.Constant)
+            and isinstance(entries[0][1].value, str)
+        }
+        return {**once, **self.constants}
+
     def _visit(self, call: ast.Call, *, attach: bool) -> None:
         """Make what `call` makes (a parser, group, subparsers action), or with `attach`
         tie an `add_argument` or `parse_args` call to its parser."""
@@ -132,7 +144,7 @@ class ParserTrace:
             return
         keywords = {k.arg: k.value for k in call.keywords if k.arg}
         if method == "ArgumentParser":
-            parser = Parser(call, description=_text(keywords.get("description"), self.constants))
+            parser = Parser(call, description=_text(keywords.get("description"), self._strings()))
             parser.parents = _elements(keywords.get("parents"))
             self._check_parser(call, keywords)
             self.made[id(call)] = parser

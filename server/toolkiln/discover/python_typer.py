@@ -172,6 +172,7 @@ def _read_parameter(
     if call is not None and call is default:
         value_node = call.args[0] if call.args else keywords.get("default")
     missing = value_node is None or (isinstance(value_node, ast.Constant) and value_node.value is Ellipsis)
+    missing = missing and "default_factory" not in keywords  # the factory makes the default
     value = None if missing else reading.literal(value_node)
     decls = [reading.literal(arg) for arg in (call.args[decls_from:] if call else [])]
     decls = [decl for decl in decls if isinstance(decl, str)]

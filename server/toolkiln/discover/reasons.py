@@ -73,6 +73,15 @@ HINTS: dict[str, tuple[str, str, str]] = {  # kind: (one file, several files, wh
     ),
     "argc-taskfile": ("file is an argc task file", "files are argc task files", "(Argcfile.sh): not tools"),
     "raycast-template": ("file is a Raycast template", "files are Raycast templates", "(`.template.`)"),
+    "argv-by-hand": (
+        "Python script reads", "Python scripts read",
+        "their command line by hand (sys.argv, getopt, optparse): serve them as they are with the "
+        "fallback (`discovery.fallback` in config/server.json), or declare their parameters",
+    ),
+    "asks-input": (
+        "Python script asks", "Python scripts ask",
+        "for input while running (`input()`), which a tool call cannot answer",
+    ),
     "runtime-missing": (
         "script needs", "scripts need", "a program that is not installed here (see each file's reason)"
     ),
