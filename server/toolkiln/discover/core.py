@@ -81,6 +81,7 @@ def discover_tools(
         return _DIALECT_OF_MODULE.get(entry.get("claimant", "")) or first_claimant(candidate, ALL_DIALECTS)
 
     pending: list[Pending] = []
+    pending_paths: set[str] = set()
     seen: dict[str, str] = {}
     for candidate, dialect in scan_tools(tools_dir, claimant, report.warnings):
         relative, entry = candidate.relative_path, known.get(candidate.relative_path)
@@ -101,6 +102,10 @@ def discover_tools(
             index.keep(relative, entry)
             continue
         name = _tool_name(candidate, dialect)
+        if name in seen and seen[name] in pending_paths:  # known once both are read (`settle_file`)
+            pending.append(Pending(candidate, dialect, name, None, contested=True))
+            pending_paths.add(relative)
+            continue
         if name in seen:
             report.errors.append(duplicate_error(name, seen[name], relative))
             continue
@@ -124,6 +129,7 @@ def discover_tools(
             report.tools.append(status_of(existing, "unchanged"))
         else:
             pending.append(Pending(candidate, dialect, name, existing))
+            pending_paths.add(relative)
 
     if pending:
         import anyio

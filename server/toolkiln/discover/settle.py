@@ -33,6 +33,9 @@ class Pending:
     name: str
     existing: ToolConfig | None
     outcome: Declaration | list[Declaration] | DiscoveryError | NotATool | None = None
+    # Another file read in this run would be a tool of the same name: which one is, if
+    # either, is known once both are read (a file of several tools leaves its name free).
+    contested: bool = False
 
 
 def settle_file(
@@ -50,6 +53,15 @@ def settle_file(
     if outcome == []:
         item.outcome = outcome = None
     if not isinstance(outcome, list):
+        if isinstance(outcome, Declaration) and seen.setdefault(item.name, relative) != relative:
+            report.errors.append(duplicate_error(item.name, seen[item.name], relative))
+            return None
+        if item.contested and isinstance(outcome, Declaration):
+            try:
+                item.existing = load_existing(config_dir, item.name)
+            except ConfigError as error:
+                report.errors.append(config_error(error))
+                return None
         settled = settle(item, tools_dir, config_dir, write, report)
         return [(item.name, settled)] if isinstance(settled, Declaration) else settled
     if seen.get(item.name) == relative:
@@ -57,6 +69,15 @@ def settle_file(
     served = []
     for declaration in outcome:
         name = declaration.name or command_tool_name(item.name, declaration.command or "")
+        if declaration.name and name in seen:  # its own name is taken (two agents' `add_todo`)
+            name = command_tool_name(item.name, declaration.command or "")
+            report.warnings.append(
+                DiscoveryError(
+                    f"{declaration.name!r} is already the tool of {seen[declaration.name]}, so this "
+                    f"one is {name!r}",
+                    path=relative,
+                )
+            )
         if name in seen:
             report.errors.append(duplicate_error(name, seen[name], relative))
             continue
