@@ -108,3 +108,49 @@ yargs.command({
     params = _params(config_dir, "ls")
     assert list(params) == ["dir", "all"]
     assert (params["dir"]["required"], params["all"]["type"]) == (False, "boolean")
+
+
+def test_parse_args_help_and_version_flags_are_not_parameters(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    body = """\
+import { parseArgs } from 'node:util';
+
+const { values, positionals } = parseArgs({
+  options: {
+    port: { type: 'string', short: 'p' },
+    help: { type: 'boolean', short: 'h' },
+    version: { type: 'boolean', short: 'v' },
+  },
+  allowPositionals: true,
+});
+if (values.help) { console.log('usage: serve [dir...] [-p port]'); process.exit(0); }
+"""
+    make_tool("serve.mjs", body, executable=False)
+    report = discover_tools(tools_dir, config_dir)
+    assert not report.errors
+    assert list(_params(config_dir, "serve")) == ["port", "positionals"]
+
+
+def test_the_description_skips_a_license_header_for_the_comment_that_says_what_it_does(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    body = """\
+/**
+ * @license
+ * Copyright 2021 Example Corp
+ * SPDX-License-Identifier: MIT
+ */
+
+// Compare two result folders and print the metrics that moved.
+//     node compare.js --base a --head b
+
+import yargs from 'yargs';
+const argv = yargs(process.argv.slice(2)).option('base', { type: 'string' }).argv;
+"""
+    make_tool("compare.js", body, executable=False)
+    report = discover_tools(tools_dir, config_dir)
+    assert not report.errors
+    assert _script(config_dir, "compare").description == (
+        "Compare two result folders and print the metrics that moved. node compare.js --base a --head b"
+    )
