@@ -267,6 +267,7 @@ def _parameter(
     for flag in ("boolean", "string", "number", "count"):
         if settings.get(flag) is True and value_type is None:
             value_type = _TYPES[flag]
+    declared_boolean = value_type == "boolean"
     if value_type is None:
         value_type = (
             _type_of_value(default)
@@ -284,6 +285,8 @@ def _parameter(
         "description": _description(settings),
         "option": "" if positional else f"--{key}",
     }
+    if value_type == "boolean" and not declared_boolean and not positional:
+        fields["option"] = f"--{key}="  # yargs reads `--key` alone as the default: give the value
     if not is_literal(default) and default is not None:
         default = None
     fields["default"] = default_of(default, value_type, items)
