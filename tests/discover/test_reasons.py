@@ -52,7 +52,7 @@ def test_hints_group_files_by_reason_the_actionable_first() -> None:
     verdicts += [NotTool("a.md", "data", "r"), NotTool("h.sh", "not-executable", "r")]
     hints = summarise(verdicts)
     assert hints[0].startswith("12 executables answer `--help` with plain text")
-    assert "fallback" in hints[0] and "sidecar" in hints[0]
+    assert "fallback" in hints[0] and "sidecar" in hints[0] and "`# @param`" in hints[0]
     assert hints[1].startswith("1 script declares nothing toolkiln reads")
     assert hints[2] == "1 file is data or documentation, not scripts"
 

@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolkiln.discover.base import Candidate, Declaration, NotATool, make_parameter
+from toolkiln.discover.fallback_text import describe
 from toolkiln.discover.probe import Probe, run_probe
+from toolkiln.discover.start_failure import start_failure
 from toolkiln.errors import DiscoveryError, ProcessStartError
 from toolkiln.fallback_globs import is_opted_in, read_fallback_patterns
 from toolkiln.interpreters import INTERPRETERS, find_interpreter, interpreter_names, runs_by_itself
@@ -67,14 +69,11 @@ def claims(candidate: Candidate) -> bool:
 
 
 async def declare(candidate: Candidate, probe: Probe) -> Declaration:
-    path = candidate.relative_path
     interpreter = _interpreter(candidate)
     try:
         result = await run_probe(candidate, ["--help"], probe, HELP_OUTPUT_LIMIT, interpreter)
     except ProcessStartError as error:
-        raise DiscoveryError(
-            f"{error} (does it start with a shebang line such as #!/bin/bash?)", path=path
-        ) from None
+        raise start_failure(candidate, error) from None
     return declare_from_help(candidate, result, probe.timeout)
 
 
@@ -82,7 +81,7 @@ def declare_from_help(candidate: Candidate, result: ProcessResult, timeout: floa
     """The fallback tool of an opted-in file, from what its `--help` printed."""
     path = candidate.relative_path
     warnings = []
-    text = "" if result.timed_out else help_text(result)
+    text = "" if result.timed_out else describe(candidate, help_text(result))
     if result.timed_out:
         warnings.append(
             DiscoveryError(
@@ -92,7 +91,7 @@ def declare_from_help(candidate: Candidate, result: ProcessResult, timeout: floa
         )
     description = text or (
         f"Runs the program {path} with the command-line arguments given in `args` "
-        "(it printed no `--help` text)."
+        "(it printed no `--help` text of its own)."
     )
     args = make_parameter(
         path,

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from toolkiln.discover import fallback
 from toolkiln.discover.base import Candidate, Declaration, NotATool, make_parameter
 from toolkiln.discover.probe import Probe, run_probe
+from toolkiln.discover.start_failure import start_failure
 from toolkiln.errors import DiscoveryError, ProcessStartError
 from toolkiln.files import locate_key
 from toolkiln.vocabulary import ParamType
@@ -54,9 +55,7 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
     try:
         result = await run_probe(candidate, ["--help"], probe, PROBE_OUTPUT_LIMIT)
     except ProcessStartError as error:
-        raise DiscoveryError(
-            f"{error} (does it start with a shebang line such as #!/bin/bash?)", path=path
-        ) from None
+        raise start_failure(candidate, error) from None
     speaks_json = result.stdout.lstrip().startswith(b"{")
     if fallback.opted_in(candidate) and (result.timed_out or not speaks_json):
         return fallback.declare_from_help(candidate, result, probe.timeout)  # plain text: opted in

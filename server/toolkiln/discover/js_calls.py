@@ -199,6 +199,8 @@ class _Reader:
         token = tokens[index]
         value: Any = OPAQUE
         after = index + 1
+        if token.kind == "(":  # `(x) => ...`, `(a || b)`: skipped whole, from its `(`
+            return OPAQUE, self._skip(index)
         if token.kind in ("string", "number"):
             value = token.value if token.value is not None else OPAQUE
         elif token.kind == "-" and index + 1 < len(tokens) and tokens[index + 1].kind == "number":

@@ -186,27 +186,47 @@ def _check_runnable(candidate: Candidate) -> None:
 
 
 _DIRECTIVE = re.compile(r"^(?:eslint|@ts-|prettier|jshint|global\s|istanbul|#region|#endregion)")
+_LICENSE = re.compile(
+    r"@license|\bcopyright\b|SPDX-License-Identifier|Permission is hereby granted|Licensed under",
+    re.IGNORECASE,
+)
 
 
 def leading_comment(text: str) -> str:
-    """The first comment of the file (after the shebang and `'use strict'`), as prose:
-    `//` lines or a `/* */` block, without JSDoc tags and linter directives."""
+    """The first comment of the file (after the shebang and `'use strict'`) that says
+    something, as prose: `//` lines or a `/* */` block, without JSDoc tags and linter
+    directives. A license header is skipped for the comment below it."""
     lines = text.splitlines()
     index = 1 if lines and lines[0].startswith("#!") else 0
-    while index < len(lines) and (
-        not lines[index].strip() or lines[index].strip().strip(";") in ('"use strict"', "'use strict'")
-    ):
-        index += 1
+    while True:
+        while index < len(lines) and (
+            not lines[index].strip() or lines[index].strip().strip(";") in ('"use strict"', "'use strict'")
+        ):
+            index += 1
+        prose, index = _comment_at(lines, index)
+        if prose is None:
+            return ""
+        kept = [line for line in prose if not line.startswith("@") and not _DIRECTIVE.match(line)]
+        if kept and not _LICENSE.search(" ".join(prose)):
+            return " ".join(" ".join(kept).split())[:1000]
+
+
+def _comment_at(lines: list[str], index: int) -> tuple[list[str] | None, int]:
+    """The lines of the comment that starts at `index` (None if none does), and the index after it."""
+    if index >= len(lines):
+        return None, index
     prose: list[str] = []
-    if index < len(lines) and lines[index].lstrip().startswith("/*"):
+    if lines[index].lstrip().startswith("/*"):
         for line in lines[index:]:
+            index += 1
             closed = "*/" in line
             prose.append(line.split("*/")[0].strip().lstrip("/").lstrip("*").strip())
             if closed:
                 break
-    else:
-        while index < len(lines) and lines[index].lstrip().startswith("//"):
-            prose.append(lines[index].lstrip().lstrip("/").strip())
-            index += 1
-    kept = [line for line in prose if not line.startswith("@") and not _DIRECTIVE.match(line)]
-    return " ".join(" ".join(kept).split())[:1000]
+        return prose, index
+    if not lines[index].lstrip().startswith("//"):
+        return None, index
+    while index < len(lines) and lines[index].lstrip().startswith("//"):
+        prose.append(lines[index].lstrip().lstrip("/").strip())
+        index += 1
+    return prose, index

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from toolkiln.model import Parameter
 
 _TYPES = {"string": "string", "boolean": "boolean"}
+_BUILT_IN = {"help", "version"}
 
 
 def read_parse_args(text: str, path: str) -> CliSpec:
@@ -51,6 +52,8 @@ def read_parse_args(text: str, path: str) -> CliSpec:
                 f"option {key!r}: `type` must be 'string' or 'boolean'", path=path, line=call.line
             )
         value_type = _TYPES[settings["type"]]
+        if key in _BUILT_IN and value_type == "boolean":
+            continue  # `--help` / `--version`: what the script says about itself, not an input
         multiple = settings.get("multiple") is True
         fields: dict[str, Any] = {
             "name": parameter_name(key),

@@ -99,8 +99,7 @@ def _read_command(calls: list[Call], path: str, spec: CliSpec, *, commands: bool
             continue  # a subcommand: its own tool
         if call.method == "command":
             positionals = _default_command(call, keys, lines, positionals)
-            if len(call.args) > 1 and isinstance(call.args[1], str) and not spec.description:
-                spec.description = call.args[1]
+            spec.description = spec.description or _command_description(call)
         elif call.method in ("option", "positional") and isinstance(first, str):
             _settle(keys, lines, first, call.args[1] if len(call.args) > 1 else {}, call.line)
         elif call.method == "options" and isinstance(first, dict):
@@ -155,16 +154,25 @@ def _is_default(command: Any) -> bool:
     return isinstance(command, str) and command.split(" ", 1)[0] in ("$0", "*")
 
 
+def _command_description(call: Call) -> str:
+    """`.command('$0', 'desc', ...)` or `.command({command: '$0', describe: 'desc'})`."""
+    first = call.args[0] if call.args else None
+    if isinstance(first, dict):
+        return _description(first)
+    second = call.args[1] if len(call.args) > 1 else None
+    return " ".join(second.split()) if isinstance(second, str) else ""
+
+
 def _default_command(
     call: Call, keys: dict[str, dict[str, Any]], lines: dict[str, int], known: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """The positionals of `.command('$0 <file> [more..]', desc, builder)`; an object builder's options."""
     command = call.args[0]
+    builder = call.args[2] if len(call.args) > 2 else None
     if isinstance(command, list):
         command = command[0]
     if isinstance(command, dict):
-        command = command.get("command", "$0")
-    builder = call.args[2] if len(call.args) > 2 else None
+        command, builder = command.get("command", "$0"), command.get("builder")
     if isinstance(builder, dict):
         for key, settings in builder.items():
             _settle(keys, lines, key, settings, call.line)
@@ -259,6 +267,7 @@ def _parameter(
     for flag in ("boolean", "string", "number", "count"):
         if settings.get(flag) is True and value_type is None:
             value_type = _TYPES[flag]
+    declared_boolean = value_type == "boolean"
     if value_type is None:
         value_type = (
             _type_of_value(default)
@@ -276,6 +285,8 @@ def _parameter(
         "description": _description(settings),
         "option": "" if positional else f"--{key}",
     }
+    if value_type == "boolean" and not declared_boolean and not positional:
+        fields["option"] = f"--{key}="  # yargs reads `--key` alone as the default: give the value
     if not is_literal(default) and default is not None:
         default = None
     fields["default"] = default_of(default, value_type, items)

@@ -31,8 +31,8 @@ HINTS: dict[str, tuple[str, str, str]] = {  # kind: (one file, several files, wh
     "plain-help": (
         "executable answers", "executables answer",
         "`--help` with plain text, not toolkiln's JSON: serve them as they are with the fallback "
-        "(`discovery.fallback` in config/server.json), or describe each in a sidecar JSON beside "
-        "it (docs/dialects.md)",
+        "(`discovery.fallback` in config/server.json), or declare each one's parameters: a "
+        "`# Tool:` / `# @param` comment header, argc tags or a sidecar JSON (docs/dialects.md)",
     ),
     "help-failed": (
         "executable fails", "executables fail",

@@ -5,6 +5,10 @@ commander, yargs and `parseArgs` read them. Each parameter's `option` says how:
                an array repeats it (`--tag=a --tag=b`), which all three accumulate;
                a boolean is `--name` when true, and `--no-name` when false against a
                default of true
+    "--name="  a yargs boolean known only by its default (`.default('x', false)`):
+               yargs reads `--name` alone as that default, so true is `--name=true`
+               (the script sees the truthy string "true") and false `--no-name`,
+               each only when it is not the default
     "--no-x"   a negatable commander flag: `--no-x` when false
     "-n"       a short-only option: `-nvalue`, or `-n` for a boolean
     ""         a positional before the options (yargs' `$0 <file>`), one word each,
@@ -64,6 +68,10 @@ def node_cli_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]
 
 
 def _option_words(option: str, param_type: str, default: Any, value: Any, values: list[str]) -> list[str]:
+    if param_type == "boolean" and option.endswith("="):
+        if (value is True) == (default is True):
+            return []  # the script's own default
+        return [f"{option}true"] if value is True else [f"--no-{option[2:-1]}"]
     if param_type == "boolean":
         return _flag(option, value is True, default is True)
     if option.startswith("--"):
