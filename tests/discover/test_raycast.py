@@ -209,15 +209,23 @@ def test_an_argument_numbered_twice_or_after_a_gap_is_an_error_not_a_tool_missin
     with pytest.raises(DiscoveryError, match=r"argument2` is declared twice.*first on line 6") as caught:
         declare(make_tool("store-secret.sh", twice), tools_dir)
     assert caught.value.line == 7
-    gap = twice.replace("argument2 { \"type\": \"text\"", "argument3 { \"type\": \"text\"").replace(
-        "argument2 { \"type\": \"password\"", "argument4 { \"type\": \"password\""
+    gap = twice.replace('argument2 { "type": "text"', 'argument3 { "type": "text"').replace(
+        'argument2 { "type": "password"', 'argument4 { "type": "password"'
     )
-    with pytest.raises(DiscoveryError, match=r"argument3` without `@raycast\.argument2`.*arrive as \$2") as caught:
+    with pytest.raises(
+        DiscoveryError, match=r"argument3` without `@raycast\.argument2`.*arrive as \$2"
+    ) as caught:
         declare(make_tool("store-secret.sh", gap), tools_dir)
     assert caught.value.line == 6
     # The same line twice (a copy) changes nothing.
-    same = twice.replace('"type": "password", "placeholder": "Secret"', '"type": "text", "placeholder": "Login", "optional": true')
-    assert [p.name for p in declare(make_tool("store-secret.sh", same), tools_dir).parameters] == ["service", "login"]
+    same = twice.replace(
+        '"type": "password", "placeholder": "Secret"',
+        '"type": "text", "placeholder": "Login", "optional": true',
+    )
+    assert [p.name for p in declare(make_tool("store-secret.sh", same), tools_dir).parameters] == [
+        "service",
+        "login",
+    ]
 
 
 def test_a_template_is_not_a_tool_and_says_why(make_tool: MakeTool, tools_dir: Path) -> None:
