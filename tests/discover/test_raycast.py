@@ -166,7 +166,66 @@ def test_placeholders_become_unique_names_else_argument_n(make_tool: MakeTool, t
         '"placeholder": "query", ', ""
     )
     declaration = declare(make_tool("names.sh", body), tools_dir)
-    assert [p.name for p in declaration.parameters] == ["grosse_cm", "argument2", "path"]
+    assert [p.name for p in declaration.parameters] == ["grosse", "argument2", "path"]
+
+
+def test_a_name_leaves_out_the_example_or_format_that_follows_the_words(
+    make_tool: MakeTool, tools_dir: Path
+) -> None:
+    body = """\
+        #!/bin/sh
+        # @raycast.schemaVersion 1
+        # @raycast.title Shapes of placeholders
+        # @raycast.mode silent
+        # @raycast.argument1 { "type": "text", "placeholder": "Hex colour (e.g. #00FF7F)" }
+        # @raycast.argument2 { "type": "text", "placeholder": "Blur=3", "optional": true }
+        # @raycast.argument3 { "type": "text", "placeholder": "Hex colour [fallback]", "optional": true }
+    """
+    declaration = declare(make_tool("tint.sh", body), tools_dir)
+    assert [(p.name, p.description) for p in declaration.parameters] == [
+        ("hex_colour", "Hex colour (e.g. #00FF7F)"),
+        ("blur", "Blur=3"),
+        ("hex_colour_fallback", "Hex colour [fallback]"),  # the short name is taken
+    ]
+    body = body.replace('"Blur=3"', '"(optional) blur radius"')
+    assert declare(make_tool("tint.sh", body), tools_dir).parameters[1].name == "optional_blur_radius"
+
+
+def test_an_argument_numbered_twice_or_after_a_gap_is_an_error_not_a_tool_missing_one(
+    make_tool: MakeTool, tools_dir: Path
+) -> None:
+    # Copied and edited by hand: the second `argument2` should have been `argument3`; the
+    # script reads `$3`, which Raycast never gives, and its required value would be lost.
+    twice = """\
+        #!/bin/bash
+        # @raycast.schemaVersion 1
+        # @raycast.title Store Secret
+        # @raycast.mode fullOutput
+        # @raycast.argument1 { "type": "text", "placeholder": "Service" }
+        # @raycast.argument2 { "type": "text", "placeholder": "Login", "optional": true }
+        # @raycast.argument2 { "type": "password", "placeholder": "Secret" }
+        echo "$1 $2 ${#3}"
+    """
+    with pytest.raises(DiscoveryError, match=r"argument2` is declared twice.*first on line 6") as caught:
+        declare(make_tool("store-secret.sh", twice), tools_dir)
+    assert caught.value.line == 7
+    gap = twice.replace('argument2 { "type": "text"', 'argument3 { "type": "text"').replace(
+        'argument2 { "type": "password"', 'argument4 { "type": "password"'
+    )
+    with pytest.raises(
+        DiscoveryError, match=r"argument3` without `@raycast\.argument2`.*arrive as \$2"
+    ) as caught:
+        declare(make_tool("store-secret.sh", gap), tools_dir)
+    assert caught.value.line == 6
+    # The same line twice (a copy) changes nothing.
+    same = twice.replace(
+        '"type": "password", "placeholder": "Secret"',
+        '"type": "text", "placeholder": "Login", "optional": true',
+    )
+    assert [p.name for p in declare(make_tool("store-secret.sh", same), tools_dir).parameters] == [
+        "service",
+        "login",
+    ]
 
 
 def test_a_template_is_not_a_tool_and_says_why(make_tool: MakeTool, tools_dir: Path) -> None:

@@ -236,7 +236,67 @@ def test_the_runtime_reads_filters_without_jq(
 def test_no_argument_nor_server_variable_can_point_the_sdk_elsewhere() -> None:
     from toolkiln.runner.sidecar_run import MCP_SDK, sidecar_env
 
-    env = sidecar_env({"MCPBASH_JSON_TOOL_BIN": "/evil", "MCP_SDK": "/evil", "MCP_TOOL_ARGS_FILE": "/x"}, {})
+    env = sidecar_env(
+        {
+            "MCPBASH_JSON_TOOL_BIN": "/evil",
+            "MCP_SDK": "/evil",
+            "MCP_TOOL_ARGS_FILE": "/x",
+            "MCPBASH_PROJECT_ROOT": "/evil",
+        },
+        {},
+        Path("/x/tools/t/tool.sh"),
+    )
     assert env["MCP_SDK"] == str(MCP_SDK) and (MCP_SDK / "tool-sdk.sh").is_file()
     assert env["MCPBASH_JSON_TOOL_BIN"] in ("", shutil.which("gojq"), shutil.which("jq"))
     assert "MCP_TOOL_ARGS_FILE" not in env and env["MCP_TOOL_ARGS_JSON"] == "{}"
+    assert "MCPBASH_PROJECT_ROOT" not in env  # set only from the tools folder the server knows
+
+
+# mcp-bash's own convention for code shared between tools: `lib/` at the project's root,
+# sourced through MCPBASH_PROJECT_ROOT, under `set -u` (an unset root is a crash).
+SHARED_LIB_SH = r"""
+#!/usr/bin/env bash
+set -euo pipefail
+source "${MCP_SDK:?}/tool-sdk.sh"
+source "${MCPBASH_PROJECT_ROOT}/lib/shared.sh"
+id="$(mcp_args_require '.ticketId')"
+mcp_emit_json "$(mcp_json_obj ticket "$(shared_label "${id}")" tools "${MCPBASH_TOOLS_DIR}")"
+"""
+TICKET_META = {
+    "name": "ticket-label",
+    "description": "Label a ticket",
+    "inputSchema": {"properties": {"ticketId": {"type": "integer"}}, "required": ["ticketId"]},
+}
+
+
+@pytest.fixture
+def projects(make_tool: MakeTool, tools_dir: Path, config_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("MCPBASH_PROJECT_ROOT", "/nowhere")  # the server's own value does not leak
+    # The tools folder is the project's `tools/`, its `lib/` beside it ...
+    (tools_dir.parent / "lib").mkdir()
+    (tools_dir.parent / "lib/shared.sh").write_text('shared_label() { printf "T-%s (top)" "$1"; }\n')
+    make_tool("label/tool.sh", SHARED_LIB_SH)
+    write_json(tools_dir / "label/tool.meta.json", TICKET_META)
+    # ... or it holds a whole project, whose root is the parent of its own `tools/`.
+    (tools_dir / "crm/lib").mkdir(parents=True)
+    (tools_dir / "crm/lib/shared.sh").write_text('shared_label() { printf "T-%s (crm)" "$1"; }\n')
+    make_tool("crm/tools/label/tool.sh", SHARED_LIB_SH)
+    write_json(tools_dir / "crm/tools/label/tool.meta.json", {**TICKET_META, "name": "crm-ticket-label"})
+    report = discover_tools(tools_dir, config_dir)
+    assert not report.errors, report.errors
+    build_catalog(config_dir, tools_dir)
+    return config_dir
+
+
+async def test_tools_source_the_projects_lib_through_mcpbash_project_root(
+    projects: Path, tools_dir: Path
+) -> None:
+    async with connect(projects, "auto") as client:
+        top = await client.call_tool("ticket-label", {"ticketId": 7})
+        crm = await client.call_tool("crm-ticket-label", {"ticketId": 8})
+    assert not top.is_error and not crm.is_error, (text_of(top), text_of(crm))
+    assert top.structured_content == {"ticket": "T-7 (top)", "tools": str(tools_dir.resolve())}
+    assert crm.structured_content == {
+        "ticket": "T-8 (crm)",
+        "tools": str((tools_dir / "crm/tools").resolve()),
+    }

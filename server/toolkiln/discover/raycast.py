@@ -89,6 +89,7 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration:
         warnings.append(
             DiscoveryError("has no `@raycast.mode` (Raycast needs one); served all the same", path=path)
         )
+    _check_argument_numbers(candidate.head, path)
     described = fields.get("description")
     return Declaration(
         dialect="raycast",
@@ -148,6 +149,38 @@ def runtime_problem(candidate: Candidate) -> str | None:
 def _missing(program: str, what: str) -> str:
     macos = " (a macOS program)" if program in _MACOS_ONLY else ""
     return f"needs {program}{macos}, which is not installed here ({what}); it cannot run as a tool"
+
+
+def _check_argument_numbers(text: str, path: str) -> None:
+    """Each `argumentN` once, and numbered 1, 2, 3 without a gap: the values reach the
+    script by position (`$1 $2 $3`), so a second `argument2` (whose parameter would be
+    dropped) or an `argument3` without `argument2` (whose value would arrive as `$2`) would
+    serve a tool that gets its arguments wrong."""
+    seen: dict[int, _Field] = {}
+    for match in _FIELD.finditer(text):
+        number = _ARGUMENT.fullmatch(match.group(1).lower())
+        if number is None:
+            continue
+        key = int(number.group(1))
+        field = _Field(match.group(2).strip(), text.count("\n", 0, match.start()) + 1)
+        if key in seen and seen[key].value != field.value:
+            raise DiscoveryError(
+                f"`@raycast.argument{key}` is declared twice, with different values (first on "
+                f"line {seen[key].line}): give each argument its own number, in the order the "
+                "script reads them ($1 $2 $3)",
+                path=path,
+                line=field.line,
+            )
+        seen.setdefault(key, field)
+    for key, field in sorted(seen.items()):
+        if key > 1 and key - 1 not in seen:
+            raise DiscoveryError(
+                f"`@raycast.argument{key}` without `@raycast.argument{key - 1}`: the arguments "
+                f"reach the script in order ($1 $2 $3), so its value would arrive as ${key - 1}; "
+                "number them 1, 2, 3 without a gap",
+                path=path,
+                line=field.line,
+            )
 
 
 def _parameters(fields: dict[str, _Field], path: str) -> list[Parameter]:
@@ -234,14 +267,24 @@ def _dropdown(data: Any, where: str, path: str, line: int) -> tuple[list[str], s
 
 
 def _parameter_name(placeholder: Any, number: int, taken: set[str]) -> str:
-    """The placeholder as a name (`"from city"` -> `from_city`), else `argumentN`."""
+    """The placeholder as a name (`"from city"` -> `from_city`), without the example or
+    format that often follows it (`"Color (e.g. #FFEEFF)"` -> `color`, `"Intensity=5"` ->
+    `intensity`: the description keeps them); else the whole placeholder; else `argumentN`."""
     fallback = f"argument{number}"
-    if not isinstance(placeholder, str):
-        placeholder = ""
-    ascii_text = unicodedata.normalize("NFKD", placeholder.casefold()).encode("ascii", "ignore").decode()
-    name = re.sub(r"[^a-z0-9]+", "_", ascii_text).strip("_")[:64]
-    if PARAM_NAME_PATTERN.match(name) and not sensitive_env_reason(name) and name not in taken:
-        return name
+    text = placeholder if isinstance(placeholder, str) else ""
+    for candidate in (_EXAMPLE.sub("", text), text):
+        name = _slug(candidate)
+        if PARAM_NAME_PATTERN.match(name) and not sensitive_env_reason(name) and name not in taken:
+            return name
     while fallback in taken:  # a placeholder took `argumentN` itself
         fallback += "_"
     return fallback
+
+
+# What follows the words of a placeholder: `(e.g. ...)`, `[...]`, `=default`, `: example`.
+_EXAMPLE = re.compile(r"\s*(?:\(.*|\[.*|=.*|:\s.*)$", re.DOTALL)
+
+
+def _slug(text: str) -> str:
+    ascii_text = unicodedata.normalize("NFKD", text.casefold()).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "_", ascii_text).strip("_")[:64]

@@ -83,5 +83,5 @@ def script_env(
     if tool.dialect == "sidecar":  # last: no argument may set the SDK's own variables
         from toolkiln.runner.sidecar_run import sidecar_env
 
-        env = sidecar_env(env, arguments)
+        env = sidecar_env(env, arguments, script)
     return env

@@ -59,10 +59,16 @@ def _program(script: Path) -> list[str]:
     return [*(command or interpreter_names(script)[:1]), str(script)]
 
 
-def sidecar_env(env: dict[str, str], arguments: Mapping[str, Any] | None) -> dict[str, str]:
+def sidecar_env(env: dict[str, str], arguments: Mapping[str, Any] | None, script: Path) -> dict[str, str]:
     """`env` with the variables mcp-bash's SDK reads, and no other `MCP_*`/`MCPBASH_*`:
-    neither the server's environment nor an argument may point the SDK elsewhere."""
+    neither the server's environment nor an argument may point the SDK elsewhere. The
+    project's folders are mcp-bash's too: its tools share code by sourcing
+    `"${MCPBASH_PROJECT_ROOT}/lib/helpers.sh"`."""
+    tools_dir = env.get("TOOLKILN_TOOLS_DIR")
     env = {key: value for key, value in env.items() if not key.startswith(_RUNTIME_PREFIXES)}
+    if tools_dir:
+        project_tools = _project_tools_dir(script, Path(tools_dir))
+        env.update(MCPBASH_PROJECT_ROOT=str(project_tools.parent), MCPBASH_TOOLS_DIR=str(project_tools))
     env.update(
         MCP_SDK=str(MCP_SDK),
         MCPBASH_MODE="full",
@@ -74,6 +80,19 @@ def sidecar_env(env: dict[str, str], arguments: Mapping[str, Any] | None) -> dic
     if len(payload) <= ARGS_ENV_LIMIT:
         env["MCP_TOOL_ARGS_JSON"] = payload
     return env
+
+
+def _project_tools_dir(script: Path, tools_dir: Path) -> Path:
+    """The `tools/` folder of the mcp-bash project the script belongs to: the nearest
+    folder named `tools` from the script up to the tools folder (toolkiln's tools folder
+    may be the project's `tools/`, or hold the project), else the tools folder itself."""
+    tools_dir = tools_dir.resolve()
+    folder = script.resolve().parent
+    while folder != tools_dir and tools_dir in folder.parents:
+        if folder.name == "tools":
+            return folder
+        folder = folder.parent
+    return tools_dir
 
 
 @cache
