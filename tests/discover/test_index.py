@@ -104,3 +104,18 @@ def test_a_removed_file_leaves_the_index(make_tool: MakeTool, tools_dir: Path, c
     (tools_dir / "notes.md").unlink()
     discover(tools_dir, config_dir)
     assert json.loads((config_dir / INDEX_NAME).read_text())["files"].keys() == {"greet.sh"}
+
+
+def test_an_index_from_another_toolkiln_reads_every_script_again_once(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool("greet.sh", ANNOTATED)
+    discover(tools_dir, config_dir)
+    config = config_file(config_dir, "greet")
+    edit_config(config, lambda data: data["script_config"].update(description="as an older toolkiln read it"))
+    assert changes(discover(tools_dir, config_dir)) == {"greet": "unchanged"}  # the script did not change
+    index = config_dir / INDEX_NAME
+    index.write_text(json.dumps({**json.loads(index.read_text()), "key": "0.0.1:older"}))
+    report = discover(tools_dir, config_dir)  # a new toolkiln: what the script declares is read again
+    assert (changes(report), report.tools[0].description) == ({"greet": "updated"}, "Greets")
+    assert changes(discover(tools_dir, config_dir)) == {"greet": "unchanged"}

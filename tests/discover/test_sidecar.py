@@ -274,3 +274,20 @@ def test_timeout_and_annotations_start_the_config_and_are_the_users_after(
     write_json(meta, {**SEARCH_META, "timeoutSecs": 99, "description": "changed"})
     discover(tools_dir, config_dir)
     assert script_config(config_dir, "notes_search").timeout_seconds == 5.0
+
+
+def test_an_mcp_bash_tool_folder_is_one_tool_and_its_sidecar_says_what_it_is(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool("search/tool.sh", SDK_TOOL)
+    write_json(tools_dir / "search" / "tool.meta.json", SEARCH_META)
+    make_tool("search/smoke.sh", "#!/bin/sh\ntouch ran-the-smoke-test\n")  # the tool's own: never probed
+    make_tool("search/lib/helpers.sh", "#!/bin/sh\necho helper\n")
+    make_tool("other/tool.sh", "#!/bin/sh\n# Tool: other\n# Description: Other\necho hi\n")
+    make_tool("other/more.sh", "#!/bin/sh\n# Tool: more\n# Description: More\necho hi\n")
+    make_tool("hello.sh", SDK_TOOL)
+    write_json(tools_dir / "hello.meta.json", {**SEARCH_META, "name": "hello"})
+    report = discover_tools(tools_dir, config_dir, probes="unconfined")
+    assert sorted(t.name for t in report.tools) == ["hello", "notes_search", "other__more", "other__tool"]
+    assert {v.path: v.kind for v in report.not_tools} == {"hello.meta.json": "sidecar"}
+    assert not (tools_dir / "search" / "ran-the-smoke-test").exists()

@@ -12,7 +12,6 @@ when a script has to be read or a config written.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 from collections.abc import Callable, Sequence
@@ -69,6 +68,10 @@ def discover_tools(
     opted_in = fallback.record_opt_in(tools_dir, config_dir)  # which files config/server.json opts in
     report = DiscoveryReport()
     index = DiscoveryIndex.load(config_dir, _index_key(opted_in))
+    # After an upgrade (or a change to the dialects' code, or to the fallback settings) every
+    # script is read again once: what it declares may read differently now. Configs are
+    # rewritten only where that changed them.
+    reread = force or index.stale
     known: dict[str, dict[str, Any]] = {}  # this run's index hits, by relative path
 
     def claimant(candidate: Candidate) -> Dialect | None:
@@ -111,7 +114,7 @@ def discover_tools(
             continue
         seen[name] = relative
         config_file = tool_config_path(config_dir, name)
-        unchanged = None if force else _unchanged_status(candidate, config_file, tools_dir)
+        unchanged = None if reread else _unchanged_status(candidate, config_file, tools_dir)
         if unchanged:
             status, companions = unchanged
             report.tools.append(status)
@@ -125,7 +128,7 @@ def discover_tools(
         except ConfigError as error:
             report.errors.append(config_error(error))
             continue
-        if not force and existing and _still_current(candidate, existing, tools_dir):
+        if not reread and existing and _still_current(candidate, existing, tools_dir):
             report.tools.append(status_of(existing, "unchanged"))
         else:
             pending.append(Pending(candidate, dialect, name, existing))
@@ -249,8 +252,12 @@ async def _declare_all(
             except NotATool as verdict:
                 item.outcome = verdict
                 if item.dialect is not fallback and fallback.claims(item.candidate):
-                    with contextlib.suppress(DiscoveryError):  # then the first verdict stands
-                        item.outcome = await fallback.declare(item.candidate, probe)  # opted in
+                    try:  # opted in
+                        item.outcome = await fallback.declare(item.candidate, probe)
+                    except NotATool as fallback_verdict:
+                        item.outcome = fallback_verdict
+                    except DiscoveryError:
+                        pass  # the first verdict stands
             except DiscoveryError as error:
                 item.outcome = error
         done += 1

@@ -3,9 +3,10 @@ file under the tools folder, so that a run over files that have not changed read
 JSON file instead of every script and every config, and never probes again an
 executable that answered `--help` with plain text.
 
-It is a cache, never the truth: a missing, unreadable or outdated index (another
-toolkiln version, other fallback settings) is ignored and rewritten; a file whose size
-or mtime moved, or a tool whose config was edited or deleted, goes the long way.
+It is a cache, never the truth: a missing or unreadable index is ignored and rewritten;
+an outdated one (another toolkiln version, other dialect code, other fallback settings)
+makes the run read every script again (`stale`); a file whose size, mtime or mode moved,
+or a tool whose config was edited or deleted, goes the long way.
 """
 
 from __future__ import annotations
@@ -47,18 +48,26 @@ class DiscoveryIndex:
         self.key = key
         self._last = entries
         self._next: dict[str, Any] = {}
+        # Written by another toolkiln, other dialect code or other fallback settings: its
+        # verdicts, and the configs it vouched for, are read again once (`core.py`).
+        self.stale = False
 
     @classmethod
     def load(cls, config_dir: Path, key: str) -> DiscoveryIndex:
         path = config_dir / INDEX_NAME
         entries: dict[str, Any] = {}
+        stale = False
         try:
             data = json.loads(path.read_bytes())
             if data.get("format") == _FORMAT and data.get("key") == key and isinstance(data["files"], dict):
                 entries = data["files"]
+            else:
+                stale = True
         except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             pass
-        return cls(path, key, entries)
+        index = cls(path, key, entries)
+        index.stale = stale
+        return index
 
     def known(self, relative: str, stat: os.stat_result, tools_dir: Path) -> dict[str, Any] | None:
         """Last run's entry for the file, when it and the files it was read with are as they were."""

@@ -87,11 +87,12 @@ HINTS: dict[str, tuple[str, str, str]] = {  # kind: (one file, several files, wh
     ),
     "library": ("Python file is a library", "Python files are libraries", "(no entry point, no CLI)"),
     "empty": ("file is", "files are", "empty"),
+    "sidecar": ("file is a sidecar", "files are sidecars", "(declarations of the programs beside them)"),
     "data": ("file is", "files are", "data or documentation, not scripts"),
 }  # fmt: skip
 # Hints about files that are plainly not tools come last, and are left out of the
 # summary when nothing else is wrong (a README is not worth a line of its own).
-QUIET_KINDS = frozenset({"data", "empty", "library", "argc-taskfile", "raycast-template"})
+QUIET_KINDS = frozenset({"data", "empty", "library", "sidecar", "argc-taskfile", "raycast-template"})
 
 
 def why_not(candidate: Candidate) -> NotATool:
@@ -101,6 +102,8 @@ def why_not(candidate: Candidate) -> NotATool:
         return NotATool("an empty file", kind="empty")
     if path.name == "__init__.py":
         return NotATool("a Python package's __init__.py", kind="library")
+    if path.name.endswith((".meta.json", ".tool.json")):
+        return NotATool("a sidecar: it declares the program beside it, when there is one", kind="sidecar")
     suffixes = "".join(path.suffixes[-2:]).lower()
     if path.suffix.lower() in DATA_SUFFIXES or suffixes in DATA_SUFFIXES:
         return NotATool(f"not a script ({path.suffix or path.name})", kind="data")

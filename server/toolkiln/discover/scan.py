@@ -44,14 +44,28 @@ def scan_tools(
         candidates = [
             c for name in sorted(files) if (c := _candidate(tools_dir, here / name, prefix + name, skipped))
         ]
-        claims = {c.path.name: claimant(c) for c in candidates if c.path.name == ENTRY_POINT}
-        if (dialect := claims.get(ENTRY_POINT)) and dialect.CLAIM_IS_CERTAIN:
+        claims = {c.path.name: claimant(c) for c in candidates if c.path.name in FOLDER_ENTRY_POINTS}
+        entry = next((name for name in FOLDER_ENTRY_POINTS if _makes_one_tool(name, claims.get(name))), None)
+        if entry is not None:
             subfolders.clear()
-            yield next(c for c in candidates if c.path.name == ENTRY_POINT), dialect
+            yield next(c for c in candidates if c.path.name == entry), claims[entry]
             continue
         for candidate in candidates:
             name = candidate.path.name
             yield candidate, (claims[name] if name in claims else claimant(candidate))
+
+
+# A folder whose entry point one of these dialects claims for certain is one tool:
+# `run.sh` with a declaration (seeds/003), and mcp-bash-framework's `tool.sh` beside its
+# `tool.meta.json` (its other files are the tool's own: helpers, a smoke test).
+FOLDER_ENTRY_POINTS = {ENTRY_POINT: None, "tool.sh": "toolkiln.discover.sidecar"}
+
+
+def _makes_one_tool(name: str, dialect: Dialect | None) -> bool:
+    if dialect is None or not dialect.CLAIM_IS_CERTAIN:
+        return False
+    only = FOLDER_ENTRY_POINTS[name]
+    return only is None or getattr(dialect, "__name__", "") == only
 
 
 def _wanted_folder(path: Path, depth: int) -> bool:
