@@ -34,8 +34,8 @@ printf '%s\\n' "$message"
 PROBE_TIMEOUT = 2
 # These can only end by the probe's timeout: not tools, and discovery says why.
 TIMED_OUT = {"help_hang", "help_ignores_sigterm", "help_reads_stdin"}
-# These start to speak help-json and fail, or cannot start: each must be an error.
-MUST_FAIL = {"help_json_flood", "help_shebang_nowhere"}
+# These start to speak help-json and fail: each must be an error.
+MUST_FAIL = {"help_json_flood"}
 # What each of the others becomes: a tool (it answered `--help` before misbehaving), an
 # error naming it (it began a JSON answer, then flooded, or printed JSON that does not parse), or no
 # tool at all (it never printed the metadata, as any program that is not a help-json
@@ -80,12 +80,13 @@ def test_help_probes_that_misbehave_break_only_their_own_file(tools_dir: Path, c
     discovered = {tool["script_path"] for tool in report["tools"]}
     # The good tools are discovered, whatever the others did.
     assert {"echo.sh", "help_echo"} <= discovered
-    assert set(HELP_FAULTS) == TIMED_OUT | MUST_FAIL | OUTCOMES.keys()
+    assert set(HELP_FAULTS) == TIMED_OUT | MUST_FAIL | OUTCOMES.keys() | {"help_shebang_nowhere"}
     for name in MUST_FAIL:
         assert name in errors, f"{name}: no error in\n{errors}"
     verdicts = {verdict["path"]: verdict["kind"] for verdict in report["not_tools"]}
     assert {name: verdicts.get(name) for name in TIMED_OUT} == dict.fromkeys(TIMED_OUT, "help-timeout")
     assert verdicts["help_stdout_1gb"] == verdicts["help_stderr_1gb"] == "plain-help"
+    assert verdicts["help_shebang_nowhere"] == "runtime-missing"  # its #! names no program here
     outcomes = {
         name: "tool" if name in discovered else "error" if name in errors else "none" for name in OUTCOMES
     }
