@@ -84,7 +84,7 @@ def _running(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as handle:
             state = handle.read().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):  # gone, or gone between the open and the read
         return False
     return state != "Z"
 
