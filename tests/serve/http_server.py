@@ -68,13 +68,18 @@ class RunningServer:
 
 @contextmanager
 def http_server(
-    config_dir: Path, state_dir: Path, *args: str, open_files: int | None = None, **env: str
+    config_dir: Path,
+    state_dir: Path,
+    *args: str,
+    open_files: int | None = None,
+    transport: tuple[str, ...] = ("--http", "--port", "0"),
+    **env: str,
 ) -> Iterator[RunningServer]:
     """Serve `config_dir`; the token and server.json go to `state_dir`. `open_files`: the
-    server's RLIMIT_NOFILE (`ulimit -n`)."""
+    server's RLIMIT_NOFILE (`ulimit -n`); `transport`: how the command line says HTTP."""
     audit_log = state_dir / "audit.jsonl"
     command = [
-        sys.executable, "-m", "toolkiln", "serve", "--http", "--port", "0", "--config-dir", str(config_dir),
+        sys.executable, "-m", "toolkiln", "serve", *transport, "--config-dir", str(config_dir),
         "--token-file", str(state_dir / "token"), "--audit-log", str(audit_log), *args,
     ]  # fmt: skip
     # In the temp folder, not in state_dir: the server makes that folder itself.

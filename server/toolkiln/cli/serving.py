@@ -62,6 +62,7 @@ def http_options(function: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (HTTP)."),
         click.option(
+            "-p",
             "--port",
             type=click.IntRange(0, 65535),
             default=8765,
@@ -126,14 +127,17 @@ def http_options(function: Callable[..., Any]) -> Callable[..., Any]:
 @cli.command()
 @folder_options
 @run_options
-@click.option(
-    "--stdio", "transport", flag_value="stdio", default=True, help="Serve over stdin/stdout [default]."
-)
+@click.option("--stdio", is_flag=True, help="Serve over stdin/stdout [default].")
 @click.option(
     "--http",
-    "transport",
-    flag_value="http",
+    "http_flag",
+    is_flag=True,
     help="Serve Streamable HTTP at /mcp, plus /rpc, /health and the dashboard at /.",
+)
+@click.option(
+    "--transport",
+    type=click.Choice(["stdio", "http", "streamable-http"]),
+    help="The same choice in FastMCP's spelling: stdio, or http (streamable-http).",
 )
 @http_options
 @click.option(
@@ -163,7 +167,9 @@ def http_options(function: Callable[..., Any]) -> Callable[..., Any]:
 def serve(
     folders: Folders,
     run: RunOptions,
-    transport: str,
+    stdio: bool,
+    http_flag: bool,
+    transport: str | None,
     http: HttpOptions,
     max_concurrency: int | None,
     audit_log: Path | None,
@@ -185,6 +191,7 @@ def serve(
     with switches that enable or disable them live, a form to try each one, the
     latest audit entries and health.
     """
+    transport = _transport(stdio, http_flag, transport)
     built = (
         _build(folders, discover=True, force=force_discover)
         if discover_first or force_discover or watch
@@ -210,6 +217,16 @@ def serve(
         # without --watch, only build: no script is read unless serve was asked to.
         switches = rebuild or functools.partial(_rebuild, _built_from(folders, registry), discover=False)
         anyio.run(_serve_http, folders, registry, run, http, max_concurrency, audit, rebuild, switches)
+
+
+def _transport(stdio: bool, http: bool, transport: str | None) -> str:
+    """stdio or http, from `--stdio`, `--http` or `--transport`; two that disagree are an error."""
+    chosen = {"stdio"} if stdio else set()
+    chosen |= {"http"} if http else set()
+    chosen |= {"http" if transport == "streamable-http" else transport} if transport else set()
+    if len(chosen) > 1:
+        raise click.UsageError("choose one transport: --stdio, --http (or --transport stdio|http)")
+    return chosen.pop() if chosen else "stdio"
 
 
 @contextlib.contextmanager
