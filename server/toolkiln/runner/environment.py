@@ -71,16 +71,18 @@ def script_env(
     folder, and each argument (None: no arguments at all, as for `--state`; a parameter
     without a value is always unset)."""
     env = {**base, "TOOLKILN_TOOL_NAME": tool.name, "TOOLKILN_TOOL_DIR": str(script.parent)}
-    if tool.dialect == "argc":  # toolkiln's `argc` first on PATH, and LLM_OUTPUT
-        from toolkiln.runner.argc_argv import argc_env
-
-        env.update(argc_env(env))
     for key, value in argument_env(tool, arguments or {}).items():
         if value is None:
             env.pop(key, None)
         else:
             env[key] = value
-    if tool.dialect == "sidecar":  # last: no argument may set the SDK's own variables
+    # Last: no argument may set what a shipped runtime reads (where llm-functions' tools
+    # write, which SDK a tool sources), whatever its parameters are named.
+    if tool.dialect == "argc":  # toolkiln's `argc` first on PATH, and LLM_OUTPUT
+        from toolkiln.runner.argc_argv import argc_env
+
+        env.update(argc_env(env))
+    if tool.dialect == "sidecar":
         from toolkiln.runner.sidecar_run import sidecar_env
 
         env = sidecar_env(env, arguments, script)
