@@ -131,13 +131,25 @@ def _option(
         mandatory = any(link.method == "makeOptionMandatory" for link in chained)
         _unreadable(call, path, warnings, required=required or mandatory)
         return None
+    description, parser, default = _described(args)
+    choices, default, parser = _chained(chained, default, parser)
+    for link in chained:
+        if link.method == "makeOptionMandatory":
+            required = (link.args[0] if link.args else None) is not False
+    return _option_fields(flags, description, parser, default, choices, required, call.line, path)
+
+
+def _described(args: list[Any]) -> tuple[str, Any, Any]:
+    """`(flags, description, [parser,] default)`: the description, the parser and the default."""
     description = args[1] if len(args) > 1 and isinstance(args[1], str) else ""
     parser = args[2] if len(args) > 2 and parser_type(args[2]) else None
-    default: Any = (
-        args[3]
-        if parser is not None and len(args) > 3
-        else (args[2] if len(args) > 2 and parser is None else None)
-    )
+    if parser is not None:
+        return description, parser, args[3] if len(args) > 3 else None
+    return description, None, args[2] if len(args) > 2 else None
+
+
+def _chained(chained: list[Call], default: Any, parser: Any) -> tuple[Any, Any, Any]:
+    """The choices, default and parser that `.choices()`, `.default()` and `.argParser()` set."""
     choices: Any = None
     for link in chained:
         value = link.args[0] if link.args else None
@@ -147,9 +159,7 @@ def _option(
             default = value
         elif link.method == "argParser":
             parser = value
-        elif link.method == "makeOptionMandatory":
-            required = value is not False
-    return _option_fields(flags, description, parser, default, choices, required, call.line, path)
+    return choices, default, parser
 
 
 def _option_fields(
@@ -246,27 +256,11 @@ def _arguments(call: Call, path: str) -> list[dict[str, Any]]:
             path=path,
             line=call.line,
         )
-    if call.method == "arguments":
-        description, parser, default = "", None, None
-    else:
-        description = args[1] if len(args) > 1 and isinstance(args[1], str) else ""
-        parser = args[2] if len(args) > 2 and parser_type(args[2]) else None
-        default = (
-            args[3]
-            if parser is not None and len(args) > 3
-            else (args[2] if len(args) > 2 and parser is None else None)
-        )
-    choices: Any = None
+    description, parser, default = ("", None, None) if call.method == "arguments" else _described(args)
+    choices, default, parser = _chained(chained, default, parser)
     required = placeholders[0].required
     for link in chained:
-        value = link.args[0] if link.args else None
-        if link.method == "choices":
-            choices = value
-        elif link.method == "default":
-            default = value
-        elif link.method == "argParser":
-            parser = value
-        elif link.method in ("argOptional", "argRequired"):
+        if link.method in ("argOptional", "argRequired"):
             required = link.method == "argRequired"
     positionals = []
     for index, placeholder in enumerate(placeholders):
