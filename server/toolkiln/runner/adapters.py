@@ -80,9 +80,6 @@ def plain_values(name: str, values: list[str]) -> list[str]:
     return values
 
 
-_plain_values = plain_values  # the name other dialects' builders import
-
-
 def _kit_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
     return script_command(script)
 
@@ -100,7 +97,7 @@ def _raycast_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]
     for param in tool.parameters:
         value = text_form(arguments.get(param.name, ""))
         if param.enum is None:  # a free value: a script handing `$1` on must not get an option
-            _plain_values(param.name, [value])
+            plain_values(param.name, [value])
         values.append(quote(value, safe="") if param.encoding == "percent" else value)
     return [*script_command(script), *values]
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from toolkiln.interpreters import find_interpreter, interpreter_names, runs_by_itself
 from toolkiln.model import CompiledTool
-from toolkiln.runner.adapters import _plain_values, text_form
+from toolkiln.runner.adapters import plain_values, text_form
 
 MCP_SDK = Path(__file__).resolve().parent.parent / "runtimes" / "mcp_bash"
 # Above this, the arguments are not put in the environment (a variable over 128 KiB
@@ -40,7 +40,7 @@ def sidecar_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any])
             continue
         values = [text_form(item) for item in value] if isinstance(value, list) else [text_form(value)]
         if param.option == "":
-            words += _plain_values(param.name, values)
+            words += plain_values(param.name, values)
         elif param.option.startswith("--"):
             words += [f"{param.option}={item}" for item in values]
         else:
