@@ -167,6 +167,26 @@ def test_new_uses_another_template_folder(tmp_path: Path, tools_dir: Path, run_c
     assert "cannot read the template" in missing.output
 
 
+def test_a_projects_own_template_folder_wins_for_the_dialects_it_has(
+    tmp_path: Path, tools_dir: Path, run_cli: RunCli
+) -> None:
+    own = tmp_path / "TEMPLATE" / "annotations"  # beside the tools folder
+    own.mkdir(parents=True)
+    (own / "run.sh").write_text(
+        "#!/bin/bash\n# Tool: {{ name }}\n# Description: Our house tool {{ name }}\necho house\n"
+    )
+    result = run_cli("new", "house")
+    assert result.exit_code == 0, result.output
+    assert f"from {own / 'run.sh'}" in result.output
+    assert (tools_dir / "house" / "run.sh").read_text().startswith("#!/bin/bash\n# Tool: house\n")
+
+    # a dialect the project has no template for: toolkiln's own
+    shipped = run_cli("new", "greeter", "--dialect", "help-json")
+    assert shipped.exit_code == 0, shipped.output
+    assert "from " not in shipped.output.splitlines()[0]
+    assert "help-json dialect" in (tools_dir / "greeter.sh").read_text()
+
+
 def test_new_reports_a_template_that_does_not_render(
     tmp_path: Path, tools_dir: Path, run_cli: RunCli
 ) -> None:

@@ -1,4 +1,4 @@
-"""The templates under TEMPLATE/: valid scripts whose only jinja2 markup is the tool's
+"""The templates toolkiln ships (server/toolkiln/templates/): valid scripts whose only jinja2 markup is the tool's
 name, that work copied by hand as well as rendered by `toolkiln new`."""
 
 from __future__ import annotations
@@ -16,10 +16,9 @@ import pytest
 from click.testing import Result
 
 from toolkiln.render import render_text
-from toolkiln.scaffold import TEMPLATES
+from toolkiln.scaffold import PACKAGED_TEMPLATE_DIR, TEMPLATES
 
-REPO = Path(__file__).resolve().parent.parent
-TEMPLATE_DIR = REPO / "TEMPLATE"
+TEMPLATE_DIR = PACKAGED_TEMPLATE_DIR
 ANNOTATIONS = TEMPLATE_DIR / "annotations" / "run.sh"
 RunCli = Callable[..., Result]
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")

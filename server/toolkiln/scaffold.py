@@ -1,4 +1,7 @@
-"""`toolkiln new`: a new tool, rendered from the template of its dialect in `TEMPLATE/`.
+"""`toolkiln new`: a new tool, rendered from the template of its dialect.
+
+The templates ship in the package (`toolkiln/templates/`); a project's own `TEMPLATE/`
+folder beside its tools folder wins for each dialect it has a template for.
 
 Each template is a working script whose only jinja2 markup is the tool's name (and a
 kit tool's display name), so it also works copied by hand. The new file never replaces
@@ -26,7 +29,8 @@ from toolkiln.render import render_text
 logger = logging.getLogger(__name__)
 
 NewDialect = Literal["annotations", "help-json", "python", "kit"]
-DEFAULT_TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "TEMPLATE"
+PACKAGED_TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
+PROJECT_TEMPLATE_FOLDER = "TEMPLATE"  # beside the tools folder: a project's own templates
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,7 @@ class NewTool:
     dialect: NewDialect
     script: Path  # the file written
     example: tuple[str, ...]
+    template: Path  # the template it was rendered from
 
 
 def create_tool(
@@ -70,7 +75,7 @@ def create_tool(
     relative = template.target.format(name=name)
     check_new_name(name, dialect, relative)
     check_name_is_free(name, tools_dir, config_dir)
-    source = (template_dir or DEFAULT_TEMPLATE_DIR) / template.source
+    source = template_source(template.source, tools_dir, template_dir)
     try:
         text = source.read_text(encoding="utf-8")
     except OSError as error:
@@ -82,7 +87,16 @@ def create_tool(
     script.parent.mkdir(parents=True, exist_ok=True)
     _write_new_file(script, rendered)
     logger.info("created %s from %s", script, source)
-    return NewTool(name=name, dialect=dialect, script=script, example=template.example)
+    return NewTool(name=name, dialect=dialect, script=script, example=template.example, template=source)
+
+
+def template_source(relative: str, tools_dir: Path, template_dir: Path | None = None) -> Path:
+    """The template file to render: under `template_dir` when one is given; else the
+    project's own (`TEMPLATE/` beside the tools folder) when it has one; else toolkiln's."""
+    if template_dir is not None:
+        return template_dir / relative
+    own = tools_dir.parent / PROJECT_TEMPLATE_FOLDER / relative
+    return own if own.is_file() else PACKAGED_TEMPLATE_DIR / relative
 
 
 def title_for(name: str) -> str:

@@ -4,6 +4,7 @@ from toolkiln.cli import (  # noqa: F401  (each module registers its commands)
     auditing,
     checking,
     connecting,
+    initializing,
     pipeline,
     running,
     scaffolding,

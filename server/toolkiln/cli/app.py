@@ -54,6 +54,8 @@ def cli(ctx: click.Context, verbose: bool, log_level: str | None) -> None:
     """Turn a folder of ordinary scripts into an MCP server.
 
     \b
+    toolkiln init [DIR]     make a project: tools/ with a starter tool, config/, .gitignore
+    toolkiln serve DIR      discover, build and serve any folder of scripts, in one command
     toolkiln new NAME       write a new tool from a template (and discover it)
     toolkiln discover       read tools/ and write config/tools/<name>.json
     toolkiln build          merge the enabled tools into config/tools.json

@@ -31,7 +31,8 @@ DIALECTS = ("annotations", "help-json", "python", "kit")
     "--template-dir",
     type=click.Path(file_okay=False, path_type=Path),
     envvar="TOOLKILN_TEMPLATE_DIR",
-    help="Folder of the templates [default: this toolkiln's TEMPLATE/]. Env: TOOLKILN_TEMPLATE_DIR.",
+    help="Folder of the templates [default: TEMPLATE/ beside the tools folder, for each dialect "
+    "it has a template for; else toolkiln's own]. Env: TOOLKILN_TEMPLATE_DIR.",
 )
 def new(folders: Folders, name: str, dialect: str, template_dir: Path | None) -> None:
     """Create the tool NAME from a template, ready to run, and discover it.
@@ -69,8 +70,12 @@ def new(folders: Folders, name: str, dialect: str, template_dir: Path | None) ->
             f"discovery found {len(report.errors) - len(own)} problems elsewhere: run `toolkiln doctor`",
         )
     config_file = tool_config_path(folders.config, name)
+    from toolkiln.scaffold import PACKAGED_TEMPLATE_DIR
+
+    origin = "" if created.template.is_relative_to(PACKAGED_TEMPLATE_DIR) else f", from {created.template}"
     click.echo(
-        f"{paint('created', 'green')} {created.script} ({dialect}, executable) and its config {config_file}"
+        f"{paint('created', 'green')} {created.script} ({dialect}, executable{origin}) "
+        f"and its config {config_file}"
     )
     click.echo("\n".join(["", *_next_steps(folders, name, created.example)]))
 

@@ -1,7 +1,8 @@
-"""`toolkiln serve`: the compiled tools over stdio or HTTP, optionally rebuilt on every change.
+"""`toolkiln serve [DIR]`: the compiled tools over stdio or HTTP, optionally rebuilt on every change.
 
-This is where stages are composed: `--discover` runs discover and build before
-serving, and `--watch` hands the server a rebuild callback that runs them again.
+This is where stages are composed: `--discover` (and DIR) runs discover and build
+before serving (`rebuilding.py`), and `--watch` hands the server a rebuild callback
+that runs them again. Its options are in `serve_options.py`.
 """
 
 from __future__ import annotations
@@ -12,16 +13,18 @@ import functools
 import gc
 import logging
 from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from toolkiln.cli.app import Folders, RunOptions, cli, folder_options, run_options
 from toolkiln.cli.auditing import AUDIT_FILE
 from toolkiln.cli.banner import http_banner, stdio_banner
-from toolkiln.errors import ConfigError, ToolkilnError
+from toolkiln.cli.folder_argument import folder_argument, served_folder
+from toolkiln.cli.rebuilding import build_folders, built_from, rebuild_folders
+from toolkiln.cli.serve_options import HttpOptions, choose_transport, http_options
+from toolkiln.errors import ConfigError
 from toolkiln.files import SERVER_CONFIG_FILE, catalog_path
 
 if TYPE_CHECKING:
@@ -32,100 +35,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger("toolkiln")
 
 
-@dataclass(frozen=True)
-class HttpOptions:
-    host: str
-    port: int
-    stateless: bool
-    token_file: Path | None
-    no_auth: bool
-    allow_origin: tuple[str, ...]
-    allow_host: tuple[str, ...]
-    tls_cert: Path | None
-    tls_key: Path | None
-    max_body: int
-    no_dashboard: bool
-    read_timeout: float
-    max_connections: int | None
-    forwarded_allow_ips: tuple[str, ...]
-
-
-def http_options(function: Callable[..., Any]) -> Callable[..., Any]:
-    """The options of `serve --http`, handed to the command as `http`."""
-
-    @functools.wraps(function)
-    def command(*args: Any, **kwargs: Any) -> Any:
-        http = HttpOptions(**{field.name: kwargs.pop(field.name) for field in fields(HttpOptions)})
-        return function(*args, http=http, **kwargs)
-
-    existing_file = click.Path(exists=True, dir_okay=False, path_type=Path)
-    options = [
-        click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (HTTP)."),
-        click.option(
-            "-p",
-            "--port",
-            type=click.IntRange(0, 65535),
-            default=8765,
-            show_default=True,
-            help="Port; 0 picks a free one.",
-        ),
-        click.option(
-            "--stateless", is_flag=True, help="No server-side sessions (replicas behind a load balancer)."
-        ),
-        click.option(
-            "--token-file",
-            type=click.Path(dir_okay=False, path_type=Path),
-            help="Bearer token file [default: ~/.config/toolkiln/token].",
-        ),
-        click.option(
-            "--no-auth", is_flag=True, help="Accept requests without a token (loopback hosts only)."
-        ),
-        click.option(
-            "--allow-origin", multiple=True, metavar="ORIGIN", help="Also accept this Origin (repeatable)."
-        ),
-        click.option(
-            "--allow-host", multiple=True, metavar="HOST[:PORT]", help="Also accept this Host header."
-        ),
-        click.option("--tls-cert", type=existing_file, help="Serve HTTPS with this certificate (PEM)."),
-        click.option("--tls-key", type=existing_file, help="The certificate's private key (PEM)."),
-        click.option(
-            "--max-body",
-            type=click.IntRange(min=1024),
-            default=4 * 1024 * 1024,
-            show_default=True,
-            help="Largest request body in bytes; bigger ones get 413.",
-        ),
-        click.option(
-            "--no-dashboard", is_flag=True, help="No web dashboard at / (only /mcp, /rpc and /health)."
-        ),
-        click.option(
-            "--read-timeout",
-            type=click.FloatRange(min=0.1),
-            default=10.0,
-            show_default=True,
-            metavar="SECONDS",
-            help="Time a connection has to send a request's headers, then its body; slower ones are closed.",
-        ),
-        click.option(
-            "--max-connections",
-            type=click.IntRange(min=1),
-            help="Open connections at most [default: what the open-file limit leaves, up to 4096].",
-        ),
-        click.option(
-            "--forwarded-allow-ips",
-            multiple=True,
-            metavar="ADDRESSES",
-            help="Believe X-Forwarded-For/-Proto only from these proxies (comma-separated; "
-            "repeatable) [default: from none].",
-        ),
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
-
-
 @cli.command()
 @folder_options
+@folder_argument
 @run_options
 @click.option("--stdio", is_flag=True, help="Serve over stdin/stdout [default].")
 @click.option(
@@ -181,6 +93,15 @@ def serve(
 ) -> None:
     """Serve the compiled tools to MCP clients, over stdio (what clients spawn) or HTTP.
 
+    \b
+    DIR, when given, is discovered and built first, then served (one command:
+    `uvx toolkiln serve ~/scripts`):
+    - a toolkiln project (DIR holds tools/ and config/): its own folders;
+    - any other folder: all its scripts, and nothing is written into it. Their configs
+      go to ~/.config/toolkiln/folders/<name>-<hash>/ (under $XDG_CONFIG_HOME; private,
+      one per folder), or to --config-dir. The log says where: edit a tool's config there
+      to disable or tune it; `toolkiln list DIR` shows what is served.
+
     Loads only config/tools.json; no script is read or run until a client calls it.
     With --discover (or --watch), the pipeline runs first; a broken tool or a failed
     build is logged and the last good tools.json is served. With --watch, every change
@@ -191,9 +112,20 @@ def serve(
     with switches that enable or disable them live, a form to try each one, the
     latest audit entries and health.
     """
-    transport = _transport(stdio, http_flag, transport)
+    transport = choose_transport(stdio, http_flag, transport)
+    served = served_folder()
+    if served is not None:
+        discover_first = True
+        if served.owned:
+            logger.info(
+                "serving the folder %s; its tools' configs are in %s (edit one to disable or tune "
+                "a tool; `toolkiln list %s` shows them)",
+                served.root,
+                folders.config / "tools",
+                served.root,
+            )
     built = (
-        _build(folders, discover=True, force=force_discover)
+        build_folders(folders, discover=True, force=force_discover)
         if discover_first or force_discover or watch
         else True
     )
@@ -209,24 +141,16 @@ def serve(
 
         registry = Registry.load(catalog_path(folders.config))
     audit = None if no_audit else AuditLog(audit_log or folders.config / AUDIT_FILE, audit_max_bytes)
-    rebuild = functools.partial(_rebuild, folders, discover=True) if watch else None
+    rebuild = functools.partial(rebuild_folders, folders, discover=True) if watch else None
     if transport == "stdio":
         anyio.run(_serve_stdio, folders, registry, run, max_concurrency, audit, rebuild)
     else:
         # The dashboard's switches rebuild the folders the served tools.json was built from;
         # without --watch, only build: no script is read unless serve was asked to.
-        switches = rebuild or functools.partial(_rebuild, _built_from(folders, registry), discover=False)
+        switches = rebuild or functools.partial(
+            rebuild_folders, built_from(folders, registry), discover=False
+        )
         anyio.run(_serve_http, folders, registry, run, http, max_concurrency, audit, rebuild, switches)
-
-
-def _transport(stdio: bool, http: bool, transport: str | None) -> str:
-    """stdio or http, from `--stdio`, `--http` or `--transport`; two that disagree are an error."""
-    chosen = {"stdio"} if stdio else set()
-    chosen |= {"http"} if http else set()
-    chosen |= {"http" if transport == "streamable-http" else transport} if transport else set()
-    if len(chosen) > 1:
-        raise click.UsageError("choose one transport: --stdio, --http (or --transport stdio|http)")
-    return chosen.pop() if chosen else "stdio"
 
 
 @contextlib.contextmanager
@@ -352,53 +276,6 @@ async def _with_watcher(
             )
         await serving
         group.cancel_scope.cancel()
-
-
-def _build(folders: Folders, *, discover: bool, force: bool = False) -> bool:
-    """Build (after a discover, when asked); whether it built. What failed is logged,
-    and the last good tools.json stays in place."""
-    from toolkiln.build import build_catalog
-    from toolkiln.discover import discover_tools
-
-    prompts, resources = folders.existing(folders.prompts), folders.existing(folders.resources)
-    try:
-        if discover:
-            report = discover_tools(
-                folders.tools, folders.config, force=force, prompts_dir=prompts, resources_dir=resources
-            )
-            for problem in report.errors:
-                logger.error("discover: %s", problem)
-        for refusal in build_catalog(folders.config, folders.tools, prompts, resources).errors:
-            logger.error("build: %s", refusal)
-    except ToolkilnError as error:
-        logger.error("%s\nstill serving the last good %s", error, catalog_path(folders.config))
-        return False
-    return True
-
-
-def _built_from(folders: Folders, registry: Registry) -> Folders:
-    """The folders `registry` was built from (its tools.json says), so that a rebuild by a
-    server started elsewhere, or without --tools-dir, does not read another project."""
-    return replace(
-        folders,
-        tools=registry.tools_dir,
-        prompts=registry.prompts_dir or folders.prompts,
-        resources=registry.resources_dir or folders.resources,
-    )
-
-
-def _rebuild(folders: Folders, *, discover: bool) -> Registry | None:
-    """What `--watch` runs on a change (`discover`), or a dashboard switch without it: the
-    registry to serve now, or None to keep the current one."""
-    from toolkiln.runner import Registry
-
-    if not _build(folders, discover=discover):
-        return None
-    try:
-        return Registry.load(catalog_path(folders.config))
-    except ToolkilnError as error:
-        logger.error("%s", error)
-        return None
 
 
 def _http_token() -> str | None:

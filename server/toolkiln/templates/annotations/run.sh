@@ -13,8 +13,8 @@ set -Eeuo pipefail
 
 # ==============================================================================
 # The tool {{ name }}, in the annotations dialect: made from the template
-# TEMPLATE/annotations/run.sh by `toolkiln new {{ name }}`, or copied by hand
-# with `cp -r TEMPLATE/annotations tools/my-tool` (the folder's name is the
+# annotations/run.sh (toolkiln's, or yours in a TEMPLATE/ folder beside the tools
+# folder) by `toolkiln new {{ name }}`; a copy made by hand works too (the folder's name is the
 # tool's name; the template's placeholders are only in comments). Then:
 #
 #   $EDITOR tools/{{ name }}/run.sh        # the header above and the functions below

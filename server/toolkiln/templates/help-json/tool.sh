@@ -1,8 +1,8 @@
 #!/bin/bash
 # The tool {{ name }}, in the help-json dialect (seeds/000): made from the template
-# TEMPLATE/help-json/tool.sh by `toolkiln new {{ name }} --dialect help-json`, or copied
-# by hand with `cp TEMPLATE/help-json/tool.sh tools/my-tool.sh && chmod +x
-# tools/my-tool.sh` (the file's name without .sh is the tool's name; the template's
+# help-json/tool.sh (toolkiln's, or yours in a TEMPLATE/ folder beside the tools folder)
+# by `toolkiln new {{ name }} --dialect help-json`; a copy made by hand works too, once
+# executable (the file's name without .sh is the tool's name; the template's
 # placeholders are only in comments). Then:
 #
 #   $EDITOR tools/{{ name }}.sh          # the --help answer and the code below it

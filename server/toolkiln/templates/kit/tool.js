@@ -3,8 +3,8 @@
 // Description: Greet someone by name. (Replace this with one line that tells a model what your tool does and when to use it.)
 //
 // The tool {{ name }}, in the kit dialect (seeds/002): made from the template
-// TEMPLATE/kit/tool.js by `toolkiln new {{ name }} --dialect kit`, or copied by hand with
-// `cp TEMPLATE/kit/tool.js tools/my-tool.js`. A kit tool is named after its Name
+// kit/tool.js (toolkiln's, or yours in a TEMPLATE/ folder beside the tools folder) by
+// `toolkiln new {{ name }} --dialect kit`; a copy made by hand works too. A kit tool is named after its Name
 // comment: its lower-case letters and digits joined by `-` (`My tool` is my-tool), so
 // when copying by hand, write your tool's Name above. Then:
 //

@@ -6,8 +6,8 @@
 @param shout: Greet in capital letters (type: boolean, default: false)
 
 The tool {{ name }}, in the python dialect (seeds/004): made from the template
-TEMPLATE/python/tool.py by `toolkiln new {{ name }} --dialect python`, or copied by hand
-with `cp TEMPLATE/python/tool.py tools/my_tool.py` (the file's name without .py is the
+python/tool.py (toolkiln's, or yours in a TEMPLATE/ folder beside the tools folder) by
+`toolkiln new {{ name }} --dialect python`; a copy made by hand works too (the file's name without .py is the
 tool's name; the template's placeholders are only in this docstring). Then:
 
     $EDITOR tools/{{ name }}.py

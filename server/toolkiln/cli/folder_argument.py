@@ -1,0 +1,71 @@
+"""The optional DIR argument: a folder of scripts, or a project, named in one word.
+
+`toolkiln serve ~/scripts` serves a folder that is not a project without writing into
+it (its configs go into a folder toolkiln owns: `served_folder.py`); `toolkiln serve
+~/my-project` serves a project (tools/ and config/) from its own folders. Commands that
+take DIR take it the same way, so `discover`, `build` and `list` of DIR see what
+`serve DIR` serves.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+from click.core import ParameterSource
+
+from toolkiln.cli.app import Folders
+
+if TYPE_CHECKING:
+    from toolkiln.served_folder import ServedFolder
+
+SERVED_KEY = "toolkiln.served"  # click's ctx.meta: the ServedFolder, when DIR was given
+_EXPLICIT = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+
+
+def folder_argument(function: Callable[..., Any]) -> Callable[..., Any]:
+    """An optional DIR argument that sets `folders` (put it below `folder_options`).
+
+    With DIR, --tools-dir on the command line is an error; --config-dir (or its env var)
+    says where a plain folder's configs go instead of toolkiln's own folder;
+    --prompts-dir and --resources-dir still apply.
+    """
+
+    @functools.wraps(function)
+    def command(*args: Any, folder: Path | None, folders: Folders, **kwargs: Any) -> Any:
+        if folder is not None:
+            folders = _folders_of(folder, folders)
+        return function(*args, folders=folders, **kwargs)
+
+    return click.argument(
+        "folder", metavar="[DIR]", required=False, type=click.Path(file_okay=False, path_type=Path)
+    )(command)
+
+
+def served_folder() -> ServedFolder | None:
+    """What DIR resolved to, in the command that is running (None: no DIR was given)."""
+    served: ServedFolder | None = click.get_current_context().meta.get(SERVED_KEY)
+    return served
+
+
+def _folders_of(folder: Path, given: Folders) -> Folders:
+    from toolkiln.served_folder import resolve_served_folder
+
+    context = click.get_current_context()
+
+    def explicit(key: str) -> bool:
+        return context.get_parameter_source(f"{key}_dir") in _EXPLICIT
+
+    if context.get_parameter_source("tools_dir") == ParameterSource.COMMANDLINE:
+        raise click.UsageError("give DIR or --tools-dir, not both: DIR is the folder of the scripts")
+    served = resolve_served_folder(folder, given.config if explicit("config") else None)
+    context.meta[SERVED_KEY] = served
+    return Folders(
+        tools=served.tools,
+        config=served.config,
+        prompts=given.prompts if explicit("prompts") else served.prompts,
+        resources=given.resources if explicit("resources") else served.resources,
+    )
