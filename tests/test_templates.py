@@ -1,5 +1,5 @@
-"""The templates toolkiln ships (server/toolkiln/templates/): valid scripts whose only jinja2 markup is the tool's
-name, that work copied by hand as well as rendered by `toolkiln new`."""
+"""The templates toolkiln ships (server/toolkiln/templates/): valid scripts whose only
+jinja2 markup is the tool's name, that work copied by hand as well as rendered by `toolkiln new`."""
 
 from __future__ import annotations
 

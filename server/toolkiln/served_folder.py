@@ -50,7 +50,9 @@ def resolve_served_folder(folder: Path, config_dir: Path | None = None) -> Serve
     try:
         root = folder.expanduser().resolve(strict=True)
     except (OSError, RuntimeError) as error:
-        raise ConfigError(f"{folder}: cannot serve it: {getattr(error, 'strerror', None) or error}") from None
+        raise ConfigError(
+            f"{folder}: cannot open the folder: {getattr(error, 'strerror', None) or error}"
+        ) from None
     if not root.is_dir():
         raise ConfigError(
             f"{folder}: not a folder; serve DIR takes a folder of scripts or a toolkiln project"

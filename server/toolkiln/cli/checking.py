@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from toolkiln.cli.app import SEVERITY_COLOURS, Folders, cli, folder_options, paint
+from toolkiln.cli.folder_argument import folder_argument
 from toolkiln.cli.terminal import visible
 
 if TYPE_CHECKING:
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
 
 @cli.command()
 @folder_options
+@folder_argument
 @click.option("--fix", is_flag=True, help="Apply the safe fixes: set the run bit, rebuild a stale build.")
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
 @click.option(

@@ -23,15 +23,20 @@ if TYPE_CHECKING:
     from toolkiln.served_folder import ServedFolder
 
 SERVED_KEY = "toolkiln.served"  # click's ctx.meta: the ServedFolder, when DIR was given
-_EXPLICIT = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+DIR_HELP = (
+    "DIR, when given, names the folders in one word: a toolkiln project (tools/ and config/), or "
+    "any folder of scripts, whose configs are then in toolkiln's own folder for it, as "
+    "`toolkiln serve DIR` keeps them."
+)
 
 
 def folder_argument(function: Callable[..., Any]) -> Callable[..., Any]:
     """An optional DIR argument that sets `folders` (put it below `folder_options`).
 
-    With DIR, --tools-dir on the command line is an error; --config-dir (or its env var)
-    says where a plain folder's configs go instead of toolkiln's own folder;
-    --prompts-dir and --resources-dir still apply.
+    With DIR, --tools-dir on the command line is an error; --config-dir says where a
+    plain folder's configs go instead of toolkiln's own folder; --prompts-dir and
+    --resources-dir still apply. DIR wins over the TOOLKILN_*_DIR variables (which
+    start_server.sh sets), so the folder named on the command line is the one served.
     """
 
     @functools.wraps(function)
@@ -40,6 +45,8 @@ def folder_argument(function: Callable[..., Any]) -> Callable[..., Any]:
             folders = _folders_of(folder, folders)
         return function(*args, folders=folders, **kwargs)
 
+    if "DIR" not in (command.__doc__ or ""):  # a command that says nothing of DIR gets a word on it
+        command.__doc__ = f"{command.__doc__ or ''}\n\n{DIR_HELP}"
     return click.argument(
         "folder", metavar="[DIR]", required=False, type=click.Path(file_okay=False, path_type=Path)
     )(command)
@@ -57,9 +64,9 @@ def _folders_of(folder: Path, given: Folders) -> Folders:
     context = click.get_current_context()
 
     def explicit(key: str) -> bool:
-        return context.get_parameter_source(f"{key}_dir") in _EXPLICIT
+        return context.get_parameter_source(f"{key}_dir") == ParameterSource.COMMANDLINE
 
-    if context.get_parameter_source("tools_dir") == ParameterSource.COMMANDLINE:
+    if explicit("tools"):
         raise click.UsageError("give DIR or --tools-dir, not both: DIR is the folder of the scripts")
     served = resolve_served_folder(folder, given.config if explicit("config") else None)
     context.meta[SERVED_KEY] = served

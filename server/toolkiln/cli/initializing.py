@@ -61,15 +61,16 @@ def init(folder: Path, merge: bool) -> None:
     )
     for problem in discovered.errors:
         echo_problem("error", problem)
+    if not discovered.tools:
+        click.echo(f"no tools in {folders.tools} yet: `toolkiln new NAME` writes one")
+        return
     built = build_catalog(
         folders.config, folders.tools, folders.existing(folders.prompts), folders.existing(folders.resources)
     )
     for refusal in built.errors:
         echo_problem("error", refusal)
     names = ", ".join(tool.name for tool in built.tools)
-    count = f"{len(built.tools)} tool{'' if len(built.tools) == 1 else 's'}" + (
-        f" ({names})" if names else ""
-    )
+    count = f"{len(built.tools)} tool{'' if len(built.tools) == 1 else 's'} ({names})"
     click.echo(f"{paint('built', 'green')} {folders.config / 'tools.json'}: {count}")
     click.echo("\n".join(["", *_next_steps(root, [tool.name for tool in built.tools])]))
     if discovered.errors or built.errors:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from toolkiln.cli.app import Folders, cli, echo_problem, first_line, folder_options, render_table
+from toolkiln.cli.folder_argument import folder_argument
 from toolkiln.files import catalog_path
 
 if TYPE_CHECKING:
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 
 @cli.command()
 @folder_options
+@folder_argument
 @click.option("--force", is_flag=True, help="Re-read every script, changed or not.")
 @click.option(
     "--list",
@@ -162,6 +164,7 @@ def _progress_bar(label: str) -> Iterator[Callable[[int, int], None] | None]:
 
 @cli.command()
 @folder_options
+@folder_argument
 def build(folders: Folders) -> None:
     """Merge the enabled tools, prompts and resources into config/tools.json.
 
@@ -197,6 +200,7 @@ def _also(**counts: int) -> str:
 
 @cli.command("list")
 @folder_options
+@folder_argument
 @click.option("--json", "as_json", is_flag=True, help="Print the compiled tools as JSON.")
 def list_tools(folders: Folders, as_json: bool) -> None:
     """List what the compiled config/tools.json serves: tools, prompts, resources."""

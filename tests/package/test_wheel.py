@@ -1,0 +1,151 @@
+"""The wheel stands alone: built, installed into a fresh virtual environment outside the
+repository, and used from a folder outside it as a user would (init, new, discover,
+build, serve over stdio with the SDK's client, and serve DIR on a plain folder)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+from tests.serve.stdio_server import text_of
+
+REPO = Path(__file__).resolve().parents[2]
+UV = Path(sys.executable).with_name("uv")
+pytestmark = pytest.mark.timeout(600)
+
+
+@dataclass(frozen=True)
+class Install:
+    wheel: Path
+    bin: Path  # the venv's bin/
+    home: Path  # XDG_CONFIG_HOME for everything run from it
+    work: Path  # a folder outside the repository
+
+    def env(self) -> dict[str, str]:
+        env = {key: value for key, value in os.environ.items() if not key.startswith(("TOOLKILN_", "PYTHON"))}
+        env.pop("VIRTUAL_ENV", None)
+        return {**env, "PATH": f"{self.bin}{os.pathsep}{env['PATH']}", "XDG_CONFIG_HOME": str(self.home)}
+
+    def run(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(self.bin / "toolkiln"), *args],
+            cwd=cwd or self.work,
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+
+def uv(*args: str, cwd: Path = REPO) -> None:
+    result = subprocess.run(
+        [str(UV), *args], cwd=cwd, capture_output=True, text=True, timeout=400, check=False
+    )
+    assert result.returncode == 0, f"uv {' '.join(args)}:\n{result.stdout}\n{result.stderr}"
+
+
+@pytest.fixture(scope="module")
+def install(tmp_path_factory: pytest.TempPathFactory) -> Install:
+    root = tmp_path_factory.mktemp("wheel")
+    uv("build", "--wheel", "--out-dir", str(root / "dist"), str(REPO))
+    (wheel,) = (root / "dist").glob("toolkiln-*.whl")
+    uv("venv", "--quiet", "--python", sys.executable, str(root / "venv"), cwd=root)
+    uv("pip", "install", "--quiet", "--python", str(root / "venv" / "bin" / "python"), str(wheel), cwd=root)
+    work = root / "work"
+    work.mkdir()
+    return Install(wheel, root / "venv" / "bin", root / "home", work)
+
+
+def test_the_wheel_holds_the_package_and_its_files_and_nothing_of_the_repository(install: Install) -> None:
+    names = zipfile.ZipFile(install.wheel).namelist()
+    for needed in (
+        "toolkiln/templates/annotations/run.sh",
+        "toolkiln/templates/help-json/tool.sh",
+        "toolkiln/templates/python/tool.py",
+        "toolkiln/templates/kit/tool.js",
+        "toolkiln/starter/tools/now/run.sh",
+        "toolkiln/serve/dashboard/templates/index.html",
+    ):
+        assert needed in names
+    top = {name.split("/")[0] for name in names}
+    assert {folder for folder in top if not folder.endswith(".dist-info")} == {"toolkiln"}
+    assert not [name for name in names if "__pycache__" in name or name.endswith(".pyc")]
+
+
+def test_the_installed_toolkiln_is_the_wheels(install: Install) -> None:
+    result = subprocess.run(
+        [str(install.bin / "python"), "-c", "import toolkiln; print(toolkiln.__file__)"],
+        cwd=install.work,
+        env=install.env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert Path(result.stdout.strip()).is_relative_to(install.bin.parent)
+
+
+@asynccontextmanager
+async def serving(install: Install, *args: str, cwd: Path) -> AsyncIterator[Client]:
+    params = StdioServerParameters(
+        command=str(install.bin / "toolkiln"), args=["serve", *args], env=install.env(), cwd=str(cwd)
+    )
+    async with Client(params) as client:
+        yield client
+
+
+@pytest.mark.anyio
+async def test_init_new_discover_build_serve_and_call_from_the_wheel(install: Install) -> None:
+    initialised = install.run("init", "proj")
+    assert initialised.returncode == 0, initialised.stderr
+    project = install.work / "proj"
+    assert "1 tool (now)" in initialised.stdout
+    created = install.run("new", "greeter", cwd=project)
+    assert created.returncode == 0, created.stderr  # failed with "cannot read the template" before
+    assert (project / "tools" / "greeter" / "run.sh").is_file()
+    for command in ("discover", "build"):
+        result = install.run(command, cwd=project)
+        assert result.returncode == 0, result.stderr
+    listed = install.run("list", "--json", cwd=project)
+    assert sorted(tool["name"] for tool in json.loads(listed.stdout)) == ["greeter", "now"]
+
+    async with serving(install, cwd=project) as client:
+        names = sorted(tool.name for tool in (await client.list_tools()).tools)
+        greeting = await client.call_tool("greeter", {"function": "hello", "name": "Ada"})
+        now = await client.call_tool("now", {"timezone": "UTC"})
+    assert names == ["greeter", "now"]
+    assert (greeting.is_error, text_of(greeting)) == (False, "Hello, Ada!")
+    assert not now.is_error and now.structured_content is not None
+    assert now.structured_content["timezone"] == "UTC"
+
+
+@pytest.mark.anyio
+async def test_serve_dir_serves_a_plain_folder_in_one_command(install: Install) -> None:
+    scripts = install.work / "scripts"
+    scripts.mkdir()
+    (scripts / "shout.sh").write_text(
+        "#!/bin/bash\n# Tool: shout\n# Description: Say it loudly\n"
+        "# @param text: What to say (type: string, required: true)\n"
+        'echo "${text^^}"\n'
+    )
+    (scripts / "shout.sh").chmod(0o755)
+    elsewhere = install.work / "elsewhere"
+    elsewhere.mkdir()
+    async with serving(install, str(scripts), cwd=elsewhere) as client:
+        result = await client.call_tool("shout", {"text": "kiln"})
+    assert (result.is_error, text_of(result)) == (False, "KILN")
+    assert sorted(path.name for path in scripts.iterdir()) == ["shout.sh"]  # nothing written into it
+    assert list(elsewhere.iterdir()) == []
+    (owned,) = (install.home / "toolkiln" / "folders").iterdir()
+    assert owned.name.startswith("scripts-")
+    assert (owned / "tools" / "shout.json").is_file()
