@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from toolkiln.cli.app import Folders, cli, echo_problem, first_line, folder_options, render_table
+from toolkiln.cli.terminal import terminal_width
 from toolkiln.files import catalog_path
 
 if TYPE_CHECKING:
@@ -198,8 +199,13 @@ def _also(**counts: int) -> str:
 @cli.command("list")
 @folder_options
 @click.option("--json", "as_json", is_flag=True, help="Print the compiled tools as JSON.")
-def list_tools(folders: Folders, as_json: bool) -> None:
-    """List what the compiled config/tools.json serves: tools, prompts, resources."""
+@click.option("--wide", is_flag=True, help="Whole descriptions, however wide the terminal.")
+def list_tools(folders: Folders, as_json: bool, wide: bool) -> None:
+    """List what the compiled config/tools.json serves: tools, prompts, resources.
+
+    On a terminal each line fits its width (COLUMNS, else the terminal's), cut with an
+    ellipsis; piped, or with --wide, descriptions are whole.
+    """
     from toolkiln.files import load_catalog
     from toolkiln.runner.requirements import missing_requirements
 
@@ -218,16 +224,17 @@ def list_tools(folders: Folders, as_json: bool) -> None:
         ]
         click.echo(json.dumps(listing, indent=2))
         return
+    width = None if wide or not sys.stdout.isatty() else terminal_width(sys.stdout)
     rows: list[tuple[str, ...]] = [("TOOL", "ARGUMENTS", "DESCRIPTION")]
     for tool in catalog.tools:
         rows.append((tool.name, _signature(tool.parameters), first_line(tool.description)))
-    click.echo(render_table(rows))
+    click.echo(render_table(rows, width))
     if catalog.prompts:
         prompts = [(p.name, _signature(p.arguments), first_line(p.description)) for p in catalog.prompts]
-        click.echo("\n" + render_table([("PROMPT", "ARGUMENTS", "DESCRIPTION"), *prompts]))
+        click.echo("\n" + render_table([("PROMPT", "ARGUMENTS", "DESCRIPTION"), *prompts], width))
     if catalog.resources:
         resources = [(r.name, r.uri, r.mime_type) for r in catalog.resources]
-        click.echo("\n" + render_table([("RESOURCE", "URI", "TYPE"), *resources]))
+        click.echo("\n" + render_table([("RESOURCE", "URI", "TYPE"), *resources], width))
     counts = f"{len(catalog.tools)} tools, {len(catalog.prompts)} prompts, {len(catalog.resources)} resources"
     click.echo(f"\n{counts} in {catalog_file}")
     for name, (requirements, packages) in missing.items():
