@@ -25,7 +25,12 @@ class Seen:
 
 
 def run_on_terminal(
-    args: list[str], *, cwd: Path, columns: int = 80, stdout_piped: bool = False, env: dict[str, str] | None = None
+    args: list[str],
+    *,
+    cwd: Path,
+    columns: int = 80,
+    stdout_piped: bool = False,
+    env: dict[str, str] | None = None,
 ) -> Seen:
     """`toolkiln ARGS` with stderr (and stdout, unless `stdout_piped`) on a pty `columns`
     wide; COLUMNS and NO_COLOR unset unless `env` sets them."""
@@ -56,8 +61,15 @@ def run_on_terminal(
     return Seen(received.decode().replace("\r\n", "\n"), (stdout or b"").decode(), process.returncode)
 
 
-def run_piped(args: list[str], *, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_piped(
+    args: list[str], *, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     environment = {k: v for k, v in child_env().items() if k not in ("COLUMNS", "NO_COLOR")}
     return subprocess.run(
-        [*TOOLKILN, *args], capture_output=True, text=True, env={**environment, **(env or {})}, cwd=cwd, timeout=60
+        [*TOOLKILN, *args],
+        capture_output=True,
+        text=True,
+        env={**environment, **(env or {})},
+        cwd=cwd,
+        timeout=60,
     )

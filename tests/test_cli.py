@@ -297,10 +297,13 @@ def test_the_server_imports_neither_the_discovery_stage_nor_jinja2() -> None:
 LONG = """\
 #!/bin/bash
 # Tool: wordy
-# Description: A description far longer than any terminal is wide, which a listing on a terminal cuts with an ellipsis rather than wrapping onto the next line
+# Description: {description}
 # @param text: the text (type: string, required: true)
 echo "$text"
-"""
+""".format(
+    description="A description far longer than any terminal is wide, which a listing on a terminal "
+    "cuts with an ellipsis rather than wrapping onto the next line"
+)
 
 
 def test_list_fits_the_terminal_and_is_whole_when_piped_or_wide(

@@ -118,11 +118,16 @@ def test_fix_serves_a_new_script_that_lacked_the_run_bit(
     assert run_cli("discover").exit_code == 0
     assert run_cli("build").exit_code == 0
     forecast = make_tool(
-        "forecast.sh", "#!/bin/bash\n# Tool: forecast\n# Description: The weather\necho sunny\n", executable=False
+        "forecast.sh",
+        "#!/bin/bash\n# Tool: forecast\n# Description: The weather\necho sunny\n",
+        executable=False,
     )
     fixed = run_cli("doctor", "--fix")
     assert fixed.exit_code == 0, fixed.output
     assert f"fixed: chmod +x {forecast}" in fixed.output
-    assert f"fixed: discovered the tool 'forecast' (created {config_dir / 'tools' / 'forecast.json'})" in fixed.output
+    assert (
+        f"fixed: discovered the tool 'forecast' (created {config_dir / 'tools' / 'forecast.json'})"
+        in fixed.output
+    )
     assert "[not-discovered]" not in fixed.output
     assert run_cli("call", "forecast").output == "sunny\n"
