@@ -84,8 +84,9 @@ bench: $(BENCH_STAMP)  ## Benchmarks (< 10 min): docs/benchmarks.md, benchmarks/
 bench-quick: $(BENCH_STAMP)  ## A smaller benchmark run (< 2 min), printed only
 	$(BIN)/python -m benchmarks --quick
 
-docs: $(STAMP)  ## Regenerate docs/cli.md from the commands' --help
+docs: $(STAMP)  ## Regenerate docs/cli.md from the commands' --help, and README.md's sample outputs
 	$(BIN)/python docs/cli_reference.py
+	$(BIN)/python docs/readme_samples.py
 
 clean:  ## Remove .venv, caches and the compiled config
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache $(CONFIG_DIR)/tools.json

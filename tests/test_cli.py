@@ -15,6 +15,8 @@ from click.testing import Result
 from mcp import Client, StdioServerParameters
 
 from tests.conftest import MakeTool, child_env
+from tests.terminal import run_on_terminal, run_piped
+from toolkiln import __version__
 
 REPO = Path(__file__).resolve().parent.parent
 RunCli = Callable[..., Result]
@@ -98,7 +100,7 @@ def test_call_of_an_unknown_tool_is_a_clear_error(run_cli: RunCli) -> None:
     run_cli("build")
     result = run_cli("call", "nope")
     assert result.exit_code == 1
-    assert "Unknown tool: 'nope'" in result.output
+    assert "unknown tool 'nope': `toolkiln list` shows the 2 tools" in result.output
 
 
 @pytest.mark.usefixtures("project")
@@ -157,20 +159,32 @@ def test_version_from_the_real_entry_point() -> None:
 def test_serve_prints_a_banner_on_stderr_and_nothing_on_stdout(tools_dir: Path, config_dir: Path) -> None:
     args = ["--tools-dir", str(tools_dir), "--config-dir", str(config_dir)]
     # stdin at EOF: the server starts, sees its client gone, and stops.
-    result = subprocess.run(
-        [sys.executable, "-m", "toolkiln", "serve", "--discover", *args],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        env=child_env(),
-        timeout=60,
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout == ""
-    assert "serving 2 tools" in result.stderr
-    snippet = json.loads(result.stderr[result.stderr.index("{") : result.stderr.rindex("}") + 1])
+    # stdin at EOF: the server starts, sees its client gone, and stops. On a terminal, the
+    # whole banner: the client snippet.
+    seen = run_on_terminal(["serve", "--discover", *args], cwd=tools_dir.parent, stdout_piped=True)
+    assert seen.returncode == 0, seen.terminal
+    assert seen.stdout == ""
+    assert "serving 2 tools" in seen.terminal
+    snippet = json.loads(seen.terminal[seen.terminal.index("{") : seen.terminal.rindex("}") + 1])
     entry = snippet["mcpServers"]["toolkiln"]
     assert entry["args"][-4:] == ["--tools-dir", str(tools_dir), "--config-dir", str(config_dir)]
+
+
+@pytest.mark.usefixtures("project")
+def test_the_banner_is_one_line_when_stderr_is_not_a_terminal(tools_dir: Path, config_dir: Path) -> None:
+    """An MCP client spawns the server and logs each of its stderr lines, on every start."""
+    args = ["--tools-dir", str(tools_dir), "--config-dir", str(config_dir)]
+    for step in ("discover", "build"):
+        assert run_piped([step, *args], cwd=tools_dir.parent).returncode == 0
+    result = run_piped(["serve", *args], cwd=tools_dir.parent)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == ""
+    banner = [line for line in result.stderr.splitlines() if "serving" in line]
+    assert banner == [
+        f"toolkiln {__version__}: serving 2 tools from {tools_dir} over stdio "
+        "(`toolkiln config CLIENT` prints a client's entry)."
+    ], result.stderr
+    assert "{" not in result.stderr
 
 
 @pytest.mark.usefixtures("project")
@@ -183,12 +197,10 @@ def test_the_banner_names_the_tools_folder_the_config_was_built_from(
         subprocess.run([*toolkiln, step, *folders], check=True, capture_output=True, env=child_env())
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    result = subprocess.run(  # only --config-dir, from a folder with no tools
-        [*toolkiln, "serve", "--config-dir", str(config_dir)],
-        stdin=subprocess.DEVNULL, capture_output=True, text=True, env=child_env(), cwd=elsewhere, timeout=60,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    snippet = json.loads(result.stderr[result.stderr.index("{") : result.stderr.rindex("}") + 1])
+    # only --config-dir, from a folder with no tools
+    seen = run_on_terminal(["serve", "--config-dir", str(config_dir)], cwd=elsewhere, stdout_piped=True)
+    assert seen.returncode == 0, seen.terminal
+    snippet = json.loads(seen.terminal[seen.terminal.index("{") : seen.terminal.rindex("}") + 1])
     assert snippet["mcpServers"]["toolkiln"]["args"][-4:] == folders
 
 
@@ -280,3 +292,36 @@ def test_the_server_imports_neither_the_discovery_stage_nor_jinja2() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env())
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+LONG = """\
+#!/bin/bash
+# Tool: wordy
+# Description: {description}
+# @param text: the text (type: string, required: true)
+echo "$text"
+""".format(
+    description="A description far longer than any terminal is wide, which a listing on a terminal "
+    "cuts with an ellipsis rather than wrapping onto the next line"
+)
+
+
+def test_list_fits_the_terminal_and_is_whole_when_piped_or_wide(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool("wordy.sh", LONG)
+    args = ["--tools-dir", str(tools_dir), "--config-dir", str(config_dir)]
+    for step in ("discover", "build"):
+        assert run_piped([step, *args], cwd=tools_dir.parent).returncode == 0
+    description = LONG.splitlines()[2].removeprefix("# Description: ")
+    seen = run_on_terminal(["list", *args], cwd=tools_dir.parent, columns=60)
+    lines = seen.terminal.split("\n\n")[0].splitlines()  # the table (the summary names a path)
+    assert all(len(line) <= 60 for line in lines), lines
+    row = next(line for line in lines if line.startswith("wordy"))
+    assert len(row) == 60 and row.endswith("…") and description[:20] in row
+    narrower = run_on_terminal(["list", *args], cwd=tools_dir.parent, columns=200, env={"COLUMNS": "50"})
+    assert all(len(line) <= 50 for line in narrower.terminal.split("\n\n")[0].splitlines()), "COLUMNS wins"
+    wide = run_on_terminal(["list", "--wide", *args], cwd=tools_dir.parent, columns=60)
+    assert description in wide.terminal
+    piped = run_piped(["list", *args], cwd=tools_dir.parent)
+    assert description in piped.stdout

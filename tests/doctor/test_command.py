@@ -108,3 +108,26 @@ def test_doctor_on_the_sample_tools_finds_no_errors(tmp_path: Path, run_cli: Run
     result = run_cli("doctor", "--json")
     assert json.loads(result.output)["counts"]["error"] == 0, result.output
     assert result.exit_code == 0
+
+
+def test_fix_serves_a_new_script_that_lacked_the_run_bit(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, run_cli: RunCli
+) -> None:
+    """What the README promises: after `doctor --fix`, a new script is a tool that runs."""
+    make_tool("hi.sh", HELP_JSON)
+    assert run_cli("discover").exit_code == 0
+    assert run_cli("build").exit_code == 0
+    forecast = make_tool(
+        "forecast.sh",
+        "#!/bin/bash\n# Tool: forecast\n# Description: The weather\necho sunny\n",
+        executable=False,
+    )
+    fixed = run_cli("doctor", "--fix")
+    assert fixed.exit_code == 0, fixed.output
+    assert f"fixed: chmod +x {forecast}" in fixed.output
+    assert (
+        f"fixed: discovered the tool 'forecast' (created {config_dir / 'tools' / 'forecast.json'})"
+        in fixed.output
+    )
+    assert "[not-discovered]" not in fixed.output
+    assert run_cli("call", "forecast").output == "sunny\n"

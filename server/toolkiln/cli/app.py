@@ -198,13 +198,26 @@ def run_options(function: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
-def render_table(rows: Sequence[tuple[str, ...]]) -> str:
-    """Columns padded to their widest cell; the last column runs free."""
+def render_table(rows: Sequence[tuple[str, ...]], width: int | None = None) -> str:
+    """Columns padded to their widest cell; the last column runs free, or with `width`
+    (a terminal's columns) every line is cut to it with an ellipsis, never wrapped: a
+    middle column gets at most a third of it, so one long cell cannot push the last
+    column off every line."""
     rows = [tuple(visible(cell) for cell in row) for row in rows]
+    if width is not None:
+        cap = max(width // 3, 12)
+        rows = [(row[0], *(cut(cell, cap) for cell in row[1:-1]), row[-1]) for row in rows]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-    return "\n".join(
-        "  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]]) for row in rows
+    lines = (
+        "  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]]).rstrip()
+        for row in rows
     )
+    return "\n".join(lines if width is None else (cut(line, width) for line in lines))
+
+
+def cut(text: str, width: int) -> str:
+    """`text`, or its first `width - 1` characters and an ellipsis."""
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
 
 
 def first_line(text: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import sys
 from pathlib import Path
 
 from toolkiln import __version__
@@ -11,13 +12,20 @@ from toolkiln.clients import client_config
 from toolkiln.clients.launch import shell_launcher
 
 
-def stdio_banner(tool_count: int, tools_dir: Path, config_dir: Path) -> str:
+def stdio_banner(tool_count: int, tools_dir: Path, config_dir: Path, *, full: bool | None = None) -> str:
     """`tools_dir`: the folder the served tools.json was built from (its own record), so
-    that the snippet names it even when `serve` was given only --config-dir."""
+    that the snippet names it even when `serve` was given only --config-dir.
+
+    `full` (by default: when stderr is a terminal) adds the client snippet. An MCP client
+    that spawns the server logs each of its stderr lines on every start, so there the
+    banner is one line."""
+    headline = f"toolkiln {__version__}: serving {tool_count} tools from {tools_dir} over stdio"
+    if not (sys.stderr.isatty() if full is None else full):
+        return f"{headline} (`toolkiln config CLIENT` prints a client's entry)."
     entry = client_config("json", "toolkiln", tools_dir=tools_dir, config_dir=config_dir)
     snippet = json.dumps(entry.snippet, indent=2)
     return (
-        f"toolkiln {__version__}: serving {tool_count} tools from {tools_dir} over stdio.\n"
+        f"{headline}.\n"
         f"To use them from an MCP client (Claude Desktop, Claude Code, Cursor, VS Code), add:\n{snippet}\n"
         f"or let `{shell_launcher()} config CLIENT --install` write it into the client's config."
     )

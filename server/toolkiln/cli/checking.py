@@ -19,7 +19,11 @@ if TYPE_CHECKING:
 @cli.command()
 @folder_options
 @folder_argument
-@click.option("--fix", is_flag=True, help="Apply the safe fixes: set the run bit, rebuild a stale build.")
+@click.option(
+    "--fix",
+    is_flag=True,
+    help="Apply the safe fixes: set the run bit, discover new or changed scripts, rebuild a stale build.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
 @click.option(
     "--server-name",

@@ -13,6 +13,7 @@ import click
 
 from toolkiln.cli.app import Folders, cli, echo_problem, first_line, folder_options, render_table
 from toolkiln.cli.folder_argument import folder_argument
+from toolkiln.cli.terminal import terminal_width
 from toolkiln.files import catalog_path
 
 if TYPE_CHECKING:
@@ -202,8 +203,13 @@ def _also(**counts: int) -> str:
 @folder_options
 @folder_argument
 @click.option("--json", "as_json", is_flag=True, help="Print the compiled tools as JSON.")
-def list_tools(folders: Folders, as_json: bool) -> None:
-    """List what the compiled config/tools.json serves: tools, prompts, resources."""
+@click.option("--wide", is_flag=True, help="Whole descriptions, however wide the terminal.")
+def list_tools(folders: Folders, as_json: bool, wide: bool) -> None:
+    """List what the compiled config/tools.json serves: tools, prompts, resources.
+
+    On a terminal each line fits its width (COLUMNS, else the terminal's), cut with an
+    ellipsis; piped, or with --wide, descriptions are whole.
+    """
     from toolkiln.files import load_catalog
     from toolkiln.runner.requirements import missing_requirements
 
@@ -222,16 +228,17 @@ def list_tools(folders: Folders, as_json: bool) -> None:
         ]
         click.echo(json.dumps(listing, indent=2))
         return
+    width = None if wide or not sys.stdout.isatty() else terminal_width(sys.stdout)
     rows: list[tuple[str, ...]] = [("TOOL", "ARGUMENTS", "DESCRIPTION")]
     for tool in catalog.tools:
         rows.append((tool.name, _signature(tool.parameters), first_line(tool.description)))
-    click.echo(render_table(rows))
+    click.echo(render_table(rows, width))
     if catalog.prompts:
         prompts = [(p.name, _signature(p.arguments), first_line(p.description)) for p in catalog.prompts]
-        click.echo("\n" + render_table([("PROMPT", "ARGUMENTS", "DESCRIPTION"), *prompts]))
+        click.echo("\n" + render_table([("PROMPT", "ARGUMENTS", "DESCRIPTION"), *prompts], width))
     if catalog.resources:
         resources = [(r.name, r.uri, r.mime_type) for r in catalog.resources]
-        click.echo("\n" + render_table([("RESOURCE", "URI", "TYPE"), *resources]))
+        click.echo("\n" + render_table([("RESOURCE", "URI", "TYPE"), *resources], width))
     counts = f"{len(catalog.tools)} tools, {len(catalog.prompts)} prompts, {len(catalog.resources)} resources"
     click.echo(f"\n{counts} in {catalog_file}")
     for name, (requirements, packages) in missing.items():

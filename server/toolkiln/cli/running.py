@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import sys
 from typing import Any
 
 import click
 
-from toolkiln.cli.app import Folders, RunOptions, cli, folder_options, run_options
+from toolkiln.cli.app import Folders, RunOptions, cli, colour_enabled, folder_options, run_options
 from toolkiln.cli.terminal import visible
+from toolkiln.errors import ToolkilnError
 from toolkiln.files import catalog_path
 
 
@@ -33,16 +35,24 @@ def call(
 
     Arguments are KEY=VALUE: strings as typed, other types as JSON (count=3,
     verbose=true, tags='["a","b"]'). Exits with status 1 when the tool fails.
-    On a terminal, an interactive tool's questions are asked there.
+    The tool's log lines (INFO, WARNING, ERROR; DEBUG with -v) and its progress are
+    shown on stderr as they come: on a terminal progress is a bar, elsewhere a plain
+    line. On a terminal, an interactive tool's questions are asked there.
     """
     import anyio
 
-    from toolkiln.cli.asking import TerminalObserver
-    from toolkiln.runner import Registry, ToolResult, ToolRunner
+    from toolkiln.cli.call_display import CallDisplay
+    from toolkiln.cli.unknown_tool import explain_unknown_tool
+    from toolkiln.runner import Registry, ToolResult, ToolRunner, UnknownToolError
     from toolkiln.schema import parse_cli_value
 
     registry = Registry.load(catalog_path(folders.config))
-    tool = registry.get(name)
+    try:
+        tool = registry.get(name)
+    except UnknownToolError:
+        raise ToolkilnError(
+            explain_unknown_tool(name, registry.tools, folders.tools, folders.config)
+        ) from None
     values: dict[str, Any] = _json_object_option(json_args) if json_args else {}
     parameters = {param.name: param for param in tool.parameters}
     for pair in arguments:
@@ -51,12 +61,19 @@ def call(
             raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="ARGUMENTS")
         values[key] = parse_cli_value(parameters.get(key), text)
     runner = ToolRunner(registry, run.settings(registry, "cli"))
-    observer = TerminalObserver() if sys.stdin.isatty() else None
+    display = CallDisplay(
+        sys.stderr,
+        terminal=sys.stderr.isatty(),
+        colour=colour_enabled(err=True),
+        threshold=min(logging.getLogger().getEffectiveLevel(), logging.INFO),
+        ask=sys.stdin.isatty(),
+    )
 
     async def call_once() -> ToolResult:
-        try:
-            return await runner.call(name, values, observer)
+        try:  # the display shows the log lines: the result's stderr tail leaves them out
+            return await runner.call(name, values, display, tail_logs=False)
         finally:
+            display.finish()
             await runner.close()
 
     result = anyio.run(call_once)

@@ -10,7 +10,9 @@ such character becomes its visible escape (`\\x1b`, `\\u202e`); newlines and tab
 from __future__ import annotations
 
 import logging
+import os
 import re
+from typing import TextIO
 
 # C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides and isolates.
 _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -31,3 +33,18 @@ class VisibleFormatter(logging.Formatter):
 
     def formatMessage(self, record: logging.LogRecord) -> str:
         return visible(super().formatMessage(record))
+
+
+def terminal_width(stream: TextIO, fallback: int = 80) -> int:
+    """The columns of the terminal `stream` writes to: `COLUMNS` when set (as
+    `shutil.get_terminal_size` reads it), else the terminal's own size."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(stream.fileno()).columns or fallback
+    except (OSError, ValueError, AttributeError):
+        return fallback

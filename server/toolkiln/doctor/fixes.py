@@ -1,8 +1,10 @@
 """The fixes `doctor --fix` applies: only the safe ones.
 
-Setting the run bit on a tool's script, and rebuilding a compiled config that is
-missing, unreadable or older than its per-tool configs. Everything else is the user's
-to decide (a rename, a deletion, a package to install), so doctor only says how.
+Setting the run bit on a tool's script, discovering what that made a tool and what
+changed since the last discovery (as `toolkiln discover` does, its `--help` probes
+confined), and rebuilding a compiled config that is missing, unreadable or older than
+its per-tool configs: after `--fix`, a new script is served. Everything else is the
+user's to decide (a rename, a deletion, a package to install), so doctor only says how.
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ from pathlib import Path
 from toolkiln.build import build_catalog
 from toolkiln.doctor.findings import Finding, Project
 from toolkiln.errors import ToolkilnError
-from toolkiln.files import catalog_path
+from toolkiln.files import catalog_path, tool_config_path
 
 logger = logging.getLogger(__name__)
 
 BUILD_CHECKS = ("not-built", "invalid-build", "stale-build")
+DISCOVER_CHECK = "not-discovered"
 
 
 @dataclass
@@ -33,7 +36,10 @@ def apply_fixes(project: Project, findings: list[Finding]) -> FixOutcome:
     for finding in findings:
         if finding.fixable and finding.check == "not-executable" and finding.path:
             outcome.fixed.append(_set_run_bit(Path(finding.path)))
-    if any(finding.fixable and finding.check in BUILD_CHECKS for finding in findings):
+    discover = bool(outcome.fixed) or any(f.fixable and f.check == DISCOVER_CHECK for f in findings)
+    if discover and not _discover(project, outcome):
+        return outcome  # its errors say what to fix; a build now would serve half of it
+    if discover or any(finding.fixable and finding.check in BUILD_CHECKS for finding in findings):
         try:
             report = build_catalog(
                 project.config_dir, project.tools_dir, project.prompts_dir, project.resources_dir
@@ -52,6 +58,35 @@ def apply_fixes(project: Project, findings: list[Finding]) -> FixOutcome:
             count = len(report.tools)
             outcome.fixed.append(f"rebuilt {report.path} with {count} tool{'' if count == 1 else 's'}")
     return outcome
+
+
+def _discover(project: Project, outcome: FixOutcome) -> bool:
+    """`toolkiln discover`; what it wrote goes into `outcome.fixed`. False when it failed."""
+    from toolkiln.discover import discover_tools
+
+    try:
+        report = discover_tools(
+            project.tools_dir,
+            project.config_dir,
+            prompts_dir=project.prompts_dir,
+            resources_dir=project.resources_dir,
+        )
+    except ToolkilnError as error:
+        outcome.failed.append(
+            Finding(
+                severity="error",
+                check="discover-failed",
+                path=str(project.tools_dir),
+                message=f"could not be discovered: {error}",
+                fix="fix what the message names, then toolkiln discover",
+            )
+        )
+        return False
+    for status in report.tools:
+        if status.change in ("created", "updated"):
+            config = tool_config_path(project.config_dir, status.name)
+            outcome.fixed.append(f"discovered the tool {status.name!r} ({status.change} {config})")
+    return True
 
 
 def _set_run_bit(path: Path) -> str:

@@ -93,7 +93,8 @@ def _undiscovered(script: Path, name: str, change: str) -> Finding:
         check="not-discovered",
         path=str(script),
         message=message,
-        fix="toolkiln discover && toolkiln build",
+        fix="toolkiln discover && toolkiln build (doctor --fix does it)",
+        fixable=True,
     )
 
 

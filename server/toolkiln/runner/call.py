@@ -131,9 +131,15 @@ class ToolRunner:
         arguments: Mapping[str, Any] | None,
         observer: CallObserver | None = None,
         on_started: Callable[[], None] | None = None,
+        *,
+        tail_logs: bool = True,
     ) -> ToolResult:
         """Run tool `name`. Raises `UnknownToolError`; every other failure is a result.
-        `on_started` runs once the script's process does (see `run_process`)."""
+        `on_started` runs once the script's process does (see `run_process`).
+
+        A failure's text ends with the script's stderr tail; `tail_logs=False` leaves the
+        log lines out of it, for a caller whose observer has shown them to the same
+        reader already (`toolkiln call`), so no line is shown twice."""
         tool = self.registry.get(name)
         try:
             if tool.script_path:  # inside the tools folder, or never run
@@ -166,7 +172,7 @@ class ToolRunner:
                 )
             remaining = deadline - anyio.current_time()
             return await self._run(
-                tool, arguments, remaining, timeout, observer or LoggingObserver(), on_started
+                tool, arguments, remaining, timeout, observer or LoggingObserver(), on_started, tail_logs
             )
         finally:
             for limiter in reversed(held):
@@ -202,6 +208,7 @@ class ToolRunner:
         timeout: float,
         observer: CallObserver,
         on_started: Callable[[], None] | None = None,
+        tail_logs: bool = True,
     ) -> ToolResult:
         name = tool.name
         if tool.dialect == "command":  # the built-in run_command: no script, config/server.json's fences
@@ -246,6 +253,8 @@ class ToolRunner:
                 return
             if isinstance(kind, LogLine):
                 observer.on_log(name, kind)
+                if not tail_logs:
+                    return
             stderr_lines.append(line[:STDERR_LINE_CHARS])
 
         if tool.dialect == "python" and tool.python_entry != "script":
