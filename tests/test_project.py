@@ -37,7 +37,7 @@ def test_init_makes_a_project_that_is_built_and_whose_starter_tool_runs(tmp_path
     folders = ["--tools-dir", str(project / "tools"), "--config-dir", str(project / "config")]
     called = run("call", "now", *folders, "timezone=UTC", "days=1")
     assert called.exit_code == 0, called.output
-    answer = json.loads(called.output)
+    answer = json.loads(called.stdout)
     assert answer["timezone"] == "UTC" and answer["utc_offset"] == "+0000"
     bad = run("call", "now", *folders, "timezone=../../etc/passwd")
     assert bad.exit_code == 1 and "is not a time zone name" in bad.output

@@ -54,6 +54,6 @@ show() {  # show FORMAT: the moment `when` in the time zone, in FORMAT (GNU or B
   TZ="$timezone" date -d "@$when" "+$1" 2>/dev/null || TZ="$timezone" date -r "$when" "+$1"
 }
 
-echo "INFO $timezone, $days days from now" >&2
+echo "INFO $timezone, days from now: $days" >&2
 printf '{"timezone": "%s", "date": "%s", "time": "%s", "weekday": "%s", "utc_offset": "%s", "unix": %d}\n' \
   "$timezone" "$(show %Y-%m-%d)" "$(show %H:%M:%S)" "$(show %A)" "$(show %z)" "$when"
