@@ -165,10 +165,10 @@ def _connect(
             "info",
             f"this toolkiln runs from {chosen.launch.how}'s temporary environment, which a cache "
             f"clean removes: the client will start it with `{shlex.join(chosen.launch.command)}` "
-            "(--launcher path for this one's path)",
+            "(--launcher path keeps this one's path)",
         )
     if not install:
-        _show(chosen, _install_command(client, folder, http, name, launcher, folders))
+        _show(chosen, _install_command(chosen, folder, launcher, folders))
         return
     _report(chosen, chosen.install())
 
@@ -210,14 +210,17 @@ def _report(chosen: ClientConfig, result: InstallResult) -> None:
         click.echo(f"next: {chosen.client.after_install}")
 
 
-def _install_command(
-    client: str, folder: Path | None, http: bool, name: str, launcher: str, folders: Folders
-) -> str:
+def _install_command(chosen: ClientConfig, folder: Path | None, launcher: str, folders: Folders) -> str:
     """The `install` command line that writes what `config` just showed."""
     from toolkiln.clients import shell_launcher
 
-    words = [client, *([str(folder)] if folder is not None else [])]
-    words += [*(["--http"] if http else []), *(["--name", name] if name != "toolkiln" else [])]
+    http = chosen.http is not None
+    words = [chosen.client.name, *([str(folder)] if folder is not None else [])]
+    words += [*(["--http"] if http else []), *(["--name", chosen.name] if chosen.name != "toolkiln" else [])]
     words += ["--launcher", launcher] if launcher != "auto" and not http else []
     words += [] if http or folder is not None else folder_arguments(folders)
+    if chosen.config_file is None:
+        words += ["--config-file", "PATH"]
+    elif chosen.config_file != chosen.client.config_file():
+        words += ["--config-file", str(chosen.config_file)]
     return f"{shell_launcher()} install {shlex.join(words)}"
