@@ -174,7 +174,7 @@ def _connect(
 
 
 def _show(chosen: ClientConfig, install_command: str) -> None:
-    click.echo(chosen.snippet.rstrip("\n"))
+    click.echo(chosen.snippet_text.rstrip("\n"))
     where = f"into {chosen.config_file}" if chosen.config_file else "into your client's config"
     click.echo(f"\nMerge this {where}, under {chosen.client.servers_key!r}, or run:", err=True)
     click.echo(f"  {install_command}", err=True)

@@ -57,8 +57,13 @@ class ClientConfig:
     launch: Launch | None = None  # over stdio: how the client starts toolkiln
 
     @property
-    def snippet(self) -> str:
-        """The entry in the shape of the client's whole file (JSON or TOML), to paste."""
+    def snippet(self) -> Entry:
+        """The whole config file's shape with just this server in it."""
+        return {self.client.servers_key: {self.name: self.entry}}
+
+    @property
+    def snippet_text(self) -> str:
+        """`snippet` in the client file's own syntax (JSON or TOML), to paste."""
         return snippet(self.client, self.name, self.entry)
 
     def install(self) -> InstallResult:
