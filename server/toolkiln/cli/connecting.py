@@ -176,7 +176,9 @@ def _connect(
 def _show(chosen: ClientConfig, install_command: str) -> None:
     click.echo(chosen.snippet_text.rstrip("\n"))
     where = f"into {chosen.config_file}" if chosen.config_file else "into your client's config"
-    click.echo(f"\nMerge this {where}, under {chosen.client.servers_key!r}, or run:", err=True)
+    key = chosen.client.servers_key
+    under = f"as its [{key}.{chosen.name}] table" if chosen.client.syntax == "toml" else f"under {key!r}"
+    click.echo(f"\nMerge this {where}, {under}, or run:", err=True)
     click.echo(f"  {install_command}", err=True)
     if chosen.client.name == "claude-code":
         entry = shlex.quote(json.dumps(chosen.entry))
@@ -195,7 +197,8 @@ def _report(chosen: ClientConfig, result: InstallResult) -> None:
     holds_token = chosen.http is not None and chosen.http.token
     if holds_token and result.made_private is not None:
         click.echo(
-            f"made {result.path} private (mode 600; it was {result.made_private:o}): it holds the token"
+            f"made {result.path} private (mode {result.made_private & 0o700:o}; it was "
+            f"{result.made_private:o}): it holds the token"
         )
     if holds_token and result.exposed is not None:
         echo_problem(
@@ -204,7 +207,7 @@ def _report(chosen: ClientConfig, result: InstallResult) -> None:
             f"{result.exposed:o}) and toolkiln could not change that: "
             f"chmod 600 {shlex.quote(str(result.path))}",
         )
-    elif holds_token and result.changed:
+    elif holds_token and result.changed and result.made_private is None:
         click.echo(f"{result.path} now holds the bearer token: keep it private")
     if result.changed:
         click.echo(f"next: {chosen.client.after_install}")
