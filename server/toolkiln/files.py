@@ -91,12 +91,18 @@ def render_json(data: Any, *, sort_keys: bool = True) -> str:
 
 
 def write_json_atomic(path: Path, data: Any, mode: int | None = None, *, sort_keys: bool = True) -> None:
-    """Write `data` so that readers see either the old file or the new one, never half.
+    """Write `data` as JSON with `write_text_atomic`."""
+    write_text_atomic(path, render_json(data, sort_keys=sort_keys), mode)
 
-    The file keeps its mode, or gets `mode`, or the umask's default when it is new.
+
+def write_text_atomic(path: Path, text: str, mode: int | None = None) -> None:
+    """Write `text` so that readers see either the old file or the new one, never half.
+
+    The file keeps its mode, or gets `mode`, or the umask's default when it is new. The
+    temporary file is made with mode 0600 and given its final mode before it takes the
+    file's place, so a private file is never readable by others, not even for a moment.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = render_json(data, sort_keys=sort_keys)
     fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

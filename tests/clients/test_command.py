@@ -26,6 +26,7 @@ SERVERS_KEY = {
     "cursor": "mcpServers",
     "vscode": "servers",
     "windsurf": "mcpServers",
+    "gemini": "mcpServers",
     "json": "mcpServers",
 }
 GREET = """\
@@ -38,6 +39,7 @@ DEFAULT_FILES = {
     "claude-code": ".claude.json",
     "cursor": ".cursor/mcp.json",
     "windsurf": ".codeium/windsurf/mcp_config.json",
+    "gemini": ".gemini/settings.json",
 }
 
 
@@ -76,7 +78,7 @@ def test_each_client_gets_the_stdio_command_with_absolute_paths(
     ]
     assert Path(entry["command"]).is_absolute()
     assert entry.get("type", "stdio") == "stdio"
-    assert "--install" in result.stderr
+    assert f" install {client} --tools-dir " in result.stderr
 
 
 @pytest.mark.parametrize(
@@ -86,6 +88,7 @@ def test_each_client_gets_the_stdio_command_with_absolute_paths(
         ("cursor", {"url": "URL", "headers": {"Authorization": "Bearer TOKEN"}}),
         ("vscode", {"type": "http", "url": "URL", "headers": {"Authorization": "Bearer TOKEN"}}),
         ("windsurf", {"serverUrl": "URL", "headers": {"Authorization": "Bearer TOKEN"}}),
+        ("gemini", {"httpUrl": "URL", "headers": {"Authorization": "Bearer TOKEN"}}),
         ("json", {"type": "http", "url": "URL", "headers": {"Authorization": "Bearer TOKEN"}}),
         (
             "claude-desktop",

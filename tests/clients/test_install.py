@@ -107,3 +107,56 @@ def test_a_new_file_that_holds_a_token_is_private(tmp_path: Path) -> None:
         path, "mcpServers", "toolkiln", {"url": "u", "headers": {"Authorization": "Bearer t"}}, private=True
     )
     assert os.stat(path).st_mode & 0o777 == 0o600
+
+
+TOKEN_ENTRY = {"url": "http://127.0.0.1:8765/mcp", "headers": {"Authorization": "Bearer secret"}}
+
+
+def test_an_existing_file_that_gains_a_token_is_made_private(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps(THEIRS))
+    path.chmod(0o644)
+    result = install_server(path, "mcpServers", "toolkiln", TOKEN_ENTRY, private=True)
+    assert os.stat(path).st_mode & 0o777 == 0o600
+    assert (result.made_private, result.exposed) == (0o644, None)
+
+
+def test_the_backup_of_a_file_that_holds_a_token_is_private(tmp_path: Path) -> None:
+    """The previous file held an older token (or another server's key): so does its copy."""
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"toolkiln": {**TOKEN_ENTRY, "url": "http://old"}}}))
+    path.chmod(0o644)
+    result = install_server(path, "mcpServers", "toolkiln", TOKEN_ENTRY, private=True)
+    assert result.backup is not None and "http://old" in result.backup.read_text()
+    assert os.stat(result.backup).st_mode & 0o777 == 0o600
+
+
+def test_a_backup_is_private_even_without_a_token(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"db": {"command": "x", "env": {"API_KEY": "k"}}}}))
+    path.chmod(0o664)
+    result = install_server(path, "mcpServers", "toolkiln", ENTRY)
+    assert result.backup is not None and os.stat(result.backup).st_mode & 0o777 == 0o600
+    assert os.stat(path).st_mode & 0o777 == 0o664, "a file without a token keeps its mode"
+
+
+def test_a_readable_file_that_already_holds_the_entry_is_made_private(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"toolkiln": TOKEN_ENTRY}}))
+    path.chmod(0o644)
+    before = path.read_bytes()
+    result = install_server(path, "mcpServers", "toolkiln", TOKEN_ENTRY, private=True)
+    assert (result.changed, result.made_private, result.exposed) == (False, 0o644, None)
+    assert os.stat(path).st_mode & 0o777 == 0o600
+    assert path.read_bytes() == before and list(tmp_path.iterdir()) == [path]
+
+
+def test_a_new_file_with_a_token_is_never_readable_by_others(tmp_path: Path) -> None:
+    """Created 0600 from the start (then renamed into place): even a umask of 0 gives no window."""
+    path = tmp_path / "new" / "mcp.json"
+    previous = os.umask(0)
+    try:
+        install_server(path, "mcpServers", "toolkiln", TOKEN_ENTRY, private=True)
+    finally:
+        os.umask(previous)
+    assert os.stat(path).st_mode & 0o777 == 0o600

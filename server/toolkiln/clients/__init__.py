@@ -11,10 +11,15 @@ from pathlib import Path
 from toolkiln.clients.formats import CLIENT_NAMES, CLIENTS, ClientFormat, ClientName, Entry, snippet
 from toolkiln.clients.install import InstallResult, install_server
 from toolkiln.clients.launch import (
+    LAUNCHERS,
     HttpTarget,
+    Launch,
+    Launcher,
+    choose_launcher,
     launcher,
     locate_http_server,
     serve_command,
+    serve_folder_command,
     shell_launcher,
 )
 from toolkiln.errors import ConfigError
@@ -23,11 +28,15 @@ from toolkiln.vocabulary import TOOL_NAME_PATTERN
 __all__ = [
     "CLIENTS",
     "CLIENT_NAMES",
+    "LAUNCHERS",
     "ClientConfig",
     "ClientFormat",
     "ClientName",
     "HttpTarget",
     "InstallResult",
+    "Launch",
+    "Launcher",
+    "choose_launcher",
     "client_config",
     "install_server",
     "launcher",
@@ -45,9 +54,16 @@ class ClientConfig:
     entry: Entry
     config_file: Path | None
     http: HttpTarget | None  # None: the client starts the server over stdio
+    launch: Launch | None = None  # over stdio: how the client starts toolkiln
 
     @property
     def snippet(self) -> Entry:
+        """The whole config file's shape with just this server in it."""
+        return {self.client.servers_key: {self.name: self.entry}}
+
+    @property
+    def snippet_text(self) -> str:
+        """`snippet` in the client file's own syntax (JSON or TOML), to paste."""
         return snippet(self.client, self.name, self.entry)
 
     def install(self) -> InstallResult:
@@ -55,7 +71,12 @@ class ClientConfig:
             raise ConfigError(f"{self.client.name} has no config file of its own: pass --config-file PATH")
         private = self.http is not None and self.http.token is not None
         return install_server(
-            self.config_file, self.client.servers_key, self.name, self.entry, private=private
+            self.config_file,
+            self.client.servers_key,
+            self.name,
+            self.entry,
+            private=private,
+            syntax=self.client.syntax,
         )
 
 
@@ -69,15 +90,33 @@ def client_config(
     url: str | None = None,
     token_file: Path | None = None,
     config_file: Path | None = None,
+    folder: Path | None = None,
+    launch: Launcher = "auto",
 ) -> ClientConfig:
     """The entry that makes `client` use this toolkiln: spawned over stdio with absolute
-    folders, or, with `http`, connecting to the HTTP server with its bearer token."""
+    folders (`serve DIR` when a `folder` of scripts is given; started as `launch` says),
+    or, with `http`, connecting to the HTTP server with its bearer token."""
     if not TOOL_NAME_PATTERN.match(name):
         raise ConfigError(f"server name {name!r}: use 1 to 64 letters, digits, _ and -")
     form = CLIENTS[client]
-    target = locate_http_server(url, token_file) if http else None
-    if target is not None:
+    if http:
+        target = locate_http_server(url, token_file)
         entry = form.http_entry(target.url, target.token)
+        return ClientConfig(form, name, entry, config_file or form.config_file(), target)
+    start = choose_launcher(launch)
+    if folder is not None:
+        command = serve_folder_command(check_folder(folder), start.command)
     else:
-        entry = form.stdio_entry(serve_command(tools_dir, config_dir))
-    return ClientConfig(form, name, entry, config_file or form.config_file(), target)
+        command = serve_command(tools_dir, config_dir, start.command)
+    entry = form.stdio_entry(command)
+    return ClientConfig(form, name, entry, config_file or form.config_file(), None, start)
+
+
+def check_folder(folder: Path) -> Path:
+    """`folder` made absolute, symlinks resolved; a `ConfigError` unless it is a folder."""
+    resolved = folder.expanduser().resolve()
+    if not resolved.exists():
+        raise ConfigError(f"{folder}: no such folder; give the folder of your scripts")
+    if not resolved.is_dir():
+        raise ConfigError(f"{folder}: not a folder; give the folder of your scripts, not one file")
+    return resolved

@@ -6,9 +6,14 @@
     cursor          ~/.cursor/mcp.json                     mcpServers url, headers
     vscode          .vscode/mcp.json (workspace)           servers    type http, url, headers
     windsurf        ~/.codeium/windsurf/mcp_config.json    mcpServers serverUrl, headers
+    gemini          ~/.gemini/settings.json; .gemini/...   mcpServers httpUrl, headers
+    codex           $CODEX_HOME/config.toml (~/.codex/)    mcp_servers url, http_headers (TOML)
     json            (none: --config-file)                  mcpServers type http, url, headers
 
 Over stdio every client takes `command` and `args`; Claude Code and VS Code also `type`.
+Codex waits 10 s for a server to start unless told otherwise: its entries allow 60, as
+`serve DIR` discovers and builds first, and `uvx` may download toolkiln on a first run.
+Gemini CLI's `trust` (no confirmation before a tool runs) is left to the user to set.
 """
 
 from __future__ import annotations
@@ -22,7 +27,11 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-ClientName = Literal["claude-desktop", "claude-code", "cursor", "vscode", "windsurf", "json"]
+from toolkiln.clients.syntax import SYNTAXES, SyntaxName
+
+ClientName = Literal[
+    "claude-desktop", "claude-code", "cursor", "vscode", "windsurf", "gemini", "codex", "json"
+]
 Entry = dict[str, Any]
 
 
@@ -34,6 +43,7 @@ class ClientFormat:
     stdio_entry: Callable[[list[str]], Entry]
     http_entry: Callable[[str, str | None], Entry]  # (url, token)
     after_install: str
+    syntax: SyntaxName = "json"
 
 
 def _home(*parts: str) -> Callable[[], Path]:
@@ -50,6 +60,10 @@ def _claude_desktop_file() -> Path:
     return folder / "claude_desktop_config.json"
 
 
+def _codex_home() -> Path:
+    return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex") / "config.toml"
+
+
 def _command(command: list[str]) -> Entry:
     return {"command": command[0], "args": command[1:]}
 
@@ -58,8 +72,8 @@ def _typed_command(command: list[str]) -> Entry:
     return {"type": "stdio", **_command(command)}
 
 
-def _headers(token: str | None) -> Entry:
-    return {"headers": {"Authorization": f"Bearer {token}"}} if token else {}
+def _headers(token: str | None, key: str = "headers") -> Entry:
+    return {key: {"Authorization": f"Bearer {token}"}} if token else {}
 
 
 def _mcp_remote(url: str, token: str | None) -> Entry:
@@ -87,6 +101,7 @@ def _is_loopback_url(url: str) -> bool:
         return False
 
 
+CODEX_STARTUP_SECONDS = 60
 RESTART = "restart {} (or reload its MCP servers) to pick it up"
 CLIENTS: dict[ClientName, ClientFormat] = {
     "claude-desktop": ClientFormat(
@@ -129,6 +144,23 @@ CLIENTS: dict[ClientName, ClientFormat] = {
         lambda url, token: {"serverUrl": url, **_headers(token)},
         RESTART.format("Windsurf"),
     ),
+    "gemini": ClientFormat(
+        "gemini",
+        "mcpServers",
+        _home(".gemini", "settings.json"),
+        _command,
+        lambda url, token: {"httpUrl": url, **_headers(token)},
+        "start a new Gemini CLI session; `/mcp` lists its servers and tools",
+    ),
+    "codex": ClientFormat(
+        "codex",
+        "mcp_servers",
+        _codex_home,
+        lambda command: {**_command(command), "startup_timeout_sec": CODEX_STARTUP_SECONDS},
+        lambda url, token: {"url": url, **_headers(token, "http_headers")},
+        "start a new Codex session; `/mcp` lists its servers (`codex mcp list` too)",
+        syntax="toml",
+    ),
     "json": ClientFormat(
         "json",
         "mcpServers",
@@ -141,6 +173,6 @@ CLIENTS: dict[ClientName, ClientFormat] = {
 CLIENT_NAMES: tuple[ClientName, ...] = tuple(CLIENTS)
 
 
-def snippet(client: ClientFormat, name: str, entry: Entry) -> Entry:
-    """The whole config file's shape with just this server in it."""
-    return {client.servers_key: {name: entry}}
+def snippet(client: ClientFormat, name: str, entry: Entry) -> str:
+    """The whole config file's shape with just this server in it, in the file's syntax."""
+    return SYNTAXES[client.syntax].snippet(client.servers_key, name, entry)

@@ -1,26 +1,32 @@
 """Merge one server entry into an MCP client's config file, idempotently.
 
 Only the entry of that name is added or replaced: other servers and every other key
-of the file are kept as they are, in their order. A file that would change is first
-copied to a timestamped backup beside it; a file that already holds the same entry is
-not touched at all. Writes are atomic, and the file keeps its mode (a new file that
-holds a token is made private, mode 0600).
+of the file are kept as they are, in their order (and a TOML file keeps its comments).
+A file that would change is first copied to a timestamped backup beside it; a file that
+already holds the same entry is not touched at all. Writes are atomic.
+
+Modes: a file keeps its mode, except that a file given a bearer token (`private`) loses
+every permission of group and others (a new one is created 0600, never readable by
+others even for a moment). Backups are always 0600: the previous file may hold a token,
+or another server's API key. When the file stays readable by others all the same (a
+filesystem without Unix modes, a file toolkiln may not chmod), the result says so.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import shutil
+import os
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from toolkiln.errors import ConfigError
-from toolkiln.files import write_json_atomic
+from toolkiln.clients.syntax import SYNTAXES, SyntaxName, plain
+from toolkiln.files import write_text_atomic
 
 logger = logging.getLogger(__name__)
+
+OTHERS = 0o077  # the permission bits of group and others
 
 
 @dataclass(frozen=True)
@@ -30,59 +36,83 @@ class InstallResult:
     created: bool  # the file did not exist
     replaced: bool  # an entry of that name was there, and differed
     backup: Path | None
+    made_private: int | None = None  # the mode the file had before it was made private
+    exposed: int | None = None  # the file holds a token and others can still read it: its mode
 
 
 def install_server(
-    path: Path, servers_key: str, name: str, entry: dict[str, Any], *, private: bool = False
+    path: Path,
+    servers_key: str,
+    name: str,
+    entry: dict[str, Any],
+    *,
+    private: bool = False,
+    syntax: SyntaxName = "json",
 ) -> InstallResult:
-    """Put `entry` under `servers_key.name` in the JSON file at `path`."""
+    """Put `entry` under `servers_key.name` in the config file at `path`."""
     if path.is_symlink():  # a dotfile kept elsewhere: write where it points, keep the link
         path = path.resolve()
-    data = _read_config(path)
-    created = data is None
-    config: dict[str, Any] = {} if data is None else data
-    servers = config.setdefault(servers_key, {})
-    if not isinstance(servers, dict):
-        raise ConfigError(f"{path}: {servers_key!r} is not a JSON object; fix it by hand first")
-    if servers.get(name) == entry:
-        return InstallResult(path, changed=False, created=False, replaced=False, backup=None)
+    form = SYNTAXES[syntax]
+    document = form.read(path)
+    created = document is None
+    config = form.parse(path, "") if document is None else document
+    servers = form.servers(config, servers_key, path)
+    if plain(servers.get(name)) == entry:
+        made_private, exposed = _make_private(path) if private else (None, None)
+        return InstallResult(path, False, False, False, None, made_private, exposed)
     replaced = name in servers
+    old_mode = None if created else _mode(path)
     backup = None if created else _back_up(path)
-    servers[name] = entry
-    write_json_atomic(path, config, mode=0o600 if created and private else None, sort_keys=False)
+    servers[name] = form.to_item(entry)
+    mode = None
+    if private:
+        mode = 0o600 if old_mode is None else old_mode & ~OTHERS
+    write_text_atomic(path, form.render(config), mode=mode)
     logger.info("wrote the server %r into %s", name, path)
-    return InstallResult(path, changed=True, created=created, replaced=replaced, backup=backup)
+    made_private = old_mode if private and old_mode is not None and old_mode & OTHERS else None
+    exposed = _exposed(path) if private else None
+    return InstallResult(path, True, created, replaced, backup, made_private, exposed)
 
 
-def _read_config(path: Path) -> dict[str, Any] | None:
-    """The file's JSON object; None when there is no file (an empty file counts as {})."""
+def _mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+def _make_private(path: Path) -> tuple[int | None, int | None]:
+    """(the mode it had, when it was made private; its mode, when others can still read it)."""
+    mode = _mode(path)
+    if not mode & OTHERS:
+        return None, None
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
+        os.chmod(path, mode & ~OTHERS)
     except OSError as error:
-        raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
-    if not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ConfigError(
-            f"{path}:{error.lineno}: not plain JSON ({error.msg}; comments and trailing commas "
-            "count too), so it was left alone: add the snippet that `toolkiln config` prints by hand"
-        ) from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: holds a JSON {type(data).__name__}, not an object; fix it by hand first")
-    return data
+        logger.warning("cannot make %s private: %s", path, error.strerror)
+        return None, mode
+    exposed = _exposed(path)
+    return (mode if exposed is None else None), exposed
+
+
+def _exposed(path: Path) -> int | None:
+    mode = _mode(path)
+    return mode if mode & OTHERS else None
 
 
 def _back_up(path: Path) -> Path:
-    """A copy of `path` beside it, named after the time; never over an earlier backup."""
+    """A private copy of `path` beside it, named after the time; never over another file."""
+    content = path.read_bytes()
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    backup = path.with_name(f"{path.name}.{stamp}.bak")
     number = 1
-    while backup.exists():
-        number += 1
-        backup = path.with_name(f"{path.name}.{stamp}-{number}.bak")
-    shutil.copy2(path, backup)
+    while True:
+        suffix = stamp if number == 1 else f"{stamp}-{number}"
+        backup = path.with_name(f"{path.name}.{suffix}.bak")
+        try:  # created 0600, and only if no file has that name (O_EXCL: not a symlink either)
+            descriptor = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            number += 1
+            continue
+        break
+    with os.fdopen(descriptor, "wb") as handle:
+        handle.write(content)
+    stat = path.stat()
+    os.utime(backup, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     return backup

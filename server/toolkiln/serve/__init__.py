@@ -2,7 +2,8 @@
 
 from toolkiln.serve.guard import Admission, is_loopback
 from toolkiln.serve.handlers import build_server
-from toolkiln.serve.http import DEFAULT_MAX_BODY, DEFAULT_PORT, HttpSettings, bind, serve_http
+from toolkiln.serve.http import DEFAULT_MAX_BODY, DEFAULT_PORT, HttpSettings, serve_http
+from toolkiln.serve.listener import bind
 from toolkiln.serve.service import ToolService
 from toolkiln.serve.stdio import serve_stdio
 from toolkiln.serve.watch import watch_and_reload

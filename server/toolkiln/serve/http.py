@@ -222,17 +222,5 @@ def _remove_if_ours(path: Path) -> None:
         pass
 
 
-def bind(host: str, port: int) -> socket.socket:
-    """A listening socket; port 0 picks a free one (its number: `getsockname()[1]`)."""
-    family, kind, proto, _, address = socket.getaddrinfo(
-        host.strip("[]"), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-    )[0]
-    listener = socket.socket(family, kind, proto)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(address)
-    listener.listen(1024)
-    return listener
-
-
 def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host and not host.startswith("[") else host
