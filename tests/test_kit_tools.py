@@ -176,7 +176,7 @@ def test_typescript_without_a_runner_is_a_discovery_error_that_spares_the_others
     assert discovered.exit_code == 0
     assert "error: typed.ts: cannot be run: it has no shebang line" in discovered.output
     assert "(tsx, ts-node, bun, deno or node 22.6 or later) is installed on the PATH" in discovered.output
-    assert "1 created" in discovered.output and "1 errors" in discovered.output
+    assert "1 created" in discovered.output and "1 error" in discovered.output
     assert run_cli("build").exit_code == 0
     assert run_cli("call", "shout", "word=ok").output == "OK OK\n"
 

@@ -29,7 +29,7 @@ def test_init_makes_a_project_that_is_built_and_whose_starter_tool_runs(tmp_path
     ]
     assert "built" in result.output and "1 tool (now)" in result.output
     assert f"cd {project}" in result.output
-    for step in ("serve", "serve --http", "config CLIENT --install", "new NAME"):
+    for step in ("serve", "serve --http", "install CLIENT", "new NAME"):
         assert f" {step} " in result.output
     catalog = json.loads((project / "config" / "tools.json").read_text())
     assert [tool["name"] for tool in catalog["tools"]] == ["now"]

@@ -34,6 +34,7 @@ from toolkiln.model import (
     ToolHints,
 )
 from toolkiln.schema import parameters_to_schema
+from toolkiln.wording import counted
 
 logger = logging.getLogger(__name__)
 
@@ -112,10 +113,8 @@ def build_catalog(
         run_command=command_settings,
     )
     write_catalog(report.path, catalog)
-    logger.info(
-        "built %s: %d tools, %d prompts, %d resources",
-        report.path, len(report.tools), len(report.prompts), len(report.resources),
-    )  # fmt: skip
+    counts = (("tool", report.tools), ("prompt", report.prompts), ("resource", report.resources))
+    logger.info("built %s: %s", report.path, ", ".join(counted(len(items), kind) for kind, items in counts))
     return report
 
 

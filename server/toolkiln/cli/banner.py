@@ -10,24 +10,33 @@ from pathlib import Path
 from toolkiln import __version__
 from toolkiln.clients import client_config
 from toolkiln.clients.launch import shell_launcher
+from toolkiln.wording import counted
 
 
-def stdio_banner(tool_count: int, tools_dir: Path, config_dir: Path, *, full: bool | None = None) -> str:
+def stdio_banner(
+    tool_count: int,
+    tools_dir: Path,
+    config_dir: Path,
+    *,
+    folder: Path | None = None,
+    full: bool | None = None,
+) -> str:
     """`tools_dir`: the folder the served tools.json was built from (its own record), so
-    that the snippet names it even when `serve` was given only --config-dir.
+    that the snippet names it even when `serve` was given only --config-dir. `folder`: the
+    DIR of `serve DIR`, which the snippet then names instead.
 
     `full` (by default: when stderr is a terminal) adds the client snippet. An MCP client
     that spawns the server logs each of its stderr lines on every start, so there the
     banner is one line."""
-    headline = f"toolkiln {__version__}: serving {tool_count} tools from {tools_dir} over stdio"
+    headline = f"toolkiln {__version__}: serving {counted(tool_count, 'tool')} from {tools_dir} over stdio"
     if not (sys.stderr.isatty() if full is None else full):
         return f"{headline} (`toolkiln config CLIENT` prints a client's entry)."
-    entry = client_config("json", "toolkiln", tools_dir=tools_dir, config_dir=config_dir)
+    entry = client_config("json", "toolkiln", tools_dir=tools_dir, config_dir=config_dir, folder=folder)
     snippet = json.dumps(entry.snippet, indent=2)
     return (
         f"{headline}.\n"
         f"To use them from an MCP client (Claude Desktop, Claude Code, Cursor, VS Code), add:\n{snippet}\n"
-        f"or let `{shell_launcher()} config CLIENT --install` write it into the client's config."
+        f"or let `{shell_launcher()} install CLIENT{_words(folder)}` write it into the client's config."
     )
 
 
@@ -36,8 +45,9 @@ def http_banner(
 ) -> str:
     mcp_url = f"{base_url}/mcp"
     mode = "stateless " if stateless else ""
+    tools = counted(tool_count, "tool")
     lines = [
-        f"toolkiln {__version__}: serving {tool_count} tools at {mcp_url} ({mode}Streamable HTTP),",
+        f"toolkiln {__version__}: serving {tools} at {mcp_url} ({mode}Streamable HTTP),",
         f"plain JSON-RPC at {base_url}/rpc, health at {base_url}/health.",
     ]
     if dashboard:
@@ -78,9 +88,13 @@ def http_banner(
         _indent(json.dumps(vscode, indent=2)),
         "Cursor (~/.cursor/mcp.json):" + (f" first export TOOLKILN_TOKEN={token}" if token_file else ""),
         _indent(json.dumps(cursor, indent=2)),
-        f"Or let `{shell_launcher()} config CLIENT --http --install` write it into a client's config.",
+        f"Or let `{shell_launcher()} install CLIENT --http` write it into a client's config.",
     ]
     return "\n".join(lines)
+
+
+def _words(folder: Path | None) -> str:
+    return f" {shlex.quote(str(folder))}" if folder is not None else ""
 
 
 def _indent(text: str) -> str:

@@ -96,7 +96,10 @@ def _next_steps(root: Path, tools: list[str]) -> list[str]:
     steps += [
         (f"{command} serve", "serve the tools over stdio, as MCP clients start it"),
         (f"{command} serve --http", "or over HTTP, with a dashboard at http://127.0.0.1:8765/"),
-        (f"{command} config CLIENT --install", "connect claude-desktop, claude-code, cursor, vscode..."),
+        (
+            f"{command} install CLIENT",
+            "connect claude-desktop, claude-code, cursor, vscode, gemini, codex...",
+        ),
         (f"{command} new NAME", "another tool, from a template (--dialect python, ...)"),
         (f"{command} doctor", "when something does not work"),
     ]

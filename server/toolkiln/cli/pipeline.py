@@ -15,6 +15,7 @@ from toolkiln.cli.app import Folders, cli, echo_problem, first_line, folder_opti
 from toolkiln.cli.folder_argument import folder_argument
 from toolkiln.cli.terminal import terminal_width
 from toolkiln.files import catalog_path
+from toolkiln.wording import counted
 
 if TYPE_CHECKING:
     from toolkiln.discover import ToolStatus
@@ -101,10 +102,11 @@ def discover(
             f"{report.count(change)} {change}"
             for change in ("created", "updated", "unchanged", "missing", "failed")
         )
-        extras = _also(prompts=len(report.prompts), resources=len(report.resources))
+        extras = _also(prompt=len(report.prompts), resource=len(report.resources))
         errors = len(report.errors)
         click.echo(
-            f"discovered {len(report.tools)} tools in {folders.tools}: {counts}{extras}; {errors} errors"
+            f"discovered {counted(len(report.tools), 'tool')} in {folders.tools}: {counts}{extras}; "
+            f"{counted(errors, 'error')}"
         )
         _echo_hints(report.not_tools)
     if strict and report.errors:
@@ -187,16 +189,16 @@ def build(folders: Folders) -> None:
     for warning in report.warnings:
         echo_problem("warning", warning)
     disabled = f" ({len(report.disabled)} disabled)" if report.disabled else ""
-    extras = _also(prompts=len(report.prompts), resources=len(report.resources))
+    extras = _also(prompt=len(report.prompts), resource=len(report.resources))
     refused = f"; {len(report.errors)} refused" if report.errors else ""
-    click.echo(f"built {report.path} with {len(report.tools)} tools{extras}{disabled}{refused}")
+    click.echo(f"built {report.path} with {counted(len(report.tools), 'tool')}{extras}{disabled}{refused}")
     if report.errors:
         sys.exit(1)
 
 
 def _also(**counts: int) -> str:
-    """`, 2 prompts, 3 resources` for the kinds there are any of."""
-    return "".join(f", {count} {kind}" for kind, count in counts.items() if count)
+    """`, 2 prompts, 1 resource` for the kinds there are any of (named in the singular)."""
+    return "".join(f", {counted(count, kind)}" for kind, count in counts.items() if count)
 
 
 @cli.command("list")
@@ -239,7 +241,14 @@ def list_tools(folders: Folders, as_json: bool, wide: bool) -> None:
     if catalog.resources:
         resources = [(r.name, r.uri, r.mime_type) for r in catalog.resources]
         click.echo("\n" + render_table([("RESOURCE", "URI", "TYPE"), *resources], width))
-    counts = f"{len(catalog.tools)} tools, {len(catalog.prompts)} prompts, {len(catalog.resources)} resources"
+    counts = ", ".join(
+        counted(len(items), kind)
+        for kind, items in (
+            ("tool", catalog.tools),
+            ("prompt", catalog.prompts),
+            ("resource", catalog.resources),
+        )
+    )
     click.echo(f"\n{counts} in {catalog_file}")
     for name, (requirements, packages) in missing.items():
         if packages:

@@ -180,7 +180,11 @@ async def _serve_stdio(
     if audit is not None:  # an HTTP server's token, which a tool may print, is never written
         audit.redactor.add_known(_http_token() or "")
     service = ToolService(ToolRunner(registry, run.settings(registry, "stdio", max_concurrency)), audit)
-    click.echo(stdio_banner(len(registry.tools), registry.tools_dir, folders.config), err=True)
+    served = served_folder()
+    # The client snippet names DIR when DIR alone says what is served (no --config-dir given).
+    folder = served.root if served and (served.owned or served.config == served.root / "config") else None
+    banner = stdio_banner(len(registry.tools), registry.tools_dir, folders.config, folder=folder)
+    click.echo(banner, err=True)
     await _with_watcher(service, folders, rebuild, serve_stdio(service))
 
 

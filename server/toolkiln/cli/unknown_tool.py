@@ -16,6 +16,7 @@ from pathlib import Path
 
 from toolkiln.errors import ToolkilnError
 from toolkiln.files import catalog_path, load_tool_config, tool_config_path, tool_configs_dir
+from toolkiln.wording import counted
 
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # a name that is a file name in config/tools/
 _INDEX_NAME = ".discovery.json"  # discover/index.py's cache: read here as data, never trusted
@@ -49,7 +50,9 @@ def explain_unknown_tool(name: str, served: Iterable[str], tools_dir: Path, conf
         return f"unknown tool {name!r}; did you mean {_either(close)}?"
     if not served:
         return f"unknown tool {name!r}: {catalog} serves no tools (run `toolkiln discover && toolkiln build`)"
-    return f"unknown tool {name!r}: `toolkiln list` shows the {len(served)} tools {catalog} serves"
+    return (
+        f"unknown tool {name!r}: `toolkiln list` shows what {catalog} serves ({counted(len(served), 'tool')})"
+    )
 
 
 def _turned_down(name: str, tools_dir: Path, config_dir: Path) -> tuple[str, str] | None:
