@@ -59,7 +59,8 @@ _SCHEMA = re.compile(
 )
 _TYPES: dict[str, ParamType] = {name: name for name in PARAM_TYPES}
 KNOWN_KEYS = (
-    "type", "description", "required", "default", "enum", "min", "max", "items", "secret", "example", "multiline",
+    "type", "description", "required", "default", "enum", "min", "max", "items", "secret", "example",
+    "multiline",
 )  # fmt: skip
 _SCHEMA_KEYS = ("input", "output")
 # `import { defineSchema } from "convex/server"`: some other library's defineSchema.

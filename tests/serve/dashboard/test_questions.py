@@ -37,7 +37,8 @@ print("ELICIT " + json.dumps({"message": "Who are you? <img src=x onerror=alert(
         "subscribe": {"type": "boolean", "default": True}}}}), file=sys.stderr, flush=True)
 answer = json.loads(sys.stdin.readline())
 if answer.get("action") == "accept":
-    print(json.dumps({"greeting": arguments["greeting"] + ", " + answer["content"]["name"], "answer": answer}))
+    greeting = arguments["greeting"] + ", " + answer["content"]["name"]
+    print(json.dumps({"greeting": greeting, "answer": answer}))
 else:
     print(json.dumps({"answer": answer}))
 """
@@ -48,8 +49,8 @@ SAMPLE = """\
 # Description: Ask the model for a joke
 import json, sys
 sys.stdin.readline()
-print('SAMPLE {"messages": [{"role": "user", "content": {"type": "text", "text": "a joke"}}], "maxTokens": 9}',
-      file=sys.stderr, flush=True)
+joke = {"role": "user", "content": {"type": "text", "text": "a joke"}}
+print("SAMPLE " + json.dumps({"messages": [joke], "maxTokens": 9}), file=sys.stderr, flush=True)
 print(sys.stdin.readline().strip())
 """
 
