@@ -57,6 +57,8 @@ def parameter_to_schema(param: Parameter) -> dict[str, Any]:
         schema["type"] = json_type
     if param.kind == "path":
         schema["format"] = "path"  # resolved inside the tool's workspace before the script runs
+    if param.multiline:
+        schema["contentMediaType"] = "text/plain"  # a document, not a line (JSON Schema's content vocabulary)
     if param.description:
         schema["description"] = param.description
     if param.enum is not None:

@@ -428,7 +428,7 @@ def test_unknown_option_lists_the_known_ones() -> None:
     error = param_error("x: desc (type: string, colour: red)")
     assert error.reason == (
         "unknown option 'colour' (known options: "
-        "type, required, default, enum, examples, min, max, items, secret, header)"
+        "type, required, default, enum, examples, min, max, items, secret, header, multiline)"
     )
 
 

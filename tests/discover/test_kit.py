@@ -272,7 +272,7 @@ def test_an_unknown_key_is_a_warning_with_its_line() -> None:
     [warning] = declaration.warnings
     assert str(warning) == (
         f"{PATH}:7: input 'x': ignoring unknown key 'placeholder' "
-        "(known: type, description, required, default, enum, min, max, items, secret, example)"
+        "(known: type, description, required, default, enum, min, max, items, secret, example, multiline)"
     )
     assert declaration.parameters == [Parameter(name="x")]
 

@@ -37,7 +37,19 @@ TYPE_ALIASES: dict[str, ParamType] = {
     "str": "string", "text": "string", "int": "integer", "float": "number", "double": "number",
     "bool": "boolean", "list": "array", "dict": "object", "json": "any",
 }  # fmt: skip
-OPTION_KEYS = ("type", "required", "default", "enum", "examples", "min", "max", "items", "secret", "header")
+OPTION_KEYS = (
+    "type",
+    "required",
+    "default",
+    "enum",
+    "examples",
+    "min",
+    "max",
+    "items",
+    "secret",
+    "header",
+    "multiline",
+)
 _TRUE = {"true", "yes", "1"}
 _FALSE = {"false", "no", "0"}
 
@@ -128,7 +140,7 @@ def parse_param_line(text: str, path: str, line: int) -> Parameter:
     fields: dict[str, Any] = {"name": head.group("name"), "type": param_type, "description": description}
     if kind:
         fields["kind"] = kind
-    for flag in ("required", "secret"):
+    for flag in ("required", "secret", "multiline"):
         if flag in options:
             fields[flag] = _parse_bool(options.pop(flag), flag, path, line)
     if "items" in options:

@@ -60,6 +60,7 @@ _SCHEMA = re.compile(
 _TYPES: dict[str, ParamType] = {name: name for name in PARAM_TYPES}
 KNOWN_KEYS = (
     "type", "description", "required", "default", "enum", "min", "max", "items", "secret", "example",
+    "multiline",
 )  # fmt: skip
 _SCHEMA_KEYS = ("input", "output")
 # `import { defineSchema } from "convex/server"`: some other library's defineSchema.
@@ -208,7 +209,7 @@ def _parameter(
     if not isinstance(description := spec.get("description", ""), str):
         raise fail("description", "'description' must be a string")
     fields["description"] = description
-    for flag in ("required", "secret"):
+    for flag in ("required", "secret", "multiline"):
         if flag in spec:
             if not isinstance(spec[flag], bool):
                 raise fail(flag, f"'{flag}' must be true or false, not {spec[flag]!r}")

@@ -45,7 +45,19 @@ _ARGV_MAIN = re.compile(r"\bmain\s*\(\s*(?:sys\.)?argv\b")
 _CLI_IMPORT = re.compile(r"^\s*(?:import|from)\s+(argparse|click|typer)\b", re.MULTILINE)
 _PARAM_LINE = re.compile(r"^\s*@param\b\s*(.*)$")
 _SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Params|Returns|Raises|Example|Examples)\s*:\s*$")
-_SPEC_KEYS = ("type", "description", "required", "default", "enum", "min", "max", "items", "secret", "kind")
+_SPEC_KEYS = (
+    "type",
+    "description",
+    "required",
+    "default",
+    "enum",
+    "min",
+    "max",
+    "items",
+    "secret",
+    "kind",
+    "multiline",
+)
 
 
 def claims(candidate: Candidate) -> bool:

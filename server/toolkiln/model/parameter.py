@@ -54,6 +54,9 @@ class Parameter(BaseModel):
     items: ParamType | None = None
     # A secret's value is redacted in the audit log.
     secret: bool = False
+    # A string of several lines (a message, a document, code): its schema says it holds
+    # text (`contentMediaType: text/plain`), and forms (the dashboard's) give it a text area.
+    multiline: bool = False
     # A `path` string is checked against the tool's workspace_config before the script runs.
     kind: Literal["path"] | None = None
     # How a command-line script (argparse, click, typer) takes it: its option string
@@ -104,7 +107,8 @@ class Parameter(BaseModel):
         return {
             key: value
             for key, value in data.items()
-            if value is not None and (key, value) not in (("secret", False), ("before_command", False))
+            if value is not None
+            and (key, value) not in (("secret", False), ("multiline", False), ("before_command", False))
         }
 
 
@@ -132,6 +136,8 @@ def _parameter_problems(param: Parameter) -> list[str]:
         problems.append("'items' applies only to type array")
     if param.kind == "path" and param.type != "string":
         problems.append("a path is a string")
+    if param.multiline and (param.type != "string" or param.kind == "path"):
+        problems.append("'multiline' applies only to strings (and a path is one line)")
     if param.encoding is not None and param.type != "string":
         problems.append(f"'encoding' {param.encoding!r} applies only to strings")
     if param.before_command and param.option is None:

@@ -106,7 +106,9 @@ class ToolService:
         except anyio.get_cancelled_exc_class():  # the client went away, or the server is stopping
             record(success=False, exit_code=None, error="cancelled")
             raise
-        failure = result.text.splitlines()[0] if result.is_error and result.text else None
+        failure = (
+            result.text if result.is_error and result.text else None
+        )  # whole (cut and redacted by the audit)
         record(success=not result.is_error, exit_code=result.exit_code, error=failure)
         if tool.state:  # a call may have changed it: tell the subscribers
             for uri in state_uris(tool):

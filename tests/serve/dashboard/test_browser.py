@@ -6,6 +6,7 @@ $TOOLKILN_ARTIFACTS, or tests/artifacts/). `.ci/run` installs chromium where it 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Callable, Iterator
@@ -15,7 +16,11 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.serve.http_server import RunningServer, mcp_client
+from tests.conftest import MakeTool
+from tests.serve.dashboard.test_questions import ASK
+from tests.serve.http_server import RunningServer, http_server, mcp_client
+from toolkiln.build import build_catalog
+from toolkiln.discover import discover_tools
 
 try:
     from selenium import webdriver
@@ -112,6 +117,114 @@ def test_a_browser_logs_in_switches_a_tool_and_runs_calls(server: RunningServer,
     save_screenshot(chrome, "dashboard.png")
     problems = [entry for entry in chrome.get_log("browser") if entry["level"] == "SEVERE"]
     assert problems == []  # no script error, no Content-Security-Policy violation
+
+
+# A one-line title and a many-line body (its schema says text/plain), and a failure that
+# says why over several lines, one of them markup (a tool's output is an attacker's words).
+NOTE = """\
+#!/bin/bash
+# Tool: note
+# Description: Keep a note
+# @param title: The title (type: string, required: true)
+# @param body: The note (type: string, multiline: true)
+echo "$title: $body"
+"""
+FAIL = """\
+#!/bin/bash
+# Tool: fail
+# Description: Fail, saying why at length
+echo 'the disk is full <img src=x onerror=alert(1)>' >&2
+echo 'second line: nothing was written' >&2
+exit 1
+"""
+
+
+@pytest.fixture
+def asking_server(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, state: Path
+) -> Iterator[RunningServer]:
+    make_tool("ask.py", ASK)
+    make_tool("note/run.sh", NOTE)
+    make_tool("fail/run.sh", FAIL)
+    assert not discover_tools(tools_dir, config_dir).errors
+    path = config_dir / "tools" / "ask.json"
+    config = json.loads(path.read_text())
+    config["script_config"]["interactive"] = True
+    path.write_text(json.dumps(config))
+    build_catalog(config_dir, tools_dir)
+    with http_server(config_dir, state, "--tools-dir", str(tools_dir)) as running:
+        yield running
+
+
+def test_a_browser_sees_one_line_inputs_whole_errors_and_answers_a_tools_question(
+    asking_server: RunningServer, chrome: WebDriver
+) -> None:
+    server = asking_server
+    wait = WebDriverWait(chrome, WAIT)
+    chrome.get(f"{server.base_url}/")
+    chrome.find_element(By.ID, "token").send_keys(server.token)
+    chrome.find_element(By.CSS_SELECTOR, ".login-form button").click()
+    wait.until(lambda d: d.title == "toolkiln dashboard")
+
+    # A plain string is a one-line input; a multi-line one a text area.
+    note = open_form(chrome, "note")
+    assert note.find_element(By.NAME, "title").tag_name == "input"
+    assert note.find_element(By.NAME, "body").tag_name == "textarea"
+    note.find_element(By.NAME, "title").send_keys("Shopping")
+    note.find_element(By.NAME, "body").send_keys("milk\nbread")
+    save_screenshot(chrome, "dashboard-one-line-input.png")
+    note.find_element(By.CSS_SELECTOR, "button.run").click()
+    wait.until(text_of("#tool-note .state", "done"))
+    assert chrome.find_element(By.CSS_SELECTOR, "#tool-note .result pre").text == "Shopping: milk\nbread"
+
+    # A failure: the audit panel shows its first line, and the whole error when opened, as text.
+    fail = open_form(chrome, "fail")
+    fail.find_element(By.CSS_SELECTOR, "button.run").click()
+    wait.until(text_of("#tool-fail .state", "tool error"))
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#audit tbody tr:first-child details.error"))
+    details = chrome.find_element(By.CSS_SELECTOR, "#audit tbody tr:first-child details.error")
+    whole = details.find_element(By.TAG_NAME, "pre")
+    assert not whole.is_displayed()
+    details.find_element(By.TAG_NAME, "summary").click()
+    wait.until(lambda d: whole.is_displayed())
+    assert "second line: nothing was written" in whole.text
+    assert "the disk is full <img src=x onerror=alert(1)>" in whole.text  # shown, not run
+    assert chrome.find_elements(By.CSS_SELECTOR, "#audit img") == []
+    save_screenshot(chrome, "dashboard-audit-error.png")
+
+    # An interactive tool asks: a form on the page, its message as text; the answer goes back.
+    ask = open_form(chrome, "ask")
+    ask.find_element(By.NAME, "greeting").send_keys("Welcome")
+    ask.find_element(By.CSS_SELECTOR, "button.run").click()
+    question = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#tool-ask form.question"))
+    message = question.find_element(By.CSS_SELECTOR, ".question-message").text
+    assert message == "Who are you? <img src=x onerror=alert(1)>"
+    assert question.find_elements(By.TAG_NAME, "img") == []
+    assert chrome.find_element(By.CSS_SELECTOR, "#tool-ask .state").text == "waiting for your answer…"
+    assert question.find_element(By.NAME, "age").get_attribute("value") == "30"  # its default
+    assert Select(question.find_element(By.NAME, "colour")).first_selected_option.text == "green"
+    question.find_element(By.CSS_SELECTOR, "button.accept").click()  # the name is required
+    wait.until(text_of("#tool-ask .question-state", "answer: 'name' is a required property"))
+    question.find_element(By.NAME, "name").send_keys("Ada")
+    save_screenshot(chrome, "dashboard-question.png")
+    question.find_element(By.CSS_SELECTOR, "button.accept").click()
+    wait.until(text_of("#tool-ask .state", "done"))
+    result = chrome.find_element(By.CSS_SELECTOR, "#tool-ask .result pre").text
+    assert json.loads(result)["greeting"] == "Welcome, Ada"
+    assert json.loads(result)["answer"]["content"] == {
+        "name": "Ada",
+        "age": 30,
+        "colour": "green",
+        "subscribe": True,
+    }
+    assert chrome.find_element(By.CSS_SELECTOR, "#tool-ask .question-done").text.startswith(
+        "You answered: Who"
+    )
+    save_screenshot(chrome, "dashboard-answered.png")
+    problems = [entry for entry in chrome.get_log("browser") if entry["level"] == "SEVERE"]
+    refused = [entry for entry in problems if "/dashboard/questions/" in entry["message"]]
+    assert len(refused) == 1 and "400" in refused[0]["message"]  # the answer without the required name
+    assert [entry for entry in problems if entry not in refused] == []  # no script error, no CSP violation
 
 
 # Every change to a card, as (its state, how many log lines): what a person saw, however

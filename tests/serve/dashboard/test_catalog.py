@@ -83,12 +83,65 @@ def test_form_fields_of_every_kind() -> None:
         "loud": "boolean", "style": "choice", "level": "choice", "tags": "json", "anything": "json",
     }  # fmt: skip
     assert fields["name"].required and not fields["text"].required
-    assert (fields["name"].maximum, fields["name"].multiline, fields["text"].multiline) == (40, False, True)
+    assert (fields["name"].maximum, fields["name"].multiline, fields["text"].multiline) == (40, False, False)
     assert (fields["count"].minimum, fields["count"].maximum, fields["count"].default) == (1, 5, "2")
     assert fields["style"].default == "plain"  # shown as it is
     assert fields["style"].options == [('"plain"', "plain"), ('"loud"', "loud")]
     assert fields["level"].options == [("1", "1"), ("2", "2")]  # each option's value is JSON
     assert form_fields({"type": "object"}) == []
+
+
+def test_a_string_is_one_line_unless_its_schema_says_it_holds_a_document() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "plain": {"type": "string"},
+            "long": {"type": "string", "maxLength": 100000},  # long, but still one line
+            "note": {"type": "string", "contentMediaType": "text/plain"},
+            "page": {"type": "string", "contentMediaType": "text/markdown"},
+            "mail": {"type": "string", "format": "email"},
+        },
+    }
+    fields = {field.name: field for field in form_fields(schema)}
+    assert {name: field.multiline for name, field in fields.items()} == {
+        "plain": False, "long": False, "note": True, "page": True, "mail": False,
+    }  # fmt: skip
+    assert fields["mail"].input_type == "email" and fields["plain"].input_type == "text"
+
+
+def test_a_multiline_parameter_says_so_in_its_schema(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool(
+        "post/run.sh",
+        "#!/bin/bash\n# Tool: post\n# Description: Post a note\n"
+        "# @param title: The title (type: string)\n"
+        "# @param body: The note (type: string, multiline: true)\necho ok\n",
+    )
+    assert not discover_tools(tools_dir, config_dir).errors
+    build_catalog(config_dir, tools_dir)
+    [row] = tool_rows(Registry.load(config_dir / "tools.json"), {}, config_dir)
+    assert json.loads(row.schema)["properties"]["body"]["contentMediaType"] == "text/plain"
+    assert [(field.name, field.multiline) for field in row.fields] == [("title", False), ("body", True)]
+
+
+def test_elicitation_enums_are_choices_with_their_titles() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "titled": {
+                "type": "string",
+                "oneOf": [{"const": "a", "title": "First"}, {"const": "b", "title": "Second"}],
+            },
+            "legacy": {"type": "string", "enum": ["x", "y"], "enumNames": ["Ex", "Why"], "default": "y"},
+            "color": {"type": "string", "title": "Your colour"},
+        },
+    }
+    fields = {field.name: field for field in form_fields(schema)}
+    assert fields["titled"].options == [('"a"', "First"), ('"b"', "Second")]
+    assert fields["legacy"].options == [('"x"', "Ex"), ('"y"', "Why")]
+    assert fields["legacy"].default_json == '"y"'
+    assert fields["color"].title == "Your colour"
 
 
 def test_set_enabled_changes_that_key_only(registry: Registry, config_dir: Path) -> None:

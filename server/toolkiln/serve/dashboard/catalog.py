@@ -21,8 +21,10 @@ from toolkiln.model import TOOL_NAME_PATTERN, CompiledTool, ToolConfig
 from toolkiln.runner import Registry
 from toolkiln.schema import parameters_to_schema
 
-# A string of at most this many characters gets a one-line field; others a text area.
-SHORT_TEXT = 120
+# A string gets a one-line field, unless its schema says it holds a document: JSON
+# Schema's `contentMediaType` (text/plain, text/markdown, application/json...), which a
+# parameter of type `text` has (schema.py). A string format that a browser has an input for.
+INPUT_TYPES = {"email": "email", "uri": "url", "date": "date"}
 
 
 @dataclass(frozen=True)
@@ -35,10 +37,13 @@ class FormField:
     required: bool
     description: str = ""
     default: str | None = None  # shown (a string as it is, else JSON), not sent: the server applies it
+    default_json: str | None = None  # the default as JSON: which of a choice's options it is
     minimum: float | None = None
     maximum: float | None = None
     multiline: bool = False
     options: list[tuple[str, str]] = field(default_factory=list)  # (JSON value, label)
+    title: str = ""  # a label to show instead of the name (an elicitation's fields have one)
+    input_type: str = "text"  # of a one-line text field: text, email, url or date
 
 
 @dataclass(frozen=True)
@@ -177,7 +182,7 @@ def form_fields(
         spec = properties[name]
         spec = spec if isinstance(spec, dict) else {}
         kind = _kind(spec, secret=name in secret)
-        options = [(json.dumps(value), str(value)) for value in spec["enum"]] if kind == "choice" else []
+        options = _options(spec) if kind == "choice" else []
         fields.append(
             FormField(
                 name=name,
@@ -185,10 +190,13 @@ def form_fields(
                 required=name in required,
                 description=str(spec.get("description", "")),
                 default=_shown(spec["default"]) if "default" in spec else None,
+                default_json=json.dumps(spec["default"]) if "default" in spec else None,
                 minimum=_bound(spec, "minimum", "minLength"),
                 maximum=_bound(spec, "maximum", "maxLength"),
-                multiline=kind == "text" and not _short(spec),
+                multiline=kind == "text" and "contentMediaType" in spec,
                 options=options,
+                title=str(spec.get("title", "")),
+                input_type=INPUT_TYPES.get(str(spec.get("format")), "text"),
             )
         )
     return fields
@@ -196,7 +204,7 @@ def form_fields(
 
 def _kind(spec: Mapping[str, Any], *, secret: bool) -> str:
     json_type = spec.get("type")
-    if isinstance(spec.get("enum"), list) and spec["enum"]:
+    if _options(spec):
         return "choice"
     if json_type == "boolean":
         return "boolean"
@@ -207,9 +215,17 @@ def _kind(spec: Mapping[str, Any], *, secret: bool) -> str:
     return "json"  # arrays, objects, any, and whatever a whole JSON Schema says
 
 
-def _short(spec: Mapping[str, Any]) -> bool:
-    length = spec.get("maxLength")
-    return isinstance(length, int) and not isinstance(length, bool) and length <= SHORT_TEXT
+def _options(spec: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(JSON value, label) of each value a choice may take: `enum` (labelled by the older
+    elicitation `enumNames` if given), or a `oneOf` of `{"const": v, "title": label}`."""
+    enum, names = spec.get("enum"), spec.get("enumNames")
+    if isinstance(enum, list) and enum:
+        labels = names if isinstance(names, list) and len(names) == len(enum) else enum
+        return [(json.dumps(value), str(label)) for value, label in zip(enum, labels, strict=True)]
+    one_of = spec.get("oneOf")
+    if isinstance(one_of, list) and one_of and all(isinstance(o, dict) and "const" in o for o in one_of):
+        return [(json.dumps(o["const"]), str(o.get("title", o["const"]))) for o in one_of]
+    return []
 
 
 def _shown(value: Any) -> str:

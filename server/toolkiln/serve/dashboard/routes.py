@@ -27,6 +27,7 @@ from toolkiln.errors import ConfigError
 from toolkiln.render import render_page
 from toolkiln.serve.dashboard.catalog import ToolRow, set_enabled, tool_rows
 from toolkiln.serve.dashboard.live import CallStream
+from toolkiln.serve.dashboard.questions import QuestionRefused, Questions
 from toolkiln.serve.dashboard.sessions import CSRF_FIELD, CSRF_HEADER, Session, Sessions
 from toolkiln.serve.dashboard.throttle import LoginThrottle
 from toolkiln.serve.guard import record_denial
@@ -39,6 +40,7 @@ HERE = Path(__file__).parent
 TEMPLATES = HERE / "templates"
 STATIC = {"dashboard.js": "text/javascript", "dashboard.css": "text/css"}
 AUDIT_ROWS = 30
+ERROR_SHOWN = 160  # characters of an error's first line shown before it is opened
 LOGIN_PATH = "/dashboard/login"
 # The page runs only its own script and style, and cannot be framed.
 SECURITY_HEADERS = {
@@ -64,6 +66,7 @@ class Dashboard:
     rebuild: Rebuild | None  # None: the switches are read-only
     health: Callable[[], dict[str, Any]]
     throttle: LoginThrottle = field(default_factory=LoginThrottle)
+    questions: Questions = field(default_factory=Questions)
 
     def routes(self) -> list[BaseRoute]:
         return [
@@ -75,6 +78,7 @@ class Dashboard:
             Route("/dashboard/audit", self.audit_panel, methods=["GET"]),
             Route("/dashboard/tools/{key}/enabled", self.switch, methods=["POST"]),
             Route("/dashboard/call", self.call, methods=["POST"]),
+            Route("/dashboard/questions/{id}", self.answer, methods=["POST"]),
         ]
 
     # --- pages ---------------------------------------------------------------------
@@ -192,7 +196,27 @@ class Dashboard:
                 raise TypeError
         except (ValueError, KeyError, TypeError, AttributeError):
             return JSONResponse({"error": 'send {"tool": NAME, "arguments": {...}}'}, status_code=400)
-        return CallStream(self.service, name, arguments)
+        session = self._session(request)
+        assert session is not None  # checked by _refusal
+        return CallStream(self.service, name, arguments, self.questions, session.owner)
+
+    async def answer(self, request: Request) -> Response:
+        """The page's answer to a running call's question (questions.py)."""
+        if (refusal := await self._refusal(request)) is not None:
+            return refusal
+        session = self._session(request)
+        assert session is not None  # checked by _refusal
+        try:
+            body = await request.json()
+        except ValueError:
+            body = None
+        try:
+            self.questions.answer(request.path_params["id"], session.owner, body)
+        except QuestionRefused as refused:
+            if refused.status == 403:
+                self._deny(request, 403, "an answer to another dashboard session's question")
+            return JSONResponse({"error": str(refused)}, status_code=refused.status)
+        return JSONResponse({"answered": True})
 
     # --- helpers --------------------------------------------------------------------
 
@@ -232,6 +256,12 @@ class Dashboard:
         for entry in entries:
             arguments = entry.get("arguments")
             entry["arguments_text"] = json.dumps(arguments, ensure_ascii=False)[:200] if arguments else ""
+            error = entry.get("error")
+            if isinstance(error, str):  # its first line, and the whole of it on demand
+                first, _, rest = error.strip().partition("\n")
+                long = len(first) > ERROR_SHOWN
+                entry["error_first"] = first[:ERROR_SHOWN] + ("…" if long else "")
+                entry["error_rest"] = bool(rest) or long
         return {"audit": list(reversed(entries)), "audit_path": str(audit.path) if audit else None}
 
 

@@ -38,9 +38,11 @@ CSRF_FIELD = "csrf_token"
 
 @dataclass(frozen=True)
 class Session:
-    """A dashboard user. `csrf` is what a state-changing request must present (None: nothing)."""
+    """A dashboard user. `csrf` is what a state-changing request must present (None: nothing);
+    `owner` tells this session from the others (a call's questions are its own)."""
 
     csrf: str | None
+    owner: str
 
     def allows(self, presented: str | None) -> bool:
         if self.csrf is None:
@@ -71,13 +73,15 @@ class Sessions:
     def session(self, cookies: Mapping[str, str], authorization: str | None = None) -> Session | None:
         """The session of a request, or None: it must log in."""
         if self._token is not None and bearer_matches(authorization, self._token):
-            return Session(csrf=None)  # not a browser: a cross-site page cannot set this header
+            return Session(
+                csrf=None, owner="bearer"
+            )  # not a browser: a cross-site page cannot set this header
         nonce = self._verified(cookies.get(self.cookie, ""), SESSION_SECONDS)
         if nonce is not None and self.revocations.is_revoked(nonce):
             nonce = None  # logged out: this cookie (and every copy of it) is dead
         if nonce is None and self.open:
             nonce = "open"
-        return None if nonce is None else Session(csrf=self._sign(f"csrf.{nonce}"))
+        return None if nonce is None else Session(csrf=self._sign(f"csrf.{nonce}"), owner=f"session.{nonce}")
 
     def start(self, response: Response) -> None:
         """Log in: the session cookie on `response`, the login challenge's cookie gone."""
@@ -102,7 +106,9 @@ class Sessions:
 
     def login_challenge_met(self, cookies: Mapping[str, str], presented: str | None) -> bool:
         nonce = self._verified(cookies.get(self.login_cookie, ""), LOGIN_SECONDS)
-        return nonce is not None and Session(csrf=self._sign(f"login.{nonce}")).allows(presented)
+        return nonce is not None and Session(csrf=self._sign(f"login.{nonce}"), owner="login").allows(
+            presented
+        )
 
     def _set(self, response: Response, name: str, value: str, max_age: int) -> None:
         response.set_cookie(

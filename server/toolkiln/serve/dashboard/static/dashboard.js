@@ -55,11 +55,59 @@
   // --- calls: run through the server, its progress and logs streamed as events -------------
 
   document.addEventListener("submit", (event) => {
+    const question = event.target.closest("form.question");
+    if (question) {
+      event.preventDefault();
+      answer(question, "accept");
+      return;
+    }
     const form = event.target.closest(".try-form");
     if (!form) return;
     event.preventDefault();
     run(form);
   });
+
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest("form.question button.answer");
+    if (button) answer(button.form, button.dataset.action);
+  });
+
+  // --- questions: an interactive tool asks; the page answers, and the tool goes on ----------
+
+  const ANSWERED = { accept: "answered", decline: "declined", cancel: "cancelled" };
+
+  async function answer(form, action) {
+    const state = form.querySelector(".question-state");
+    const body = { action };
+    if (action === "accept") {
+      try {
+        body.content = readArguments(form);
+      } catch (error) {
+        state.textContent = error.message;
+        return;
+      }
+    }
+    const buttons = form.querySelectorAll("button");
+    for (const button of buttons) button.disabled = true;
+    state.textContent = "sending…";
+    const id = encodeURIComponent(form.dataset.question);
+    const response = await post(`/dashboard/questions/${id}`, body);
+    if (!response.ok) {
+      state.textContent = await errorOf(response); // e.g. a required field left empty
+      for (const button of buttons) button.disabled = false;
+      return;
+    }
+    const card = form.closest(".tool");
+    form.replaceWith(note("question-done", `You ${ANSWERED[action]}: ${form.querySelector(".question-message").textContent}`));
+    card.querySelector(".state").textContent = "running…";
+  }
+
+  function note(className, text) {
+    const element = document.createElement("p");
+    element.className = className;
+    element.textContent = text;
+    return element;
+  }
 
   function readArguments(form) {
     const args = {};
@@ -102,6 +150,7 @@
       progress: output.querySelector(".progress"),
       message: output.querySelector(".progress-message"),
       log: output.querySelector(".log"),
+      questions: output.querySelector(".questions"),
       result: output.querySelector(".result"),
       state,
     };
@@ -109,6 +158,7 @@
     view.progress.removeAttribute("value");
     view.message.textContent = "";
     view.log.replaceChildren();
+    view.questions.replaceChildren();
     view.result.replaceChildren();
     view.result.className = "result";
     output.hidden = false;
@@ -127,6 +177,9 @@
     } catch (error) {
       state.textContent = stop.signal.aborted ? "stopped (its processes were ended)" : `failed: ${error.message}`;
     } finally {
+      for (const question of view.questions.querySelectorAll("form.question")) {
+        question.replaceWith(note("question-done", "The call ended before this question was answered."));
+      }
       runButton.disabled = false;
       stopButton.disabled = true;
       refreshAudit();
@@ -183,6 +236,10 @@
         details.append(summary, pre(JSON.stringify(data.structuredContent, null, 2)));
         view.result.append(details);
       }
+    } else if (name === "question") {
+      view.questions.insertAdjacentHTML("beforeend", data.form); // server-rendered, every value escaped
+      view.state.textContent = "waiting for your answer…";
+      view.questions.lastElementChild.querySelector("input, select, textarea, button").focus();
     } else if (name === "error") {
       view.state.textContent = data.message;
     }
