@@ -120,7 +120,7 @@ def test_call_the_node_sample(run_cli: RunCli) -> None:
     empty = run_cli("call", "slugify", "text=!!!")
     assert empty.exit_code == 1
     assert "exit code 2 (bad request)" in empty.output
-    assert 'ERROR "!!!" has no letters or digits to make a slug of' in empty.output
+    assert 'slugify: error: "!!!" has no letters or digits to make a slug of' in empty.output
 
 
 @pytest.mark.usefixtures("kit_tools")
