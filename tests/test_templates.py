@@ -76,19 +76,19 @@ def test_annotations_template_copied_by_hand_is_discovered_and_runs(tools_dir: P
     ]
 
     hello = run_cli("call", "my-tool", "function=hello")
-    assert (hello.exit_code, hello.output) == (0, "Hello, world!\n")
+    assert (hello.exit_code, hello.stdout) == (0, "Hello, world!\n")
     shout = run_cli("call", "my-tool", "function=hello", "name=Ada", "times=2", "shout=true", 'tags=["x"]')
-    assert (shout.exit_code, shout.output) == (0, 'HELLO, ADA!\nHELLO, ADA!\ntags: ["x"]\n')
+    assert (shout.exit_code, shout.stdout) == (0, 'HELLO, ADA!\nHELLO, ADA!\ntags: ["x"]\n')
     lookup = run_cli("call", "my-tool", "function=lookup", "word=kiln")
-    assert (lookup.exit_code, lookup.output) == (0, "kiln: an oven for firing clay\n")
+    assert (lookup.exit_code, lookup.stdout) == (0, "kiln: an oven for firing clay\n")
 
 
 @pytest.mark.parametrize(
     ("arguments", "code", "message"),
     [
-        (["function=lookup"], 2, "ERROR lookup needs a word: --word=WORD"),
-        (["function=lookup", "word=_draft"], 3, "ERROR '_draft' is a private entry"),
-        (["function=lookup", "word=clay"], 4, "ERROR no glossary entry for 'clay'"),
+        (["function=lookup"], 2, "my-tool: error: lookup needs a word: --word=WORD"),
+        (["function=lookup", "word=_draft"], 3, "my-tool: error: '_draft' is a private entry"),
+        (["function=lookup", "word=clay"], 4, "my-tool: error: no glossary entry for 'clay'"),
     ],
 )
 def test_annotations_template_exit_codes(
@@ -149,7 +149,7 @@ def test_single_file_templates_copied_by_hand_are_discovered_and_run(
     assert run_cli("build").exit_code == 0
     name = Path(target).stem
     called = run_cli("call", name, "name=Ada", "times=2")
-    assert (called.exit_code, called.output) == (0, expected)
+    assert (called.exit_code, called.stdout) == (0, expected)
 
 
 def test_help_json_template_checks_its_arguments_when_run_by_hand(tmp_path: Path) -> None:

@@ -229,7 +229,7 @@ def test_the_runtime_reads_filters_without_jq(
     build_catalog(config_dir, tools_dir)
     result = run_cli("call", "notes_search", "query=it's", 'tags=["x", "y"]', 'filters={"folder": "f"}')
     assert result.exit_code == 0, result.output
-    found = json.loads(result.output)["result"]
+    found = json.loads(result.stdout)["result"]
     assert (found["query"], found["tags"], found["count"], found["folder"]) == ("it's", "x,y", "2", "f")
 
 
