@@ -177,18 +177,21 @@ class TaskService:
                         await anyio.to_thread.run_sync(self.store.expire, time.time())
         finally:
             self._group = None
-            if self.store is None:
-                return
-            store = self.store
-            with anyio.CancelScope(shield=True):
-                message = "The server stopped while the task ran."
-                error = {"code": types.INTERNAL_ERROR, "message": message}
-                for task_id in list(self._jobs):
-                    update = functools.partial(
-                        store.update, task_id, status="failed", error=error, status_message=message
-                    )
-                    await anyio.to_thread.run_sync(update)
-            await anyio.to_thread.run_sync(store.close)
+            if self.store is not None:
+                with anyio.CancelScope(shield=True):
+                    await self._close(self.store)
+
+    async def _close(self, store: TaskStore) -> None:
+        """The tasks this server still ran are failed (their processes stopped with the
+        task group), then the store is closed."""
+        message = "The server stopped while the task ran."
+        error = {"code": types.INTERNAL_ERROR, "message": message}
+        for task_id in list(self._jobs):
+            update = functools.partial(
+                store.update, task_id, status="failed", error=error, status_message=message
+            )
+            await anyio.to_thread.run_sync(update)
+        await anyio.to_thread.run_sync(store.close)
 
     @property
     def serving(self) -> bool:
