@@ -33,6 +33,7 @@ from toolkiln.model import (
     ToolConfig,
     ToolHints,
 )
+from toolkiln.model.tools import TaskSupport
 from toolkiln.schema import parameters_to_schema
 from toolkiln.wording import counted
 
@@ -111,6 +112,7 @@ def build_catalog(
         resources_dir=_relative_to(resources_dir, config_dir) if resources_dir and report.resources else None,
         resources=report.resources,
         run_command=command_settings,
+        tasks=server.tasks,
     )
     write_catalog(report.path, catalog)
     counts = (("tool", report.tools), ("prompt", report.prompts), ("resource", report.resources))
@@ -167,6 +169,7 @@ def compile_tool(config: ToolConfig, config_file: str) -> CompiledTool:
         requires_confirmation=script.requires_confirmation,
         interactive=script.interactive,
         timeout_seconds=script.timeout_seconds,
+        task_support=script.task or default_task_support(script.timeout_seconds),
         max_concurrency=script.max_concurrency,
         workspace=script.workspace_config,
         limits=script.limits,
@@ -178,6 +181,20 @@ def compile_tool(config: ToolConfig, config_file: str) -> CompiledTool:
         command=script.command,
         requirements_file=script.requirements_file,
         config_file=config_file,
+    )
+
+
+# A tool allowed more than this may run as a task unless its config says otherwise.
+TASK_TIMEOUT_THRESHOLD = 60.0
+
+
+def default_task_support(timeout_seconds: float | None) -> TaskSupport:
+    """A tool that may run longer than a minute runs as a task for a client that can
+    follow one; the others answer within their call."""
+    return (
+        "optional"
+        if timeout_seconds is not None and timeout_seconds > TASK_TIMEOUT_THRESHOLD
+        else "forbidden"
     )
 
 

@@ -243,6 +243,7 @@ async def _serve_http(
             ),
         ),
         audit,
+        state_dir=state_dir,  # the task store lives beside the token
     )
     admission = Admission.for_bind(
         http.host, token, extra_hosts=http.allow_host, extra_origins=http.allow_origin
@@ -269,7 +270,7 @@ async def _with_watcher(
     from toolkiln.serve import watch_and_reload
 
     async with anyio.create_task_group() as group:
-        await group.start(service.parked.run)  # interactive calls waiting for a client's answers
+        await group.start(service.run_background)  # parked interactive calls, and tasks
         if rebuild is not None:
             watched = [folders.tools, folders.prompts, folders.resources]
             watched += [folders.config / kind for kind in ("tools", "prompts", "resources")]

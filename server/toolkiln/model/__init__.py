@@ -30,7 +30,13 @@ from toolkiln.model.items import (
 )
 from toolkiln.model.limits import Limits
 from toolkiln.model.parameter import Parameter, value_problems
-from toolkiln.model.server import DEFAULT_DENIED_COMMANDS, DiscoverySettings, RunCommandSettings, ServerConfig
+from toolkiln.model.server import (
+    DEFAULT_DENIED_COMMANDS,
+    DiscoverySettings,
+    RunCommandSettings,
+    ServerConfig,
+    TaskSettings,
+)
 from toolkiln.model.tools import (
     USER_KEYS,
     USER_SCRIPT_KEYS,
@@ -90,6 +96,7 @@ __all__ = [
     "ServerConfig",
     "ServerConfinement",
     "SourceFingerprint",
+    "TaskSettings",
     "ToolConfig",
     "ToolHints",
     "WorkspaceConfig",

@@ -9,8 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from toolkiln.model.confinement import ConfinementSettings, ServerConfinement
 from toolkiln.model.limits import Limits
 from toolkiln.model.parameter import Parameter
-from toolkiln.model.server import RunCommandSettings
-from toolkiln.model.tools import WorkspaceConfig
+from toolkiln.model.server import RunCommandSettings, TaskSettings
+from toolkiln.model.tools import TaskSupport, WorkspaceConfig
 from toolkiln.vocabulary import DialectName, PythonEntry
 
 
@@ -43,6 +43,8 @@ class CompiledTool(BaseModel):
     # The script may ask the client for input while it runs (runner/interactive.py).
     interactive: bool = False
     timeout_seconds: float | None = None
+    # Whether a call may run as an MCP task (SEP-2663): forbidden, optional, required.
+    task_support: TaskSupport = "forbidden"
     max_concurrency: int | None = None
     workspace: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
     # The tool's own limits over the server's defaults.
@@ -116,3 +118,5 @@ class Catalog(BaseModel):
     resources: list[CompiledResource] = Field(default_factory=list)
     # The built-in `run_command` tool's settings when it is turned on (its entry in `tools` runs with these).
     run_command: CompiledRunCommand | None = None
+    # How long task results are kept, and how much the task store may hold (config/server.json).
+    tasks: TaskSettings = Field(default_factory=lambda: TaskSettings())

@@ -110,6 +110,23 @@ class DiscoverySettings(BaseModel):
     fallback: list[FallbackPattern] = Field(default_factory=list)
 
 
+class TaskSettings(BaseModel):
+    """Calls run as MCP tasks (SEP-2663): how long a finished task's result is kept, and
+    how much the task store may hold (docs/configuration.md). Past either bound, new
+    tasks are refused: a tool whose task support is `optional` then runs as a plain call."""
+
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True, frozen=True)
+
+    # A task lives for its tool's timeout plus this (its `ttlMs`), then it is removed.
+    keep_seconds: float = Field(default=3600.0, gt=0)
+    # Tasks kept at once (running and finished, every client).
+    max_tasks: int = Field(default=1000, ge=1)
+    # Bytes of results, logs and questions kept at once.
+    max_bytes: int = Field(default=64 * 1024 * 1024, ge=1024)
+    # The polling interval suggested to clients.
+    poll_interval_ms: int = Field(default=1000, ge=10)
+
+
 class ServerConfig(BaseModel):
     """`config/server.json`."""
 
@@ -120,3 +137,4 @@ class ServerConfig(BaseModel):
     confinement: ServerConfinement = Field(default_factory=ServerConfinement)
     run_command: RunCommandSettings = Field(default_factory=RunCommandSettings)
     discovery: DiscoverySettings = Field(default_factory=DiscoverySettings)
+    tasks: TaskSettings = Field(default_factory=TaskSettings)

@@ -21,6 +21,8 @@ from toolkiln.vocabulary import DialectName, PythonEntry, check_tool_name
 
 # A name clients accept: the name of a tool, a prompt or a resource.
 ToolName = Annotated[str, AfterValidator(check_tool_name)]
+# How a tool's calls may run as MCP tasks: the words of the spec's `execution.taskSupport`.
+TaskSupport = Literal["forbidden", "optional", "required"]
 
 
 class WorkspaceConfig(BaseModel):
@@ -72,6 +74,9 @@ class ScriptConfig(BaseModel):
     timeout_seconds: float | None = Field(default=None, gt=0)
     max_concurrency: int | None = Field(default=None, ge=1)
     interactive: bool = False
+    # Whether a call may run as an MCP task (SEP-2663; the spec's own words): "forbidden",
+    # "optional" or "required". None: "optional" when `timeout_seconds` is over a minute.
+    task: TaskSupport | None = None
     workspace_config: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
     limits: Limits = Field(default_factory=Limits)
     confinement: ConfinementSettings = Field(default_factory=ConfinementSettings)
@@ -108,8 +113,8 @@ class ScriptConfig(BaseModel):
 USER_KEYS = ("enabled", "tags")
 USER_SCRIPT_KEYS = (
     "name", "title", "requires_confirmation", "read_only", "destructive", "idempotent",
-    "open_world", "timeout_seconds", "max_concurrency", "interactive", "workspace_config", "limits",
-    "confinement",
+    "open_world", "timeout_seconds", "max_concurrency", "interactive", "task", "workspace_config",
+    "limits", "confinement",
 )  # fmt: skip
 
 

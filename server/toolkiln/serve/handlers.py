@@ -4,7 +4,7 @@ protocol eras and every transport."""
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, cast
 
 import mcp.types as types
 from mcp.server.context import ServerRequestContext
@@ -19,6 +19,7 @@ from toolkiln.serve.notify import ClientNotifier, LogLevels, sdk_deprecations_si
 from toolkiln.serve.prompts import PromptService
 from toolkiln.serve.resources import ResourceService
 from toolkiln.serve.service import ToolService
+from toolkiln.serve.tasks import CreateTaskResult, TasksExtension, apply_extension
 
 logger = logging.getLogger(__name__)
 
@@ -55,7 +56,7 @@ def build_server(service: ToolService) -> Server[Any]:
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult | types.InputRequiredResult:
+    ) -> types.CallToolResult | types.InputRequiredResult | CreateTaskResult:
         broadcaster.seen(ctx)
         transport = "http" if ctx.request is not None else "stdio"
         # 2026-07-28 requests opt in to logs themselves, and the SDK applies it.
@@ -115,6 +116,10 @@ def build_server(service: ToolService) -> Server[Any]:
     ) -> types.CompleteResult:
         return complete(service.registry, params)
 
+    def task_support(name: str) -> str | None:
+        tool = service.registry.tools.get(name)
+        return tool.task_support if tool is not None else None
+
     def input_schema(name: str) -> dict[str, Any] | None:
         tool = service.registry.tools.get(name)  # the registry a reload may have swapped
         return tool.input_schema if tool is not None else None
@@ -124,7 +129,8 @@ def build_server(service: ToolService) -> Server[Any]:
             SERVER_NAME,
             version=__version__,
             instructions=f"Tools from the scripts in {service.registry.tools_dir}.",
-            on_call_tool=call_tool,
+            # Its result may be a task's (apply_extension below registers it as it is).
+            on_call_tool=cast(Any, call_tool),
             on_set_logging_level=set_logging_level,
             on_list_resources=list_resources,
             on_read_resource=read_resource,
@@ -139,6 +145,9 @@ def build_server(service: ToolService) -> Server[Any]:
         )
     # A plain dict (see ToolService.list_tools): the generic registration takes one.
     server.add_request_handler("tools/list", types.PaginatedRequestParams, list_tools)
+    # Tasks (SEP-2663): tasks/get, tasks/update, tasks/cancel, and -32021 for a tool that
+    # runs only as a task, called by a client that cannot follow one.
+    apply_extension(server, TasksExtension(service.tasks, task_support), call_tool)
     # requestState (2026-07-28) sealed on the way out and checked on the way back, so a
     # client can neither read nor forge the state of a waiting call or a confirmation.
     server.middleware.append(

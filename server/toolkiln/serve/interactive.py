@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 import anyio
@@ -51,7 +51,7 @@ async def ask_client_now(
     return {key: await _ask_one(ctx, request) for key, request in requests.items()}
 
 
-def _refusal(capabilities: types.ClientCapabilities | None, method: str) -> dict[str, Any] | None:
+def refusal(capabilities: types.ClientCapabilities | None, method: str) -> dict[str, Any] | None:
     """The answer to a request the client declared no capability for; None if it did."""
     capability = _RESULTS[method][0]
     if capabilities is None or getattr(capabilities, capability) is None:
@@ -63,11 +63,11 @@ async def _ask_one(ctx: ServerRequestContext[Any], request: dict[str, Any]) -> d
     method = request["method"]
     if not ctx.session.can_send_request:  # stateless HTTP: the client's answer could not come back
         return {"error": f"the server cannot send {method} to this client (stateless HTTP)"}
-    refusal = _refusal(ctx.session.client_capabilities, method)
-    if refusal is not None:
-        return refusal
+    refused = refusal(ctx.session.client_capabilities, method)
+    if refused is not None:
+        return refused
     try:
-        typed = _typed(request)
+        typed = typed_request(request)
         result = await ctx.session.send_request(
             typed, _RESULTS[method][1], metadata=ServerMessageMetadata(related_request_id=ctx.request_id)
         )
@@ -78,9 +78,22 @@ async def _ask_one(ctx: ServerRequestContext[Any], request: dict[str, Any]) -> d
     return result.model_dump(by_alias=True, mode="json", exclude_none=True)
 
 
-def _typed(request: dict[str, Any]) -> types.InputRequest:
+def typed_request(request: dict[str, Any]) -> types.InputRequest:
     """A script's request as the SDK's type; `ValueError` when it is malformed."""
     return _REQUEST.validate_python({"method": request["method"], "params": request.get("params") or {}})
+
+
+def missing_capability_error(requests: Iterable[dict[str, Any]]) -> MCPError:
+    """The spec's -32021 for questions that this client declared no capability to answer."""
+    needed = sorted({_RESULTS[request["method"]][0] for request in requests})
+    required = types.ClientCapabilities.model_validate({name: {} for name in needed})
+    return MCPError(
+        code=MISSING_REQUIRED_CLIENT_CAPABILITY,
+        message=f"The tool needs the client to support {' and '.join(needed)}, not declared.",
+        data=types.MissingRequiredClientCapabilityErrorData(required_capabilities=required).model_dump(
+            by_alias=True, mode="json", exclude_none=True
+        ),
+    )
 
 
 def _as_json(response: Any) -> Any:
@@ -96,7 +109,7 @@ class _WaitingCall(LoggingObserver):
 
     def __init__(self, capabilities: types.ClientCapabilities | None, given: dict[str, Any] | None) -> None:
         # What the call did next: ("input", None) when it asks (`requests`), ("missing",
-        # capability names) when it asks only what the client cannot answer, ("done", ToolResult).
+        # the requests) when it asks only what the client cannot answer, ("done", ToolResult).
         self.events_in, self.events = anyio.create_memory_object_stream[tuple[str, Any]](1)
         self.capabilities = capabilities  # of the client's latest request
         self.given = dict(given or {})  # inputResponses sent with the first call: answers in advance
@@ -107,18 +120,17 @@ class _WaitingCall(LoggingObserver):
         self.scope = anyio.CancelScope()  # the call's, to stop it when it cannot go on
 
     async def on_input(self, tool: str, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
-        refused = {key: _refusal(self.capabilities, request["method"]) for key, request in requests.items()}
-        self._refused = {key: refusal for key, refusal in refused.items() if refusal is not None}
+        refused = {key: refusal(self.capabilities, request["method"]) for key, request in requests.items()}
+        self._refused = {key: answer for key, answer in refused.items() if answer is not None}
         try:
-            self.requests = {key: _typed(r) for key, r in requests.items() if key not in self._refused}
+            self.requests = {key: typed_request(r) for key, r in requests.items() if key not in self._refused}
         except ValueError as error:  # pydantic's: the script's request is malformed
             return {key: {"error": f"malformed request: {error}"} for key in requests}
         if self.requests and self.given.keys() >= self.requests.keys():  # answered in advance
             answers = {key: _as_json(self.given.pop(key)) for key in self.requests}
             return {**self._refused, **answers}
         if not self.requests:  # nothing can be asked, and the script waits: the call cannot go on
-            needed = sorted({_RESULTS[request["method"]][0] for request in requests.values()})
-            await self.events_in.send(("missing", needed))
+            await self.events_in.send(("missing", list(requests.values())))
             await anyio.sleep_forever()  # until the server stops this call
         self._answered = anyio.Event()
         await self.events_in.send(("input", None))
@@ -202,14 +214,7 @@ class ParkedCalls:
         waiting.events.close()
         if kind == "missing":
             waiting.scope.cancel()
-            required = types.ClientCapabilities.model_validate({name: {} for name in value})
-            raise MCPError(
-                code=MISSING_REQUIRED_CLIENT_CAPABILITY,
-                message=f"The tool needs the client to support {' and '.join(value)}, not declared.",
-                data=types.MissingRequiredClientCapabilityErrorData(
-                    required_capabilities=required
-                ).model_dump(by_alias=True, mode="json", exclude_none=True),
-            )
+            raise missing_capability_error(value)
         result: ToolResult = value
         return result
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import anyio
 import mcp.types as types
+from anyio.abc import TaskStatus
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -28,6 +30,15 @@ from toolkiln.serve.confirm import confirm, elicitation_mode, with_confirm_argum
 from toolkiln.serve.interactive import ParkedCalls
 from toolkiln.serve.notify import ThrottledNotifier
 from toolkiln.serve.resources import state_uris
+from toolkiln.serve.tasks import (
+    CreateTaskResult,
+    StoreFullError,
+    TaskService,
+    create_task_result,
+    may_create_task,
+    principal_of,
+)
+from toolkiln.token import default_state_dir
 
 logger = logging.getLogger(__name__)
 # The SDK's defaults of a `tools/list` result (cache hints, result type) in wire form.
@@ -38,7 +49,11 @@ class ToolService:
     """The tools of one registry, listed and called the same way on every transport."""
 
     def __init__(
-        self, runner: ToolRunner, audit: AuditLog | None = None, broadcaster: Broadcaster | None = None
+        self,
+        runner: ToolRunner,
+        audit: AuditLog | None = None,
+        broadcaster: Broadcaster | None = None,
+        state_dir: Path | None = None,
     ) -> None:
         self.runner = runner
         self.registry = runner.registry
@@ -48,6 +63,16 @@ class ToolService:
         self.reloading = anyio.Lock()  # one rebuild and swap at a time (watch.reload)
         # `run` it beside the server (cli/serving.py does)
         self.parked = ParkedCalls(max_waiting=max(1, runner.settings.max_concurrency // 2))
+        # Calls run as MCP tasks, kept in the state folder's task store.
+        self.tasks = TaskService(state_dir or default_state_dir(), lambda: self.registry.catalog.tasks)
+
+    async def run_background(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """What runs beside the server: parked interactive calls and tasks. Cancelling it
+        stops their processes (and marks the tasks that ran failed)."""
+        async with anyio.create_task_group() as group:
+            await group.start(self.parked.run)
+            await group.start(self.tasks.run)
+            task_status.started()
 
     def swap(self, registry: Registry) -> dict[str, bool]:
         """Serve `registry` from now on; which of tools, prompts and resources changed."""
@@ -80,7 +105,9 @@ class ToolService:
         ctx: ServerRequestContext[Any] | None = None,
         params: types.CallToolRequestParams | None = None,
         notifier: ThrottledNotifier | None = None,
-    ) -> types.CallToolResult | types.InputRequiredResult:
+    ) -> types.CallToolResult | types.InputRequiredResult | CreateTaskResult:
+        """The call's result; for a client that can follow a task and a tool that may run
+        as one, a `CreateTaskResult` (the call goes on in the background)."""
         record = _CallRecord(self, name, arguments, transport, client_name(ctx))
         try:
             tool = self.registry.get(name)
@@ -95,6 +122,10 @@ class ToolService:
                 record(success=False, exit_code=None, error=confirmation.refusal)
                 return mcp_result(ToolResult(text=confirmation.refusal, is_error=True))
             arguments = confirmation.arguments
+        if tool.task_support != "forbidden" and may_create_task(ctx) and self.tasks.serving:
+            created = await self._start_task(tool, arguments, ctx, record)
+            if created is not None:
+                return created
         try:
             if tool.interactive and ctx is not None and ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
                 outcome = await self._run_parked(tool, arguments, params, ctx.session.client_capabilities)
@@ -114,6 +145,47 @@ class ToolService:
             for uri in state_uris(tool):
                 await self.broadcaster.resource_updated(uri)
         return mcp_result(result)
+
+    async def _start_task(
+        self,
+        tool: CompiledTool,
+        arguments: Mapping[str, Any] | None,
+        ctx: ServerRequestContext[Any] | None,
+        record: _CallRecord,
+    ) -> CreateTaskResult | None:
+        """Start the call as a task: its `CreateTaskResult`, or None to run it as a plain
+        call (the store is full and the tool may run either way)."""
+        assert ctx is not None
+
+        async def call(observer: Any) -> ToolResult:
+            try:
+                result = await self._guarded(
+                    tool.name, self.runner.call(tool.name, arguments, observer, record.prepare)
+                )
+            except anyio.get_cancelled_exc_class():
+                record(success=False, exit_code=None, error="cancelled")
+                raise
+            failure = result.text.splitlines()[0] if result.is_error and result.text else None
+            record(success=not result.is_error, exit_code=result.exit_code, error=failure)
+            if tool.state:
+                for uri in state_uris(tool):
+                    await self.broadcaster.resource_updated(uri)
+            return result
+
+        def wire(result: ToolResult) -> dict[str, Any]:
+            return mcp_result(result).model_dump(by_alias=True, mode="json", exclude_none=True)
+
+        timeout = tool.timeout_seconds or self.runner.settings.default_timeout
+        try:
+            task = await self.tasks.start(
+                tool, call, wire, principal_of(ctx), ctx.session.client_capabilities, timeout
+            )
+        except StoreFullError as full:
+            if tool.task_support == "required":
+                raise MCPError(code=types.INTERNAL_ERROR, message=f"No task can start now: {full}.") from None
+            logger.warning("running %r as a plain call: %s", tool.name, full)
+            return None
+        return create_task_result(task)
 
     async def _run(
         self,

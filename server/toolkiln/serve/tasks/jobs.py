@@ -1,0 +1,342 @@
+"""Tool calls running as tasks: started in the background, followed through the store.
+
+`TaskService` makes the task record (in the store, before the client hears of it),
+runs the call in its task group beside the server, and writes what happens: progress
+and log lines (throttled), questions (`input_required`, answered by `tasks/update`),
+the result, the error, a cancellation. Cancelling stops the call's scope, which stops
+the script's process group (process/ kills it, with a grace period, on the way out).
+
+On start, and when a task is read, a task left `working` by a server that is no
+longer running (it crashed or was killed; liveness.py) is marked failed with the
+reason, never left working. Finished tasks stay for their time to live (the tool's
+timeout plus `keep_seconds`), then the store drops them.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import secrets
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp.types as types
+from anyio.abc import TaskGroup, TaskStatus
+from mcp.shared.exceptions import MCPError
+
+from toolkiln.liveness import process_identity, still_running
+from toolkiln.model import CompiledTool, TaskSettings
+from toolkiln.runner import LogLine, ProgressLine, ToolResult
+from toolkiln.serve.interactive import missing_capability_error, refusal, typed_request
+from toolkiln.serve.tasks.store import StoreFullError, TaskRecord, TaskStore
+
+logger = logging.getLogger(__name__)
+
+FLUSH_SECONDS = 0.25  # progress and logs reach the store at most this often
+EXPIRE_SECONDS = 60.0  # how often expired tasks are removed
+LOG_LINES_KEPT = 20
+LOG_LINE_CHARS = 500
+DIED = (
+    "The server running this task stopped before it finished (pid {pid}); the task's process ended with it."
+)
+
+# The call a task runs: given the task's observer, the tool's result.
+TaskCall = Callable[[Any], Awaitable[ToolResult]]
+ResultMaker = Callable[[ToolResult], dict[str, Any]]
+
+
+class TaskNotFoundError(Exception):
+    """No task with this id for this principal (or it expired)."""
+
+
+@dataclass
+class _Job:
+    """A task running in this process: its scope, and what is not yet in the store."""
+
+    task_id: str
+    tool: str
+    capabilities: types.ClientCapabilities | None
+    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    progress: dict[str, Any] | None = None
+    status_message: str | None = None
+    logs: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=LOG_LINES_KEPT))
+    dirty: bool = False
+    cancelled: bool = False
+    failure: dict[str, Any] | None = None  # a JSON-RPC error that ends the task as failed
+    rounds: int = 0
+    pending: dict[str, str] = field(default_factory=dict)  # outstanding key -> the script's key
+    answers: dict[str, Any] = field(default_factory=dict)
+    answered: anyio.Event = field(default_factory=anyio.Event)
+
+
+class _Observer:
+    """The runner's observer of a task's call: what the script says goes to the store."""
+
+    def __init__(self, service: TaskService, job: _Job) -> None:
+        self.service, self.job = service, job
+
+    def on_log(self, tool: str, line: LogLine) -> None:
+        self.job.logs.append({"level": line.level, "message": line.message[:LOG_LINE_CHARS]})
+        self.job.dirty = True
+
+    def on_progress(self, tool: str, line: ProgressLine) -> None:
+        progress: dict[str, Any] = {"progress": line.progress}
+        if line.total is not None:
+            progress["total"] = line.total
+        if line.message:
+            progress["message"] = line.message[:LOG_LINE_CHARS]
+        total = f"/{line.total:g}" if line.total is not None else ""
+        self.job.progress = progress
+        self.job.status_message = f"{line.progress:g}{total} {line.message or ''}".strip()
+        self.job.dirty = True
+
+    async def on_input(self, tool: str, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        """The script's questions become the task's `inputRequests` (each under a key new
+        in this task), until `tasks/update` has answered them all."""
+        job = self.job
+        refused = {key: refusal(job.capabilities, request["method"]) for key, request in requests.items()}
+        refusals = {key: answer for key, answer in refused.items() if answer is not None}
+        try:
+            typed = {key: typed_request(r) for key, r in requests.items() if key not in refusals}
+        except ValueError as error:  # pydantic's: the script's request is malformed
+            return {key: {"error": f"malformed request: {error}"} for key in requests}
+        if not typed:  # it asks only what this client cannot answer, and waits: the task fails
+            job.failure = missing_capability_error(requests.values()).error.model_dump(
+                by_alias=True, mode="json", exclude_none=True
+            )
+            job.scope.cancel()
+            await anyio.sleep_forever()
+        job.rounds += 1
+        job.pending = {f"{job.rounds}.{key}": key for key in typed}
+        job.answers, job.answered = {}, anyio.Event()
+        asked = {
+            minted: typed[key].model_dump(by_alias=True, mode="json", exclude_none=True)
+            for minted, key in job.pending.items()
+        }
+        await self.service.write(
+            job,
+            status="input_required",
+            input_requests=asked,
+            status_message="Waiting for the client's answers.",
+        )
+        await job.answered.wait()
+        await self.service.write(job, status="working", input_requests=None, status_message=None)
+        return {**refusals, **job.answers}
+
+
+class TaskService:
+    """The tasks of this server: created, run, read, answered and cancelled."""
+
+    def __init__(self, state_dir: Path, settings: Callable[[], TaskSettings]) -> None:
+        self.state_dir = state_dir
+        self.settings = settings
+        self.owner = process_identity(os.getpid())
+        self.store: TaskStore | None = None
+        self._group: TaskGroup | None = None
+        self._jobs: dict[str, _Job] = {}
+
+    @property
+    def store_file(self) -> Path:
+        from toolkiln.serve.tasks.sqlite import STORE_FILE
+
+        return self.state_dir / STORE_FILE
+
+    def open_store(self) -> TaskStore:
+        """The store, opened (and made, 0600 in a 0700 folder) on first use: a server
+        whose clients never run a task writes nothing."""
+        if self.store is None:
+            from toolkiln.serve.tasks.sqlite import SqliteTaskStore
+
+            limits = self.settings()
+            self.store = SqliteTaskStore(
+                self.store_file, max_tasks=limits.max_tasks, max_bytes=limits.max_bytes
+            )
+        return self.store
+
+    async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Serve tasks until cancelled; then the running ones are cancelled (their
+        processes stopped) and marked failed, so none is left working."""
+        if self.store_file.exists():  # tasks of an earlier server: none left working
+            store = await anyio.to_thread.run_sync(self.open_store)
+            failed = await anyio.to_thread.run_sync(self._fail_orphans, store)
+            if failed:
+                logger.warning("%d task(s) of a server that stopped were marked failed", failed)
+        try:
+            async with anyio.create_task_group() as group:
+                self._group = group
+                task_status.started()
+                while True:
+                    await anyio.sleep(EXPIRE_SECONDS)
+                    if self.store is not None:
+                        await anyio.to_thread.run_sync(self.store.expire, time.time())
+        finally:
+            self._group = None
+            if self.store is not None:
+                with anyio.CancelScope(shield=True):
+                    await self._close(self.store)
+
+    async def _close(self, store: TaskStore) -> None:
+        """The tasks this server still ran are failed (their processes stopped with the
+        task group), then the store is closed."""
+        message = "The server stopped while the task ran."
+        error = {"code": types.INTERNAL_ERROR, "message": message}
+        for task_id in list(self._jobs):
+            update = functools.partial(
+                store.update, task_id, status="failed", error=error, status_message=message
+            )
+            await anyio.to_thread.run_sync(update)
+        await anyio.to_thread.run_sync(store.close)
+
+    @property
+    def serving(self) -> bool:
+        return self._group is not None
+
+    async def start(
+        self,
+        tool: CompiledTool,
+        call: TaskCall,
+        make_result: ResultMaker,
+        principal: str,
+        capabilities: types.ClientCapabilities | None,
+        timeout: float,
+    ) -> TaskRecord:
+        """Store a new task and start `call` in the background; the task as created.
+        `StoreFullError` when the store is at its bounds."""
+        if self._group is None:
+            raise StoreFullError("tasks are not being served")
+        store = await anyio.to_thread.run_sync(self.open_store)
+        settings = self.settings()
+        now = time.time()
+        record = TaskRecord(
+            task_id=secrets.token_urlsafe(24),
+            principal=principal,
+            tool=tool.name,
+            status="working",
+            created_at=now,
+            updated_at=now,
+            ttl_ms=int((timeout + settings.keep_seconds) * 1000),
+            poll_interval_ms=settings.poll_interval_ms,
+            owner=self.owner,
+        )
+        await anyio.to_thread.run_sync(store.create, record)
+        job = _Job(record.task_id, tool.name, capabilities)
+        self._jobs[record.task_id] = job
+        self._group.start_soon(self._run_job, job, call, make_result)
+        return record
+
+    async def _run_job(self, job: _Job, call: TaskCall, make_result: ResultMaker) -> None:
+        outcome: dict[str, Any] = {}
+        try:
+            async with anyio.create_task_group() as flushing:
+                flushing.start_soon(self._flush_while_running, job)
+                try:
+                    with job.scope:
+                        result = await call(_Observer(self, job))
+                        outcome = {"status": "completed", "result": make_result(result)}
+                except MCPError as error:
+                    outcome = _failed(error.error.model_dump(by_alias=True, mode="json", exclude_none=True))
+                except Exception:
+                    logger.exception("task %s of tool %r failed inside toolkiln", job.task_id, job.tool)
+                    outcome = _failed(
+                        {"code": types.INTERNAL_ERROR, "message": "The task failed inside toolkiln."}
+                    )
+                flushing.cancel_scope.cancel()
+            if job.failure is not None:
+                outcome = _failed(job.failure)
+            elif job.cancelled or not outcome:
+                outcome = {"status": "cancelled", "status_message": "Cancelled by the client."}
+            await self.write(job, input_requests=None, **outcome)
+        finally:
+            self._jobs.pop(job.task_id, None)
+
+    async def _flush_while_running(self, job: _Job) -> None:
+        while True:
+            await anyio.sleep(FLUSH_SECONDS)
+            if job.dirty:
+                await self.write(job)
+
+    async def write(self, job: _Job, **changes: Any) -> None:
+        """Write `changes` and what the job has gathered; a task cancelled in the store
+        (by another server of the same store) stops here."""
+        if job.dirty:
+            changes = {"progress": job.progress, "logs": list(job.logs), **changes}
+            if "status_message" not in changes and job.status_message is not None:
+                changes["status_message"] = job.status_message
+            job.dirty = False
+        assert self.store is not None
+        with anyio.CancelScope(shield=True):
+            record = await anyio.to_thread.run_sync(lambda: self.store.update(job.task_id, **changes))  # type: ignore[union-attr]
+        if record is not None and record.status == "cancelled" and not job.cancelled:
+            job.cancelled = True
+            job.scope.cancel()
+
+    async def get(self, task_id: str, principal: str) -> TaskRecord:
+        if self.store is None and not self.store_file.exists():
+            raise TaskNotFoundError(task_id)
+        store = await anyio.to_thread.run_sync(self.open_store)
+        record = await anyio.to_thread.run_sync(store.get, task_id)
+        if record is None or not secrets.compare_digest(record.principal, principal):
+            raise TaskNotFoundError(task_id)
+        if not record.terminal and record.task_id not in self._jobs and not still_running(record.owner):
+            record = await anyio.to_thread.run_sync(self._fail_orphan, record)
+        return record
+
+    async def answer(self, task_id: str, principal: str, responses: dict[str, Any]) -> None:
+        """Deliver `responses` to the task's outstanding questions; other keys are ignored."""
+        await self.get(task_id, principal)
+        job = self._jobs.get(task_id)
+        if job is None or not job.pending:
+            return
+        for key in list(job.pending):
+            if key in responses:
+                job.answers[job.pending.pop(key)] = _as_json(responses[key])
+        if job.pending:
+            await self.write(job, input_requests=_still_asked(job, await self.get(task_id, principal)))
+        else:
+            job.answered.set()
+
+    async def cancel(self, task_id: str, principal: str) -> None:
+        record = await self.get(task_id, principal)
+        if record.terminal:
+            return
+        assert self.store is not None
+        await anyio.to_thread.run_sync(
+            lambda: self.store.update(task_id, status="cancelled", status_message="Cancelled by the client.")  # type: ignore[union-attr]
+        )
+        job = self._jobs.get(task_id)
+        if job is not None:
+            job.cancelled = True
+            job.scope.cancel()
+
+    def _fail_orphans(self, store: TaskStore) -> int:
+        orphans = [task for task in store.list(active_only=True) if not still_running(task.owner)]
+        for task in orphans:
+            self._fail_orphan(task)
+        return len(orphans)
+
+    def _fail_orphan(self, record: TaskRecord) -> TaskRecord:
+        assert self.store is not None
+        message = DIED.format(pid=record.owner.get("pid"))
+        error = {"code": types.INTERNAL_ERROR, "message": message}
+        updated = self.store.update(record.task_id, status="failed", error=error, status_message=message)
+        return updated or record
+
+
+def _failed(error: dict[str, Any]) -> dict[str, Any]:
+    return {"status": "failed", "error": error, "status_message": str(error.get("message", ""))}
+
+
+def _still_asked(job: _Job, record: TaskRecord) -> dict[str, Any]:
+    return {key: value for key, value in (record.input_requests or {}).items() if key in job.pending}
+
+
+def _as_json(response: Any) -> Any:
+    if isinstance(response, types.Result):
+        return response.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return response

@@ -1,0 +1,141 @@
+"""Raw 2026-07-28 JSON-RPC to a real `toolkiln serve`, over stdio and over HTTP, for
+the tasks extension (the SDK's client does not speak it): each request carries its
+protocol version and client capabilities in `_meta`, as the spec has it."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx2
+
+from tests.conftest import child_env
+
+VERSION = "2026-07-28"
+TASKS = "io.modelcontextprotocol/tasks"
+CAPABILITIES: dict[str, Any] = {"elicitation": {}, "extensions": {TASKS: {}}}
+_ids = itertools.count(1)
+
+
+class RpcError(Exception):
+    def __init__(self, error: dict[str, Any]) -> None:
+        super().__init__(error.get("message"))
+        self.code = error.get("code")
+        self.data = error.get("data")
+
+
+def envelope(method: str, params: dict[str, Any], capabilities: dict[str, Any] | None) -> dict[str, Any]:
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": VERSION,
+        "io.modelcontextprotocol/clientCapabilities": CAPABILITIES if capabilities is None else capabilities,
+        "io.modelcontextprotocol/clientInfo": {"name": "tasks-test", "version": "1"},
+    }
+    return {"jsonrpc": "2.0", "id": next(_ids), "method": method, "params": {**params, "_meta": meta}}
+
+
+def _result(message: dict[str, Any]) -> dict[str, Any]:
+    if "error" in message:
+        raise RpcError(message["error"])
+    result: dict[str, Any] = message["result"]
+    return result
+
+
+class StdioWire:
+    """`toolkiln serve` (stdio) as a process; `request` sends one message and reads its answer."""
+
+    def __init__(self, config_dir: Path, state_home: Path, log: Path) -> None:
+        self.log = log.open("ab")
+        command = [
+            sys.executable,
+            "-m",
+            "toolkiln",
+            "serve",
+            "--config-dir",
+            str(config_dir),
+            "--tools-dir",
+            "x",
+        ]
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            env={**child_env(), "XDG_CONFIG_HOME": str(state_home)},
+        )
+
+    def request(
+        self, method: str, params: dict[str, Any], capabilities: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        message = envelope(method, params, capabilities)
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        self.process.stdin.flush()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.process.stdout], [], [], 1)
+            if not ready:
+                continue
+            line = self.process.stdout.readline()
+            if not line:
+                raise AssertionError("the server closed stdout")
+            answer = json.loads(line)
+            if answer.get("id") == message["id"]:
+                return _result(answer)
+        raise AssertionError(f"no answer to {method}")
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=30)
+        for pipe in (self.process.stdin, self.process.stdout):
+            if pipe is not None:
+                pipe.close()
+        self.log.close()
+
+
+def http_request(
+    url: str,
+    token: str | None,
+    method: str,
+    params: dict[str, Any],
+    capabilities: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """One request to `/mcp` with the headers a 2026-07-28 client sends (Mcp-Name: the
+    tool's name, or the task's id)."""
+    message = envelope(method, params, capabilities)
+    name = params.get("name") or params.get("taskId")
+    sent = {
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": VERSION,
+        "Mcp-Method": method,
+        **({"Mcp-Name": name} if name else {}),
+        **({"Authorization": f"Bearer {token}"} if token else {}),
+        **(headers or {}),
+    }
+    response = httpx2.post(url, json=message, headers=sent, timeout=60)
+    if response.headers.get("content-type", "").startswith("text/event-stream"):
+        for line in response.text.splitlines():
+            if line.startswith("data:") and line[5:].strip():
+                answer = json.loads(line[5:])
+                if answer.get("id") == message["id"]:
+                    return _result(answer)
+        raise AssertionError(f"no answer to {method} in the stream")
+    return _result(response.json())
+
+
+def wait_for(get: Any, task_id: str, *statuses: str) -> dict[str, Any]:
+    """Poll `tasks/get` until the task's status is one of `statuses`."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        task: dict[str, Any] = get("tasks/get", {"taskId": task_id})
+        if task["status"] in statuses:
+            return task
+        time.sleep(0.1)
+    raise AssertionError(f"task {task_id} never reached {statuses}: {task}")
