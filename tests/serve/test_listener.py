@@ -11,25 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import MakeTool, child_env
-from toolkiln.build import build_catalog
-from toolkiln.discover import discover_tools
-
-ECHO = """
-#!/bin/bash
-# Tool: echo
-# Description: Says the word back
-# @param word: The word (type: string, required: true)
-printf '%s' "$word"
-"""
-
-
-@pytest.fixture
-def served(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
-    make_tool("echo.sh", ECHO)
-    assert not discover_tools(tools_dir, config_dir).errors
-    build_catalog(config_dir, tools_dir)
-    return config_dir
+from tests.conftest import child_env
 
 
 @pytest.fixture

@@ -10,27 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from tests.conftest import MakeTool
 from tests.serve.http_server import http_server
 from tests.serve.stdio_server import connect, text_of
-from toolkiln.build import build_catalog
-from toolkiln.discover import discover_tools
-
-ECHO = """
-#!/bin/bash
-# Tool: echo
-# Description: Says the word back
-# @param word: The word (type: string, required: true)
-printf '%s' "$word"
-"""
-
-
-@pytest.fixture
-def served(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
-    make_tool("echo.sh", ECHO)
-    assert not discover_tools(tools_dir, config_dir).errors
-    build_catalog(config_dir, tools_dir)
-    return config_dir
 
 
 @pytest.mark.anyio
