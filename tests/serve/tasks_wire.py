@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import select
 import subprocess
 import sys
@@ -139,3 +140,33 @@ def wait_for(get: Any, task_id: str, *statuses: str) -> dict[str, Any]:
             return task
         time.sleep(0.1)
     raise AssertionError(f"task {task_id} never reached {statuses}: {task}")
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat") as status:  # a zombie not yet reaped is gone too
+            return status.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:  # reaped in between
+        return True
+
+
+def wait_gone(*pids: int) -> None:
+    """Until every process of `pids` has ended (a zombie counts as ended)."""
+    deadline = time.monotonic() + 30
+    while not all(_gone(pid) for pid in pids):
+        assert time.monotonic() < deadline, f"still running: {[pid for pid in pids if not _gone(pid)]}"
+        time.sleep(0.05)
+
+
+def read_pids(tools_dir: Path) -> tuple[int, int]:
+    """The script's pid and its child's, from the `pids` file the script writes."""
+    deadline = time.monotonic() + 30
+    while not (tools_dir / "pids").exists() or not (tools_dir / "pids").read_text():
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    script, child = (int(pid) for pid in (tools_dir / "pids").read_text().split())
+    return script, child

@@ -19,7 +19,7 @@ import pytest
 
 from tests.conftest import MakeTool
 from tests.serve.http_server import http_server
-from tests.serve.tasks_wire import RpcError, StdioWire, http_request, wait_for
+from tests.serve.tasks_wire import RpcError, StdioWire, http_request, read_pids, wait_for, wait_gone
 from toolkiln.build import build_catalog
 from toolkiln.discover import discover_tools
 
@@ -45,18 +45,6 @@ pathlib.Path("pids").write_text(f"{os.getpid()} {child.pid}")
 print("PROGRESS 1/100 waiting", file=sys.stderr, flush=True)
 time.sleep(300)
 """
-ASK = """\
-#!/usr/bin/env python3
-# Tool: ask
-# Description: Asks the user's name, then greets them
-import json, sys
-sys.stdin.readline()
-print("ELICIT " + json.dumps({"message": "Your name?", "requestedSchema": {
-    "type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}}),
-    file=sys.stderr, flush=True)
-answer = json.loads(sys.stdin.readline())
-print("hello " + answer["content"]["name"])
-"""
 ONLY_TASK = """\
 #!/bin/sh
 # Tool: only_task
@@ -70,7 +58,6 @@ def project(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
     for name, body in {
         "slow.py": SLOW,
         "linger.py": LINGER,
-        "ask.py": ASK,
         "only_task.sh": ONLY_TASK,
     }.items():
         make_tool(name, body)
@@ -78,7 +65,6 @@ def project(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
     settings = {
         "slow": {"timeout_seconds": 120},  # over a minute: a task by default
         "linger": {"timeout_seconds": 600},
-        "ask": {"interactive": True, "task": "optional"},
         "only_task": {"task": "required"},
     }
     for name, keys in settings.items():
@@ -99,31 +85,6 @@ def stdio(project: Path, tmp_path: Path) -> Iterator[StdioWire]:
 
 def _text(task: dict[str, Any]) -> str:
     return "\n".join(block["text"] for block in task["result"]["content"])
-
-
-def _gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    with open(f"/proc/{pid}/stat") as status:  # a zombie not yet reaped is gone too
-        return status.read().rsplit(")", 1)[1].split()[0] == "Z"
-
-
-def _wait_gone(*pids: int) -> None:
-    deadline = time.monotonic() + 30
-    while not all(_gone(pid) for pid in pids):
-        assert time.monotonic() < deadline, f"still running: {[pid for pid in pids if not _gone(pid)]}"
-        time.sleep(0.05)
-
-
-def _pids(tools_dir: Path) -> tuple[int, int]:
-    deadline = time.monotonic() + 30
-    while not (tools_dir / "pids").exists() or not (tools_dir / "pids").read_text():
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
-    script, child = (int(pid) for pid in (tools_dir / "pids").read_text().split())
-    return script, child
 
 
 def test_a_task_over_stdio_is_created_polled_and_completed(stdio: StdioWire, tmp_path: Path) -> None:
@@ -161,28 +122,13 @@ def test_a_client_without_the_extension_gets_plain_calls_and_no_task_methods(std
     assert unknown.value.code == -32602
 
 
-def test_an_interactive_task_asks_through_tasks_get_and_takes_the_answer_from_tasks_update(
-    stdio: StdioWire,
-) -> None:
-    task_id = stdio.request("tools/call", {"name": "ask", "arguments": {}})["taskId"]
-    waiting = wait_for(stdio.request, task_id, "input_required")
-    [(key, question)] = waiting["inputRequests"].items()
-    assert question["method"] == "elicitation/create" and question["params"]["message"] == "Your name?"
-    ignored = stdio.request("tasks/update", {"taskId": task_id, "inputResponses": {"other": {}}})
-    assert ignored == {"resultType": "complete", "_meta": ignored.get("_meta")}
-    assert stdio.request("tasks/get", {"taskId": task_id})["status"] == "input_required"
-    answer = {key: {"action": "accept", "content": {"name": "Ada"}}}
-    stdio.request("tasks/update", {"taskId": task_id, "inputResponses": answer})
-    assert _text(wait_for(stdio.request, task_id, "completed")) == "hello Ada"
-
-
 def test_cancelling_a_task_stops_its_whole_process_group(stdio: StdioWire, tools_dir: Path) -> None:
     task_id = stdio.request("tools/call", {"name": "linger", "arguments": {}})["taskId"]
-    script, child = _pids(tools_dir)
+    script, child = read_pids(tools_dir)
     ack = stdio.request("tasks/cancel", {"taskId": task_id})
     assert "status" not in ack and ack["resultType"] == "complete"
     assert wait_for(stdio.request, task_id, "cancelled", "completed", "failed")["status"] == "cancelled"
-    _wait_gone(script, child)
+    wait_gone(script, child)
     # Cancelling again is the same empty acknowledgement.
     assert stdio.request("tasks/cancel", {"taskId": task_id})["resultType"] == "complete"
 
@@ -241,7 +187,7 @@ def test_a_task_whose_server_stopped_is_reported_failed_by_the_next_one(
     home, log = tmp_path / "home", tmp_path / "server.log"
     first = StdioWire(project, home, log)
     task_id = first.request("tools/call", {"name": "linger", "arguments": {}})["taskId"]
-    script, child = _pids(tools_dir)
+    script, child = read_pids(tools_dir)
     first.process.send_signal(signum)
     first.process.wait(timeout=30)
     first.close()
@@ -249,7 +195,7 @@ def test_a_task_whose_server_stopped_is_reported_failed_by_the_next_one(
         for pid in (script, child):
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(pid, signal.SIGKILL)
-    _wait_gone(script, child)
+    wait_gone(script, child)
     second = StdioWire(project, home, log)
     try:
         task = second.request("tasks/get", {"taskId": task_id})

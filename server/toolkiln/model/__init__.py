@@ -33,6 +33,7 @@ from toolkiln.model.parameter import Parameter, value_problems
 from toolkiln.model.server import (
     DEFAULT_DENIED_COMMANDS,
     DiscoverySettings,
+    InteractiveSettings,
     RunCommandSettings,
     ServerConfig,
     TaskSettings,
@@ -83,6 +84,7 @@ __all__ = [
     "DialectName",
     "DiscoverySettings",
     "FilesystemAccess",
+    "InteractiveSettings",
     "Limits",
     "ParamType",
     "Parameter",

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from toolkiln.model.confinement import ConfinementSettings, ServerConfinement
 from toolkiln.model.limits import Limits
 from toolkiln.model.parameter import Parameter
-from toolkiln.model.server import RunCommandSettings, TaskSettings
+from toolkiln.model.server import InteractiveSettings, RunCommandSettings, TaskSettings
 from toolkiln.model.tools import TaskSupport, WorkspaceConfig
 from toolkiln.vocabulary import DialectName, PythonEntry
 
@@ -120,3 +120,5 @@ class Catalog(BaseModel):
     run_command: CompiledRunCommand | None = None
     # How long task results are kept, and how much the task store may hold (config/server.json).
     tasks: TaskSettings = Field(default_factory=lambda: TaskSettings())
+    # How long an interactive call waits for a client's answers (config/server.json).
+    interactive: InteractiveSettings = Field(default_factory=lambda: InteractiveSettings())

@@ -125,6 +125,22 @@ class TaskSettings(BaseModel):
     max_bytes: int = Field(default=64 * 1024 * 1024, ge=1024)
     # The polling interval suggested to clients.
     poll_interval_ms: int = Field(default=1000, ge=10)
+    # An interactive tool's questions asked within this many seconds (of its start, or
+    # of its latest answers) come back as input-required rounds of the call itself; once
+    # it reports progress, works on that long without asking, or ends, the call goes on
+    # as a task. 0: a task at once, and every question through it.
+    ask_window_seconds: float = Field(default=1.0, ge=0, le=60)
+
+
+class InteractiveSettings(BaseModel):
+    """Interactive scripts (docs/configuration.md): how long a call waits for a client's
+    answers before it is stopped. A call parked between 2026-07-28 input-required rounds,
+    and a task in `input_required`, hold a process (and a slot of `--max-concurrency`)
+    while they wait: a human's pause ends here, not at the tool's run timeout."""
+
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True, frozen=True)
+
+    answer_timeout_seconds: float = Field(default=300.0, gt=0)
 
 
 class ServerConfig(BaseModel):
@@ -138,3 +154,4 @@ class ServerConfig(BaseModel):
     run_command: RunCommandSettings = Field(default_factory=RunCommandSettings)
     discovery: DiscoverySettings = Field(default_factory=DiscoverySettings)
     tasks: TaskSettings = Field(default_factory=TaskSettings)
+    interactive: InteractiveSettings = Field(default_factory=InteractiveSettings)

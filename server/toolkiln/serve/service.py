@@ -20,19 +20,20 @@ from anyio.abc import TaskStatus
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import TypeAdapter, ValidationError
 
 from toolkiln.audit import AuditLog
 from toolkiln.model import CompiledTool
-from toolkiln.runner import Registry, ToolResult, ToolRunner, UnknownToolError
+from toolkiln.runner import LoggingObserver, Registry, ToolResult, ToolRunner, UnknownToolError
 from toolkiln.serve.changes import Broadcaster
-from toolkiln.serve.confirm import confirm, elicitation_mode, with_confirm_argument
-from toolkiln.serve.interactive import ParkedCalls
+from toolkiln.serve.confirm import confirm, elicitation_mode
 from toolkiln.serve.notify import ThrottledNotifier
+from toolkiln.serve.parked import ParkedCalls, RunningCall
 from toolkiln.serve.resources import state_uris
+from toolkiln.serve.results import listed_tool, mcp_result
 from toolkiln.serve.tasks import (
     CreateTaskResult,
     StoreFullError,
+    TaskCall,
     TaskService,
     create_task_result,
     may_create_task,
@@ -43,6 +44,8 @@ from toolkiln.token import default_state_dir
 logger = logging.getLogger(__name__)
 # The SDK's defaults of a `tools/list` result (cache hints, result type) in wire form.
 _EMPTY_TOOL_LIST = types.ListToolsResult(tools=[]).model_dump(by_alias=True, mode="json", exclude_none=True)
+
+__all__ = ["ToolService", "client_name", "listed_tool", "mcp_result"]
 
 
 class ToolService:
@@ -62,9 +65,16 @@ class ToolService:
         self._tool_lists: dict[bool, dict[str, Any]] = {}
         self.reloading = anyio.Lock()  # one rebuild and swap at a time (watch.reload)
         # `run` it beside the server (cli/serving.py does)
-        self.parked = ParkedCalls(max_waiting=max(1, runner.settings.max_concurrency // 2))
+        self.parked = ParkedCalls(
+            max_waiting=max(1, runner.settings.max_concurrency // 2),
+            answer_timeout=lambda: self.registry.catalog.interactive.answer_timeout_seconds,
+        )
         # Calls run as MCP tasks, kept in the state folder's task store.
-        self.tasks = TaskService(state_dir or default_state_dir(), lambda: self.registry.catalog.tasks)
+        self.tasks = TaskService(
+            state_dir or default_state_dir(),
+            lambda: self.registry.catalog.tasks,
+            lambda: self.registry.catalog.interactive.answer_timeout_seconds,
+        )
 
     async def run_background(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """What runs beside the server: parked interactive calls and tasks. Cancelling it
@@ -123,7 +133,9 @@ class ToolService:
                 return mcp_result(ToolResult(text=confirmation.refusal, is_error=True))
             arguments = confirmation.arguments
         if tool.task_support != "forbidden" and may_create_task(ctx) and self.tasks.serving:
-            created = await self._start_task(tool, arguments, ctx, record)
+            if tool.interactive and ctx is not None:  # questions asked at once first, then the task
+                return await self._ask_then_task(tool, arguments, params, ctx, record)
+            created = await self._start_task(tool, self._runs(tool, arguments, record), ctx, record)
             if created is not None:
                 return created
         try:
@@ -131,6 +143,7 @@ class ToolService:
                 outcome = await self._run_parked(tool, arguments, params, ctx.session.client_capabilities)
                 if isinstance(outcome, types.InputRequiredResult):
                     return outcome  # the script waits for the client's answers
+                assert isinstance(outcome, ToolResult)  # no window: never a RunningCall
                 result = outcome
             else:
                 result = await self._run(name, arguments, notifier, record.prepare)
@@ -146,22 +159,51 @@ class ToolService:
                 await self.broadcaster.resource_updated(uri)
         return mcp_result(result)
 
-    async def _start_task(
+    async def _ask_then_task(
         self,
         tool: CompiledTool,
         arguments: Mapping[str, Any] | None,
-        ctx: ServerRequestContext[Any] | None,
+        params: types.CallToolRequestParams | None,
+        ctx: ServerRequestContext[Any],
         record: _CallRecord,
-    ) -> CreateTaskResult | None:
-        """Start the call as a task: its `CreateTaskResult`, or None to run it as a plain
-        call (the store is full and the tool may run either way)."""
-        assert ctx is not None
+    ) -> types.CallToolResult | types.InputRequiredResult | CreateTaskResult:
+        """An interactive tool called by a client that follows tasks: what the script asks
+        within `ask_window_seconds` (of starting, or of its latest answers) comes back
+        as input-required rounds; once it works on without asking, or ends, the call
+        goes on as a task (SEP-2663 with SEP-2322: no task before the questions)."""
+        window = self.registry.catalog.tasks.ask_window_seconds
+        outcome = await self._run_parked(tool, arguments, params, ctx.session.client_capabilities, window)
+        if isinstance(outcome, types.InputRequiredResult):
+            return outcome
+        if isinstance(outcome, RunningCall):
+            follow: TaskCall = outcome.follow
+        else:
+            ended = outcome
+
+            async def follow(observer: Any) -> ToolResult:
+                return ended
+
+        created = await self._start_task(tool, self._followed(tool, follow, record), ctx, record)
+        if created is not None:
+            return created
+        result = await follow(LoggingObserver())  # the store is full: the call answers itself
+        return mcp_result(result)
+
+    def _runs(self, tool: CompiledTool, arguments: Mapping[str, Any] | None, record: _CallRecord) -> TaskCall:
+        """A task's call of `tool`, audited as it ends."""
+
+        async def run(observer: Any) -> ToolResult:
+            call = self.runner.call(tool.name, arguments, observer, record.prepare)
+            return await self._guarded(tool.name, call)
+
+        return self._followed(tool, run, record)
+
+    def _followed(self, tool: CompiledTool, run: TaskCall, record: _CallRecord) -> TaskCall:
+        """`run` with the audit record and the state subscribers told when it ends."""
 
         async def call(observer: Any) -> ToolResult:
             try:
-                result = await self._guarded(
-                    tool.name, self.runner.call(tool.name, arguments, observer, record.prepare)
-                )
+                result = await run(observer)
             except anyio.get_cancelled_exc_class():
                 record(success=False, exit_code=None, error="cancelled")
                 raise
@@ -171,6 +213,15 @@ class ToolService:
                 for uri in state_uris(tool):
                     await self.broadcaster.resource_updated(uri)
             return result
+
+        return call
+
+    async def _start_task(
+        self, tool: CompiledTool, call: TaskCall, ctx: ServerRequestContext[Any] | None, record: _CallRecord
+    ) -> CreateTaskResult | None:
+        """Start `call` as a task: its `CreateTaskResult`, or None to run it as a plain
+        call (the store is full and the tool may run either way)."""
+        assert ctx is not None
 
         def wire(result: ToolResult) -> dict[str, Any]:
             return mcp_result(result).model_dump(by_alias=True, mode="json", exclude_none=True)
@@ -209,16 +260,18 @@ class ToolService:
         arguments: Mapping[str, Any] | None,
         params: types.CallToolRequestParams | None,
         capabilities: types.ClientCapabilities | None,
-    ) -> ToolResult | types.InputRequiredResult:
+        window: float | None = None,
+    ) -> ToolResult | types.InputRequiredResult | RunningCall:
         """An interactive call of a 2026-07-28 client: started, or resumed with its answers."""
         state = params.request_state if params is not None else None
         if state is not None and (self.parked.is_waiting(state) or not tool.requires_confirmation):
             responses = params.input_responses if params is not None else None
-            return await self.parked.resume(state, responses, capabilities)
+            return await self.parked.resume(state, responses, capabilities, window)
         return await self.parked.start(
             lambda observer: self._guarded(tool.name, self.runner.call(tool.name, arguments, observer)),
             capabilities,
             params.input_responses if params is not None else None,
+            window,
         )
 
     @staticmethod
@@ -270,77 +323,6 @@ class _CallRecord:
         self.prepare()
         duration_ms = round((time.perf_counter() - self.started) * 1000, 3)
         self.audit.record(self.prepared, duration_ms=duration_ms, **outcome)
-
-
-def listed_tool(tool: CompiledTool, confirm_argument: bool = False) -> dict[str, Any]:
-    """A tool as `tools/list` shows it, in its wire form. Plain JSON rather than
-    `types.Tool` models: with 1,000 tools the models and their dump took ~20 ms of the
-    first `tools/list`, and the SDK checks the result against the client's protocol
-    version on its way out anyway. `confirm_argument`: for a client that cannot be
-    asked, a tool needing confirmation requires `confirm: true`."""
-    hints = tool.hints
-    annotations = {
-        "title": tool.title,
-        "readOnlyHint": hints.read_only,
-        "destructiveHint": hints.destructive,
-        "idempotentHint": hints.idempotent,
-        "openWorldHint": hints.open_world,
-    }
-    schema = tool.input_schema
-    if confirm_argument and tool.requires_confirmation:
-        schema = with_confirm_argument(schema)
-    listed = {
-        "name": tool.name,
-        "title": tool.title,
-        "description": tool.description,
-        "inputSchema": schema,
-        "annotations": _without_none(annotations) or None,
-        # A built-in tool (run_command) has no script.
-        "_meta": _without_none(
-            {"toolkiln/dialect": tool.dialect, "toolkiln/script": tool.script_path or None}
-        ),
-    }
-    return _without_none(listed)
-
-
-def _without_none(values: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in values.items() if value is not None}
-
-
-def mcp_result(result: ToolResult) -> types.CallToolResult:
-    meta: dict[str, Any] = dict(result.meta or {})
-    content: list[types.ContentBlock] = [types.TextContent(type="text", text=result.text)]
-    if result.content is not None:
-        try:
-            content = _CONTENT.validate_python(result.content)
-        except ValidationError as error:
-            return types.CallToolResult(
-                content=[types.TextContent(type="text", text=_content_error(error))], is_error=True
-            )
-    if result.exit_code is not None:
-        meta["toolkiln/exitCode"] = result.exit_code
-    if result.duration_ms is not None:
-        meta["toolkiln/durationMs"] = result.duration_ms
-    if result.truncated:
-        meta["toolkiln/truncated"] = True
-    return types.CallToolResult(
-        content=content,
-        structured_content=result.structured,
-        is_error=result.is_error,
-        _meta=meta or None,
-    )
-
-
-_CONTENT = TypeAdapter(list[types.ContentBlock])
-
-
-def _content_error(error: ValidationError) -> str:
-    """Which item of a rich result breaks the protocol, and how."""
-    problems = [
-        f"- content item {problem['loc'][0] + 1}: {problem['msg']}"  # type: ignore[operator]
-        for problem in error.errors(include_url=False)
-    ]
-    return "The tool printed a `content` array that is not valid MCP content:\n" + "\n".join(problems[:5])
 
 
 def client_name(ctx: ServerRequestContext[Any] | None) -> str | None:

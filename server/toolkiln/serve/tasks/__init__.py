@@ -1,7 +1,7 @@
 """Long-running tool calls as MCP tasks (SEP-2663): the store, the running tasks and
 the extension's methods on the wire."""
 
-from toolkiln.serve.tasks.jobs import TaskNotFoundError, TaskService
+from toolkiln.serve.tasks.jobs import TaskCall, TaskNotFoundError, TaskService
 from toolkiln.serve.tasks.principal import principal_of
 from toolkiln.serve.tasks.protocol import (
     EXTENSION_ID,
@@ -17,6 +17,7 @@ __all__ = [
     "EXTENSION_ID",
     "CreateTaskResult",
     "StoreFullError",
+    "TaskCall",
     "TaskNotFoundError",
     "TaskRecord",
     "TaskService",

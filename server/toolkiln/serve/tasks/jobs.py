@@ -29,11 +29,12 @@ import anyio
 import mcp.types as types
 from anyio.abc import TaskGroup, TaskStatus
 from mcp.shared.exceptions import MCPError
+from mcp_types import REQUEST_TIMEOUT
 
 from toolkiln.liveness import process_identity, still_running
 from toolkiln.model import CompiledTool, TaskSettings
 from toolkiln.runner import LogLine, ProgressLine, ToolResult
-from toolkiln.serve.interactive import missing_capability_error, refusal, typed_request
+from toolkiln.serve.interactive import as_json, missing_capability_error, refusal, typed_request
 from toolkiln.serve.tasks.store import StoreFullError, TaskRecord, TaskStore
 
 logger = logging.getLogger(__name__)
@@ -42,6 +43,10 @@ FLUSH_SECONDS = 0.25  # progress and logs reach the store at most this often
 EXPIRE_SECONDS = 60.0  # how often expired tasks are removed
 LOG_LINES_KEPT = 20
 LOG_LINE_CHARS = 500
+UNANSWERED = (
+    "No answers to the task's questions came within {seconds:g} s, so it was stopped "
+    "(config/server.json `interactive.answer_timeout_seconds`); start it again."
+)
 DIED = (
     "The server running this task stopped before it finished (pid {pid}); the task's process ended with it."
 )
@@ -125,7 +130,13 @@ class _Observer:
             input_requests=asked,
             status_message="Waiting for the client's answers.",
         )
-        await job.answered.wait()
+        timeout = self.service.answer_timeout()
+        with anyio.move_on_after(timeout):
+            await job.answered.wait()
+        if not job.answered.is_set():  # nobody answered: the task stops, its slot is freed
+            job.failure = {"code": REQUEST_TIMEOUT, "message": UNANSWERED.format(seconds=timeout)}
+            job.scope.cancel()
+            await anyio.sleep_forever()
         await self.service.write(job, status="working", input_requests=None, status_message=None)
         return {**refusals, **job.answers}
 
@@ -133,9 +144,15 @@ class _Observer:
 class TaskService:
     """The tasks of this server: created, run, read, answered and cancelled."""
 
-    def __init__(self, state_dir: Path, settings: Callable[[], TaskSettings]) -> None:
+    def __init__(
+        self,
+        state_dir: Path,
+        settings: Callable[[], TaskSettings],
+        answer_timeout: Callable[[], float] = lambda: 300.0,
+    ) -> None:
         self.state_dir = state_dir
         self.settings = settings
+        self.answer_timeout = answer_timeout  # seconds a task waits in input_required
         self.owner = process_identity(os.getpid())
         self.store: TaskStore | None = None
         self._group: TaskGroup | None = None
@@ -295,7 +312,7 @@ class TaskService:
             return
         for key in list(job.pending):
             if key in responses:
-                job.answers[job.pending.pop(key)] = _as_json(responses[key])
+                job.answers[job.pending.pop(key)] = as_json(responses[key])
         if job.pending:
             await self.write(job, input_requests=_still_asked(job, await self.get(task_id, principal)))
         else:
@@ -334,9 +351,3 @@ def _failed(error: dict[str, Any]) -> dict[str, Any]:
 
 def _still_asked(job: _Job, record: TaskRecord) -> dict[str, Any]:
     return {key: value for key, value in (record.input_requests or {}).items() if key in job.pending}
-
-
-def _as_json(response: Any) -> Any:
-    if isinstance(response, types.Result):
-        return response.model_dump(by_alias=True, mode="json", exclude_none=True)
-    return response

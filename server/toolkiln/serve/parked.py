@@ -1,0 +1,274 @@
+"""Interactive calls of 2026-07-28 clients, parked between rounds of questions.
+
+The server cannot send a 2026-07-28 client a request, so an interactive call runs on in
+the background: the client gets an input-required result whose `requestState` names
+the waiting call, and when it calls again with the answers (`inputResponses`) the same
+script gets them and goes on (interactive.py has the other ways questions travel).
+
+A client that follows tasks (SEP-2663) and calls a tool that may run as one gets a
+`window`: the questions the script asks within it (of starting, or of its latest
+answers) come as input-required rounds. Once it reports progress, or works on for the
+window without asking, the call is a `RunningCall` that a task follows
+(`RunningCall.follow`): later questions, progress and the result are the task's.
+
+A parked call waits for its answers at most `answer_timeout` seconds (config/server.json
+`interactive.answer_timeout_seconds`), then it is stopped: a human's pause does not
+hold a process and a slot of `--max-concurrency` for the whole run timeout.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+import mcp.types as types
+from anyio.abc import TaskGroup, TaskStatus
+from mcp.shared.exceptions import MCPError
+
+from toolkiln.runner import CallObserver, LoggingObserver, LogLine, ProgressLine, ToolResult
+from toolkiln.serve.interactive import as_json, missing_capability_error, refusal, typed_request
+
+logger = logging.getLogger(__name__)
+
+_TIMED_OUT_KEPT = 256  # states of calls stopped unanswered, remembered to say so
+
+
+class _WaitingCall(LoggingObserver):
+    """One interactive call running in the background, between rounds of questions. As
+    its observer, it sends logs and progress to the server log (LoggingObserver's): the
+    request that would carry them to the client has already been answered."""
+
+    def __init__(self, capabilities: types.ClientCapabilities | None, given: dict[str, Any] | None) -> None:
+        # What the call did next: ("input", None) when it asks (`requests`), ("missing",
+        # the requests) when it asks only what the client cannot answer, ("done", ToolResult).
+        self.events_in, self.events = anyio.create_memory_object_stream[tuple[str, Any]](1)
+        self.capabilities = capabilities  # of the client's latest request
+        self.given = dict(given or {})  # inputResponses sent with the first call: answers in advance
+        self.requests: dict[str, types.InputRequest] = {}
+        self.asked: dict[str, dict[str, Any]] = {}  # the script's latest questions, as it wrote them
+        self.tool = ""
+        # Set when the call asks, ends, cannot go on, or reports progress (it is at work).
+        self.stirred = anyio.Event()
+        self.progress: ProgressLine | None = None  # the latest, for a follower to start from
+        self.follower: CallObserver | None = None  # a task, once the call is handed to one
+        self.watch: anyio.CancelScope | None = None  # the wait for answers, while parked
+        self._refused: dict[str, Any] = {}
+        self._answers: dict[str, Any] = {}
+        self._answered = anyio.Event()
+        self.scope = anyio.CancelScope()  # the call's, to stop it when it cannot go on
+
+    def on_log(self, tool: str, line: LogLine) -> None:
+        if self.follower is not None:
+            self.follower.on_log(tool, line)
+        else:
+            super().on_log(tool, line)
+
+    def on_progress(self, tool: str, line: ProgressLine) -> None:
+        self.tool, self.progress = tool, line
+        self.stirred.set()
+        if self.follower is not None:
+            self.follower.on_progress(tool, line)
+        else:
+            super().on_progress(tool, line)
+
+    async def on_input(self, tool: str, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        if self.follower is not None:
+            return await self.follower.on_input(tool, requests)
+        self.tool, self.asked = tool, requests
+        refused = {key: refusal(self.capabilities, request["method"]) for key, request in requests.items()}
+        self._refused = {key: answer for key, answer in refused.items() if answer is not None}
+        try:
+            self.requests = {key: typed_request(r) for key, r in requests.items() if key not in self._refused}
+        except ValueError as error:  # pydantic's: the script's request is malformed
+            return {key: {"error": f"malformed request: {error}"} for key in requests}
+        if self.requests and self.given.keys() >= self.requests.keys():  # answered in advance
+            answers = {key: as_json(self.given.pop(key)) for key in self.requests}
+            return {**self._refused, **answers}
+        if not self.requests:  # nothing can be asked, and the script waits: the call cannot go on
+            await self.send(("missing", list(requests.values())))
+            await anyio.sleep_forever()  # until the server stops this call
+        self._answered = anyio.Event()
+        await self.send(("input", None))
+        await self._answered.wait()
+        return {**self._refused, **self._answers}
+
+    async def send(self, event: tuple[str, Any]) -> None:
+        await self.events_in.send(event)
+        self.stirred.set()
+
+    def answer(self, responses: dict[str, Any]) -> None:
+        self._answers = {key: as_json(responses[key]) for key in self.requests}
+        self._answered.set()
+
+    def give(self, answers: dict[str, Any]) -> None:
+        """The answers to all of `asked` (refusals included), from a follower."""
+        self._refused, self._answers = {}, answers
+        self._answered.set()
+
+
+class RunningCall:
+    """An interactive call that went on working without asking: `follow` hands it to
+    a task, which gets its later logs, progress, questions and its result."""
+
+    def __init__(self, waiting: _WaitingCall) -> None:
+        self.waiting = waiting
+
+    async def follow(self, observer: CallObserver) -> ToolResult:
+        waiting = self.waiting
+        waiting.follower = observer
+        if waiting.progress is not None:
+            observer.on_progress(waiting.tool, waiting.progress)
+        try:
+            while True:
+                kind, value = await waiting.events.receive()
+                if kind != "input":
+                    break
+                # It asked just as it was handed over: the follower asks instead.
+                waiting.give(await observer.on_input(waiting.tool, waiting.asked))
+        except anyio.get_cancelled_exc_class():
+            waiting.scope.cancel()  # the task was cancelled: the script stops
+            raise
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            return ToolResult(text="The call ended without a result; see the server log.", is_error=True)
+        finally:
+            waiting.events.close()
+        if kind == "missing":
+            waiting.scope.cancel()
+            raise missing_capability_error(value)
+        result: ToolResult = value
+        return result
+
+
+class ParkedCalls:
+    """Interactive calls of 2026-07-28 clients, parked between an input-required result
+    and the call that brings the answers. They run in `run`'s task group, so stopping
+    the server stops their processes.
+
+    A client may never come back. A parked call still holds a process and a slot of
+    `--max-concurrency`, so it waits at most `answer_timeout()` seconds for its answers,
+    and at most `max_waiting` wait at once: parking one more stops the one that has
+    waited longest.
+    """
+
+    def __init__(self, max_waiting: int, answer_timeout: Callable[[], float] = lambda: 300.0) -> None:
+        self.max_waiting = max_waiting
+        self.answer_timeout = answer_timeout
+        self._group: TaskGroup | None = None
+        self._waiting: dict[str, _WaitingCall] = {}  # by state, oldest first
+        self._timed_out: OrderedDict[str, float] = OrderedDict()  # recent states stopped unanswered
+
+    async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        async with anyio.create_task_group() as group:
+            self._group = group
+            task_status.started()
+            await anyio.sleep_forever()
+
+    async def start(
+        self,
+        call: Callable[[Any], Awaitable[ToolResult]],
+        capabilities: types.ClientCapabilities | None,
+        given: dict[str, Any] | None = None,
+        window: float | None = None,
+    ) -> ToolResult | types.InputRequiredResult | RunningCall:
+        """Run `call(observer)` in the background: its result, or its first questions.
+        `given` (inputResponses without a requestState) answers the questions it has keys
+        for. With a `window`: a `RunningCall` when it neither asks nor ends within it."""
+        if self._group is None:
+            raise MCPError(code=types.INTERNAL_ERROR, message="interactive calls are not being served")
+        waiting = _WaitingCall(capabilities, given)
+
+        async def in_background() -> None:
+            async with waiting.events_in:
+                with waiting.scope:
+                    await waiting.send(("done", await call(waiting)))
+            for state in [state for state, parked in self._waiting.items() if parked is waiting]:
+                del self._waiting[state]  # ended (timed out) while waiting for an answer
+                waiting.events.close()
+
+        self._group.start_soon(in_background)
+        return await self._next(waiting, window)
+
+    def is_waiting(self, state: str) -> bool:
+        return state in self._waiting
+
+    async def resume(
+        self,
+        state: str,
+        responses: dict[str, Any] | None,
+        capabilities: types.ClientCapabilities | None,
+        window: float | None = None,
+    ) -> ToolResult | types.InputRequiredResult | RunningCall:
+        waiting = self._waiting.pop(state, None)
+        if waiting is None:
+            if state in self._timed_out:
+                raise MCPError(
+                    code=types.INVALID_PARAMS,
+                    message=f"This call waited {self._timed_out[state]:g} s for its answers and was "
+                    "stopped (config/server.json `interactive.answer_timeout_seconds`); call it again.",
+                )
+            raise MCPError(
+                code=types.INVALID_PARAMS,
+                message="This call is no longer waiting for input (it ended or timed out); call it again.",
+            )
+        if waiting.watch is not None:
+            waiting.watch.cancel()
+        if not (responses or {}).keys() >= waiting.requests.keys():  # ask again for what is missing
+            return self._park(waiting)
+        waiting.capabilities = capabilities
+        waiting.answer(responses or {})
+        return await self._next(waiting, window)
+
+    async def _next(
+        self, waiting: _WaitingCall, window: float | None = None
+    ) -> ToolResult | types.InputRequiredResult | RunningCall:
+        if window is not None:
+            with anyio.move_on_after(window):
+                await waiting.stirred.wait()
+            if not waiting.events.statistics().current_buffer_used:
+                return RunningCall(waiting)  # at work (progress, or the window passed), not asking
+        try:
+            kind, value = await waiting.events.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            return ToolResult(text="The call ended without a result; see the server log.", is_error=True)
+        waiting.stirred = anyio.Event()
+        if kind == "input":
+            return self._park(waiting)
+        waiting.events.close()
+        if kind == "missing":
+            waiting.scope.cancel()
+            raise missing_capability_error(value)
+        result: ToolResult = value
+        return result
+
+    def _park(self, waiting: _WaitingCall) -> types.InputRequiredResult:
+        assert self._group is not None
+        state = secrets.token_urlsafe(16)
+        self._waiting[state] = waiting
+        while len(self._waiting) > self.max_waiting:
+            oldest = self._waiting.pop(next(iter(self._waiting)))
+            logger.warning("stopped a call that waited for a client's answers too long behind newer ones")
+            oldest.scope.cancel()
+        waiting.watch = anyio.CancelScope()
+        self._group.start_soon(self._stop_unanswered, state, waiting, waiting.watch)
+        return types.InputRequiredResult(input_requests=dict(waiting.requests), request_state=state)
+
+    async def _stop_unanswered(self, state: str, waiting: _WaitingCall, watch: anyio.CancelScope) -> None:
+        """Stop the parked call if its answers have not come within the answer timeout."""
+        seconds = self.answer_timeout()
+        with watch:
+            await anyio.sleep(seconds)
+            if self._waiting.get(state) is waiting:
+                del self._waiting[state]
+                logger.warning(
+                    "stopped a call of %r: no answers came within %g s (interactive.answer_timeout_seconds)",
+                    waiting.tool,
+                    seconds,
+                )
+                self._timed_out[state] = seconds
+                while len(self._timed_out) > _TIMED_OUT_KEPT:
+                    self._timed_out.popitem(last=False)
+                waiting.scope.cancel()
