@@ -171,6 +171,7 @@ def compile_tool(config: ToolConfig, config_file: str) -> CompiledTool:
         interactive=script.interactive,
         timeout_seconds=script.timeout_seconds,
         task_support=script.task or default_task_support(script.timeout_seconds),
+        ask_before_task=script.ask_before_task,
         max_concurrency=script.max_concurrency,
         workspace=script.workspace_config,
         limits=script.limits,

@@ -76,14 +76,17 @@ def _project(make_tool: MakeTool, tools_dir: Path, config_dir: Path, server: dic
         "ask_then_work.py": ASK_THEN_WORK,
         "ask_twice.py": ASK_TWICE,
         "work_then_ask.py": WORK_THEN_ASK,
+        # The same script without `ask_before_task`: a task at once.
+        "ask_in_task.py": ASK_THEN_WORK.replace("Tool: ask_then_work", "Tool: ask_in_task"),
     }
     for name, body in scripts.items():
         make_tool(name, body)
     assert not discover_tools(tools_dir, config_dir).errors
-    for name in ("ask_then_work", "ask_twice", "work_then_ask"):
+    for name in ("ask_then_work", "ask_twice", "work_then_ask", "ask_in_task"):
         path = config_dir / "tools" / f"{name}.json"
         config = json.loads(path.read_text())
-        config["script_config"].update(interactive=True, task="optional")
+        first = name != "ask_in_task"
+        config["script_config"].update(interactive=True, task="optional", ask_before_task=first)
         path.write_text(json.dumps(config))
     (config_dir / "server.json").write_text(json.dumps(server))
     build_catalog(config_dir, tools_dir)
@@ -155,9 +158,15 @@ def test_a_question_asked_once_the_script_is_at_work_goes_through_the_task(stdio
     assert _text(wait_for(stdio.request, created["taskId"], "completed")) == "went on"
 
 
-@pytest.mark.parametrize("server_settings", [{"tasks": {"ask_window_seconds": 0}}])
-def test_with_no_window_every_question_goes_through_the_task(stdio: StdioWire) -> None:
-    task_id = stdio.request("tools/call", {"name": "ask_then_work", "arguments": {}})["taskId"]
+@pytest.mark.parametrize(
+    ("tool", "server_settings"),
+    [
+        ("ask_in_task", {}),  # the default: no rounds before the task
+        ("ask_then_work", {"tasks": {"ask_window_seconds": 0}}),
+    ],
+)
+def test_without_rounds_first_every_question_goes_through_the_task(stdio: StdioWire, tool: str) -> None:
+    task_id = stdio.request("tools/call", {"name": tool, "arguments": {}})["taskId"]
     waiting = wait_for(stdio.request, task_id, "input_required")
     [(key, question)] = waiting["inputRequests"].items()
     assert question["method"] == "elicitation/create" and question["params"]["message"] == "Your name?"

@@ -125,10 +125,10 @@ class TaskSettings(BaseModel):
     max_bytes: int = Field(default=64 * 1024 * 1024, ge=1024)
     # The polling interval suggested to clients.
     poll_interval_ms: int = Field(default=1000, ge=10)
-    # An interactive tool's questions asked within this many seconds (of its start, or
-    # of its latest answers) come back as input-required rounds of the call itself; once
-    # it reports progress, works on that long without asking, or ends, the call goes on
-    # as a task. 0: a task at once, and every question through it.
+    # A tool with `ask_before_task`: its questions asked within this many seconds (of its
+    # start, or of its latest answers) come back as input-required rounds of the call
+    # itself; once it reports progress, works on that long without asking, or ends, the
+    # call goes on as a task. 0: a task at once, and every question through it.
     ask_window_seconds: float = Field(default=1.0, ge=0, le=60)
 
 

@@ -77,6 +77,10 @@ class ScriptConfig(BaseModel):
     # Whether a call may run as an MCP task (SEP-2663; the spec's own words): "forbidden",
     # "optional" or "required". None: "optional" when `timeout_seconds` is over a minute.
     task: TaskSupport | None = None
+    # An interactive tool run as a task: the questions it asks at once (config/server.json
+    # `tasks.ask_window_seconds`) come as input-required rounds of the call, before the
+    # task exists (SEP-2663 with SEP-2322). False: the task at once, questions through it.
+    ask_before_task: bool = False
     workspace_config: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
     limits: Limits = Field(default_factory=Limits)
     confinement: ConfinementSettings = Field(default_factory=ConfinementSettings)
@@ -113,7 +117,8 @@ class ScriptConfig(BaseModel):
 USER_KEYS = ("enabled", "tags")
 USER_SCRIPT_KEYS = (
     "name", "title", "requires_confirmation", "read_only", "destructive", "idempotent",
-    "open_world", "timeout_seconds", "max_concurrency", "interactive", "task", "workspace_config",
+    "open_world", "timeout_seconds", "max_concurrency", "interactive", "task", "ask_before_task",
+    "workspace_config",
     "limits", "confinement",
 )  # fmt: skip
 

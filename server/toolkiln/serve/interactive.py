@@ -14,9 +14,10 @@
   its answer (`{"error": ...}`), and decides what to do. On 2026-07-28, when no
   request of a question can be asked at all, the call stops with the spec's
   missing-capability error (-32021) instead.
-- A 2026-07-28 client that follows tasks (SEP-2663), calling an interactive tool that
-  may run as one: the questions the script asks at once come as input-required rounds
-  too, and the call goes on as a task once it works on without asking (parked.py).
+- A 2026-07-28 client that follows tasks (SEP-2663), calling an interactive tool with
+  `ask_before_task`: the questions the script asks at once come as input-required
+  rounds too, and the call goes on as a task once it works on without asking (parked.py).
+  Other task calls ask through the task (tasks/jobs.py).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ the background: the client gets an input-required result whose `requestState` na
 the waiting call, and when it calls again with the answers (`inputResponses`) the same
 script gets them and goes on (interactive.py has the other ways questions travel).
 
-A client that follows tasks (SEP-2663) and calls a tool that may run as one gets a
+A client that follows tasks (SEP-2663) and calls a tool with `ask_before_task` gets a
 `window`: the questions the script asks within it (of starting, or of its latest
 answers) come as input-required rounds. Once it reports progress, or works on for the
 window without asking, the call is a `RunningCall` that a task follows

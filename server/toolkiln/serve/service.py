@@ -133,7 +133,7 @@ class ToolService:
                 return mcp_result(ToolResult(text=confirmation.refusal, is_error=True))
             arguments = confirmation.arguments
         if tool.task_support != "forbidden" and may_create_task(ctx) and self.tasks.serving:
-            if tool.interactive and ctx is not None:  # questions asked at once first, then the task
+            if tool.interactive and tool.ask_before_task and ctx is not None:  # questions, then the task
                 return await self._ask_then_task(tool, arguments, params, ctx, record)
             created = await self._start_task(tool, self._runs(tool, arguments, record), ctx, record)
             if created is not None:
