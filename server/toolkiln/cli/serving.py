@@ -135,9 +135,9 @@ def serve(
     with _gc_paused():
         import anyio
 
-        import toolkiln.serve  # noqa: F401  (the mcp SDK: most of the start)
         from toolkiln.audit import AuditLog
         from toolkiln.runner import Registry
+        from toolkiln.serve import serve_http, serve_stdio  # noqa: F401  (the mcp SDK: most of the start)
 
         registry = Registry.load(catalog_path(folders.config))
     audit = None if no_audit else AuditLog(audit_log or folders.config / AUDIT_FILE, audit_max_bytes)

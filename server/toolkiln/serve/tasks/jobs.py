@@ -40,6 +40,7 @@ logger = logging.getLogger(__name__)
 
 FLUSH_SECONDS = 0.25  # progress and logs reach the store at most this often
 EXPIRE_SECONDS = 60.0  # how often expired tasks are removed
+CANCEL_CHECK_SECONDS = 1.0  # how often a quiet task looks for a cancel written by another process
 LOG_LINES_KEPT = 20
 LOG_LINE_CHARS = 500
 DIED = (
@@ -256,10 +257,22 @@ class TaskService:
             self._jobs.pop(job.task_id, None)
 
     async def _flush_while_running(self, job: _Job) -> None:
+        """Write what the job gathered; when it has nothing to write, still look at the
+        store now and then: a cancel written there by another process (`toolkiln tasks
+        cancel`, another server of the store) stops a script that prints nothing."""
+        quiet = 0.0
         while True:
             await anyio.sleep(FLUSH_SECONDS)
+            quiet += FLUSH_SECONDS
             if job.dirty:
                 await self.write(job)
+                quiet = 0.0
+            elif quiet >= CANCEL_CHECK_SECONDS and self.store is not None:
+                quiet = 0.0
+                record = await anyio.to_thread.run_sync(self.store.get, job.task_id)
+                if record is not None and record.status == "cancelled" and not job.cancelled:
+                    job.cancelled = True
+                    job.scope.cancel()
 
     async def write(self, job: _Job, **changes: Any) -> None:
         """Write `changes` and what the job has gathered; a task cancelled in the store
@@ -287,6 +300,18 @@ class TaskService:
             record = await anyio.to_thread.run_sync(self._fail_orphan, record)
         return record
 
+    async def list_all(self) -> list[TaskRecord]:
+        """Every task in the store, of every principal, oldest first: for the operator
+        (the dashboard), never for an MCP client. A task whose server is gone is failed."""
+        if self.store is None and not self.store_file.exists():
+            return []
+        store = await anyio.to_thread.run_sync(self.open_store)
+        records = await anyio.to_thread.run_sync(store.list)
+        for index, record in enumerate(records):
+            if not record.terminal and record.task_id not in self._jobs and not still_running(record.owner):
+                records[index] = await anyio.to_thread.run_sync(self._fail_orphan, record)
+        return records
+
     async def answer(self, task_id: str, principal: str, responses: dict[str, Any]) -> None:
         """Deliver `responses` to the task's outstanding questions; other keys are ignored."""
         await self.get(task_id, principal)
@@ -301,13 +326,13 @@ class TaskService:
         else:
             job.answered.set()
 
-    async def cancel(self, task_id: str, principal: str) -> None:
+    async def cancel(self, task_id: str, principal: str, message: str = "Cancelled by the client.") -> None:
         record = await self.get(task_id, principal)
         if record.terminal:
             return
         assert self.store is not None
         await anyio.to_thread.run_sync(
-            lambda: self.store.update(task_id, status="cancelled", status_message="Cancelled by the client.")  # type: ignore[union-attr]
+            lambda: self.store.update(task_id, status="cancelled", status_message=message)  # type: ignore[union-attr]
         )
         job = self._jobs.get(task_id)
         if job is not None:
