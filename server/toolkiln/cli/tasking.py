@@ -63,7 +63,7 @@ def tasks(ctx: click.Context) -> None:
         ctx.invoke(list_tasks)
 
 
-@tasks.command("list")
+@tasks.command("list", short_help="List the tasks: status, progress, age.")
 @state_dir_option
 @click.option("--active", is_flag=True, help="Only the tasks still running or waiting for input.")
 @click.option("--json", "as_json", is_flag=True, help="Print the tasks as JSON (full ids, no results).")
@@ -97,7 +97,7 @@ def list_tasks(state_dir: Path | None = None, active: bool = False, as_json: boo
     click.echo(render_table(rows, width))
 
 
-@tasks.command("show")
+@tasks.command("show", short_help="Show a task's progress, logs and result.")
 @state_dir_option
 @click.argument("task_id", metavar="ID")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole task as JSON, result included.")
@@ -133,7 +133,7 @@ def show_task(task_id: str, state_dir: Path | None, as_json: bool) -> None:
         sys.exit(1)
 
 
-@tasks.command("cancel")
+@tasks.command("cancel", short_help="Stop a running task and its processes.")
 @state_dir_option
 @click.argument("task_id", metavar="ID")
 def cancel_task(task_id: str, state_dir: Path | None) -> None:
