@@ -10,7 +10,6 @@ to the login page; anything else gets 401. `/mcp` and `/rpc` never look at the c
 from __future__ import annotations
 
 import functools
-import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,9 +22,9 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import BaseRoute, Route
 
 from toolkiln import __version__
-from toolkiln.audit import read_audit_tail
 from toolkiln.errors import ConfigError
 from toolkiln.render import render_page
+from toolkiln.serve.dashboard.audit_panel import audit_values
 from toolkiln.serve.dashboard.catalog import ToolRow, set_enabled, tool_rows
 from toolkiln.serve.dashboard.live import CallStream
 from toolkiln.serve.dashboard.questions import QuestionRefused, Questions
@@ -41,8 +40,6 @@ logger = logging.getLogger(__name__)
 HERE = Path(__file__).parent
 TEMPLATES = HERE / "templates"
 STATIC = {"dashboard.js": "text/javascript", "dashboard.css": "text/css"}
-AUDIT_ROWS = 30
-ERROR_SHOWN = 160  # characters of an error's first line shown before it is opened
 LOGIN_PATH = "/dashboard/login"
 CANCELLED_HERE = "Cancelled on the dashboard."
 # The page runs only its own script and style, and cannot be framed.
@@ -103,7 +100,7 @@ class Dashboard:
             "served": sum(row.served for row in rows),
             "health": self.health(),
             "config_dir": str(self.config_dir),
-            **await anyio.to_thread.run_sync(self._audit_values),
+            **await anyio.to_thread.run_sync(audit_values, self.service.audit),
             **await self._tasks_values(session),
         }
         return _page("index.html", values)
@@ -161,7 +158,7 @@ class Dashboard:
     async def audit_panel(self, request: Request) -> Response:
         if self._session(request) is None:
             return self._unauthorized(request)
-        return _page("_audit.html", await anyio.to_thread.run_sync(self._audit_values))
+        return _page("_audit.html", await anyio.to_thread.run_sync(audit_values, self.service.audit))
 
     async def tasks_panel(self, request: Request) -> Response:
         if (session := self._session(request)) is None:
@@ -294,20 +291,6 @@ class Dashboard:
             await self.service.tasks.list_all(), functools.partial(self.sessions.task_handle, session)
         )
         return {"tasks": rows, "version": panel_version(rows)}
-
-    def _audit_values(self) -> dict[str, Any]:
-        audit = self.service.audit
-        entries = read_audit_tail(audit.path, AUDIT_ROWS) if audit is not None else []
-        for entry in entries:
-            arguments = entry.get("arguments")
-            entry["arguments_text"] = json.dumps(arguments, ensure_ascii=False)[:200] if arguments else ""
-            error = entry.get("error")
-            if isinstance(error, str):  # its first line, and the whole of it on demand
-                first, _, rest = error.strip().partition("\n")
-                long = len(first) > ERROR_SHOWN
-                entry["error_first"] = first[:ERROR_SHOWN] + ("…" if long else "")
-                entry["error_rest"] = bool(rest) or long
-        return {"audit": list(reversed(entries)), "audit_path": str(audit.path) if audit else None}
 
 
 def _page(name: str, values: dict[str, Any]) -> HTMLResponse:
