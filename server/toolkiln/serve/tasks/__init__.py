@@ -11,16 +11,24 @@ from toolkiln.serve.tasks.protocol import (
     create_task_result,
     may_create_task,
 )
-from toolkiln.serve.tasks.store import StoreFullError, TaskRecord, TaskStore
+from toolkiln.serve.tasks.store import (
+    StoreFullError,
+    StoreUnreachableError,
+    TaskRecord,
+    TaskStore,
+    TaskStoreError,
+)
 
 __all__ = [
     "EXTENSION_ID",
     "CreateTaskResult",
     "StoreFullError",
+    "StoreUnreachableError",
     "TaskNotFoundError",
     "TaskRecord",
     "TaskService",
     "TaskStore",
+    "TaskStoreError",
     "TasksExtension",
     "apply_extension",
     "create_task_result",
