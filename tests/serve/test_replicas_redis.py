@@ -70,6 +70,20 @@ def _where(running: Path, ticket: str) -> tuple[int, int] | None:
     return None
 
 
+def _wait_gone(pid: int) -> None:
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        with open(f"/proc/{pid}/stat") as status:  # a zombie not yet reaped is gone too
+            if status.read().rsplit(")", 1)[1].split()[0] == "Z":
+                return
+        assert time.monotonic() < deadline, f"the cancelled task's script {pid} still runs"
+        time.sleep(0.05)
+
+
 def _settle(get: Any, task_id: str) -> dict[str, Any] | str:
     """Poll until the task has ended: the task, or what went wrong instead."""
     deadline = time.monotonic() + SETTLE_SECONDS
@@ -89,11 +103,13 @@ def test_tasks_are_shared_and_a_killed_replicas_tasks_fail(tasked: Path, tmp_pat
     for round_ in range(ROUNDS):
         outcomes += _one_round(tasked, tmp_path / f"round{round_}")
     lost = [outcome for _, outcome in outcomes if isinstance(outcome, str)]
-    failed = [o for who, o in outcomes if who == "victim"]
-    completed = [o for who, o in outcomes if who == "survivor"]
     print(f"\nredis replicas: {len(outcomes)} tasks in {ROUNDS} rounds, {len(lost)} lost")
     assert lost == []
-    assert len(failed) + len(completed) == ROUNDS * TASKS and failed and completed
+    failed = [o for who, o in outcomes if who == "victim" and o["status"] != "cancelled"]
+    cancelled = [o for who, o in outcomes if who == "victim" and o["status"] == "cancelled"]
+    completed = [o for who, o in outcomes if who == "survivor"]
+    assert len(failed) + len(cancelled) + len(completed) == ROUNDS * TASKS and failed and completed
+    assert len(cancelled) == ROUNDS
     for task in failed:
         assert task["status"] == "failed", task
         assert task["error"]["code"] == -32603 and "stopped before it finished" in task["error"]["message"]
@@ -138,6 +154,12 @@ def _one_round(config_dir: Path, folder: Path) -> list[tuple[str, Any]]:
             for way in ("victim", "survivor"):
                 assert through[way]("tasks/get", {"taskId": task["taskId"]})["status"] == "working"
         assert not (token_file.parent / "tasks.sqlite3").exists()  # Redis, not the shared folder
+        # One task cancelled through the replica that does not run it: its script is stopped.
+        ticket = next(t for t in tickets if ran_on[t][0] == victim.port)  # type: ignore[index]
+        through["survivor"]("tasks/cancel", {"taskId": tasks[ticket]["taskId"]})
+        assert through["victim"]("tasks/get", {"taskId": tasks[ticket]["taskId"]})["status"] == "cancelled"
+        _wait_gone(ran_on[ticket][1])  # type: ignore[index]
+        assert _where(running, ticket), "the script ran to its end: it was not stopped"
 
         victim.process.send_signal(signal.SIGKILL)
         victim.process.wait()

@@ -55,6 +55,7 @@ EXPIRE_SECONDS = 60.0  # how often expired tasks are removed
 # A server beats this often in a shared store; one silent for OWNER_SECONDS is gone.
 BEAT_SECONDS = 2.0
 OWNER_SECONDS = 10.0
+CANCEL_SECONDS = 1.0  # a task cancelled through another replica is stopped within about this
 LOG_LINES_KEPT = 20
 LOG_LINE_CHARS = 500
 DIED = (
@@ -308,10 +309,27 @@ class TaskService:
             self._jobs.pop(job.task_id, None)
 
     async def _flush_while_running(self, job: _Job) -> None:
+        """Write what the job gathered; in a shared store, where another replica may
+        cancel the task, look for that at least every CANCEL_SECONDS."""
+        looked = time.monotonic()
         while True:
             await anyio.sleep(FLUSH_SECONDS)
             if job.dirty:
                 await self.write(job)
+                looked = time.monotonic()
+            elif self.shared and time.monotonic() - looked >= CANCEL_SECONDS:
+                await self._look_for_cancel(job)
+                looked = time.monotonic()
+
+    async def _look_for_cancel(self, job: _Job) -> None:
+        assert self.store is not None
+        try:
+            record = await anyio.to_thread.run_sync(self.store.get, job.task_id)
+        except TaskStoreError:
+            return
+        if record is not None and record.status == "cancelled" and not job.cancelled:
+            job.cancelled = True
+            job.scope.cancel()
 
     async def write(self, job: _Job, **changes: Any) -> None:
         """Write `changes` and what the job has gathered; a task cancelled in the store
