@@ -4,8 +4,11 @@ to a principal, and a task that has ended is never changed again."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -14,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from tests.serve.redis_server import needs_redis, redis_server
+from toolkiln.errors import ConfigError
+from toolkiln.files import load_server_config
 from toolkiln.model import StateSettings, TaskSettings
 from toolkiln.serve.tasks import StoreFullError, StoreUnreachableError, TaskRecord, TaskStore
 from toolkiln.serve.tasks.sqlite import SqliteTaskStore
@@ -201,3 +206,28 @@ def test_a_redis_that_is_down_is_named_without_its_password(tmp_path: Path) -> N
         assert f"redis://:***@127.0.0.1:{server.port}/0" in str(error)
         assert "pass" not in str(error).replace("password", "")
     assert "cannot be reached" in str(down.value)
+
+
+def test_a_server_without_a_state_url_never_imports_redis(tmp_path: Path) -> None:
+    code = (
+        "import sys, pathlib; from toolkiln.model import StateSettings, TaskSettings; "
+        "import toolkiln.serve; from toolkiln.serve.tasks.stores import open_task_store; "
+        f"open_task_store(pathlib.Path({str(tmp_path)!r}), TaskSettings(), StateSettings()).close(); "
+        "print('redis' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False"
+
+
+def test_a_password_in_server_json_is_refused_without_being_shown(tmp_path: Path) -> None:
+    (tmp_path / "server.json").write_text(
+        json.dumps({"state": {"url": "redis://:hunter2-secret@db:6379/0"}}, indent=2)
+    )
+    with pytest.raises(ConfigError) as refused:
+        load_server_config(tmp_path)
+    message = str(refused.value)
+    assert "state.url" in message and "TOOLKILN_STATE_URL" in message
+    assert "hunter2" not in message
+    (tmp_path / "server.json").write_text(json.dumps({"state": {"url": "http://db:6379"}}))
+    with pytest.raises(ConfigError, match="not a Redis URL"):
+        load_server_config(tmp_path)
