@@ -113,6 +113,7 @@ def build_catalog(
         resources=report.resources,
         run_command=command_settings,
         tasks=server.tasks,
+        state=server.state,
     )
     write_catalog(report.path, catalog)
     counts = (("tool", report.tools), ("prompt", report.prompts), ("resource", report.resources))

@@ -37,6 +37,7 @@ from toolkiln.model.server import (
     ServerConfig,
     TaskSettings,
 )
+from toolkiln.model.state import StateSettings
 from toolkiln.model.tools import (
     USER_KEYS,
     USER_SCRIPT_KEYS,
@@ -96,6 +97,7 @@ __all__ = [
     "ServerConfig",
     "ServerConfinement",
     "SourceFingerprint",
+    "StateSettings",
     "TaskSettings",
     "ToolConfig",
     "ToolHints",

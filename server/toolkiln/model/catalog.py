@@ -10,6 +10,7 @@ from toolkiln.model.confinement import ConfinementSettings, ServerConfinement
 from toolkiln.model.limits import Limits
 from toolkiln.model.parameter import Parameter
 from toolkiln.model.server import RunCommandSettings, TaskSettings
+from toolkiln.model.state import StateSettings
 from toolkiln.model.tools import TaskSupport, WorkspaceConfig
 from toolkiln.vocabulary import DialectName, PythonEntry
 
@@ -120,3 +121,5 @@ class Catalog(BaseModel):
     run_command: CompiledRunCommand | None = None
     # How long task results are kept, and how much the task store may hold (config/server.json).
     tasks: TaskSettings = Field(default_factory=lambda: TaskSettings())
+    # Where replicas share their state (config/server.json `state`; a Redis URL, without password).
+    state: StateSettings = Field(default_factory=lambda: StateSettings())

@@ -23,7 +23,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter, ValidationError
 
 from toolkiln.audit import AuditLog
-from toolkiln.model import CompiledTool
+from toolkiln.model import CompiledTool, StateSettings
 from toolkiln.runner import Registry, ToolResult, ToolRunner, UnknownToolError
 from toolkiln.serve.changes import Broadcaster
 from toolkiln.serve.confirm import confirm, elicitation_mode, with_confirm_argument
@@ -32,8 +32,8 @@ from toolkiln.serve.notify import ThrottledNotifier
 from toolkiln.serve.resources import state_uris
 from toolkiln.serve.tasks import (
     CreateTaskResult,
-    StoreFullError,
     TaskService,
+    TaskStoreError,
     create_task_result,
     may_create_task,
     principal_of,
@@ -54,6 +54,7 @@ class ToolService:
         audit: AuditLog | None = None,
         broadcaster: Broadcaster | None = None,
         state_dir: Path | None = None,
+        state: StateSettings | None = None,
     ) -> None:
         self.runner = runner
         self.registry = runner.registry
@@ -63,8 +64,8 @@ class ToolService:
         self.reloading = anyio.Lock()  # one rebuild and swap at a time (watch.reload)
         # `run` it beside the server (cli/serving.py does)
         self.parked = ParkedCalls(max_waiting=max(1, runner.settings.max_concurrency // 2))
-        # Calls run as MCP tasks, kept in the state folder's task store.
-        self.tasks = TaskService(state_dir or default_state_dir(), lambda: self.registry.catalog.tasks)
+        # Calls run as MCP tasks, kept in the state folder's task store, or a shared one (`state`).
+        self.tasks = TaskService(state_dir or default_state_dir(), lambda: self.registry.catalog.tasks, state)
 
     async def run_background(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """What runs beside the server: parked interactive calls and tasks. Cancelling it
@@ -180,7 +181,7 @@ class ToolService:
             task = await self.tasks.start(
                 tool, call, wire, principal_of(ctx), ctx.session.client_capabilities, timeout
             )
-        except StoreFullError as full:
+        except TaskStoreError as full:  # at its bounds, or (a shared store) unreachable
             if tool.task_support == "required":
                 raise MCPError(code=types.INTERNAL_ERROR, message=f"No task can start now: {full}.") from None
             logger.warning("running %r as a plain call: %s", tool.name, full)

@@ -21,7 +21,13 @@ if TYPE_CHECKING:
         create_task_result,
         may_create_task,
     )
-    from toolkiln.serve.tasks.store import StoreFullError, TaskRecord, TaskStore
+    from toolkiln.serve.tasks.store import (
+        StoreFullError,
+        StoreUnreachableError,
+        TaskRecord,
+        TaskStore,
+        TaskStoreError,
+    )
 
 _HOMES = {
     "TaskNotFoundError": "jobs",
@@ -34,6 +40,8 @@ _HOMES = {
     "create_task_result": "protocol",
     "may_create_task": "protocol",
     "StoreFullError": "store",
+    "StoreUnreachableError": "store",
+    "TaskStoreError": "store",
     "TaskRecord": "store",
     "TaskStore": "store",
 }
@@ -42,10 +50,12 @@ __all__ = [
     "EXTENSION_ID",
     "CreateTaskResult",
     "StoreFullError",
+    "StoreUnreachableError",
     "TaskNotFoundError",
     "TaskRecord",
     "TaskService",
     "TaskStore",
+    "TaskStoreError",
     "TasksExtension",
     "apply_extension",
     "create_task_result",
