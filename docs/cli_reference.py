@@ -24,11 +24,22 @@ def render() -> str:
         "Generated from `--help` by `docs/cli_reference.py`; do not edit.\n",
     ]
     assert isinstance(cli, click.Group)
-    for args in [[], *([name] for name in cli.list_commands(click.Context(cli)))]:
+    for args in [[], *_command_paths(cli)]:
         result = runner.invoke(cli, [*args, "--help"], prog_name="toolkiln", terminal_width=100)
         title = " ".join(["toolkiln", *args])
         sections.append(f"## {title}\n\n```\n{result.output.rstrip()}\n```\n")
     return "\n".join(sections)
+
+
+def _command_paths(group: click.Group) -> list[list[str]]:
+    """Every command's words, a group's subcommands after it (`tasks`, `tasks cancel`)."""
+    paths = []
+    for name in group.list_commands(click.Context(group)):
+        paths.append([name])
+        command = group.get_command(click.Context(group), name)
+        if isinstance(command, click.Group):
+            paths += [[name, *path] for path in _command_paths(command)]
+    return paths
 
 
 def main() -> None:

@@ -114,6 +114,7 @@ def build_catalog(
         run_command=command_settings,
         tasks=server.tasks,
         interactive=server.interactive,
+        state=server.state,
     )
     write_catalog(report.path, catalog)
     counts = (("tool", report.tools), ("prompt", report.prompts), ("resource", report.resources))

@@ -9,6 +9,7 @@ from toolkiln.cli import (  # noqa: F401  (each module registers its commands)
     running,
     scaffolding,
     serving,
+    tasking,
 )
 from toolkiln.cli.app import cli
 

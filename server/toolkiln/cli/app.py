@@ -60,6 +60,7 @@ def cli(ctx: click.Context, verbose: bool, log_level: str | None) -> None:
     toolkiln discover       read tools/ and write config/tools/<name>.json
     toolkiln build          merge the enabled tools into config/tools.json
     toolkiln serve          serve config/tools.json to MCP clients
+    toolkiln tasks          the calls running as MCP tasks: list, show, cancel
     toolkiln install CLIENT make Claude, Cursor, VS Code, Gemini CLI, Codex... use the tools
     toolkiln doctor         find what is wrong with the tools, and how to fix it
     """

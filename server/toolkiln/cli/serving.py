@@ -24,6 +24,7 @@ from toolkiln.cli.banner import http_banner, stdio_banner
 from toolkiln.cli.folder_argument import folder_argument, served_folder
 from toolkiln.cli.rebuilding import build_folders, built_from, rebuild_folders
 from toolkiln.cli.serve_options import HttpOptions, choose_transport, http_options
+from toolkiln.cli.state_option import chosen_state, state_option
 from toolkiln.errors import ConfigError
 from toolkiln.files import SERVER_CONFIG_FILE, catalog_path
 
@@ -76,6 +77,7 @@ logger = logging.getLogger("toolkiln")
     "--force-discover", is_flag=True, help="Run a full discover (every script re-read) and build first."
 )
 @click.option("--watch", is_flag=True, help="Rediscover and rebuild on every change; clients are told.")
+@state_option
 def serve(
     folders: Folders,
     run: RunOptions,
@@ -90,6 +92,7 @@ def serve(
     discover_first: bool,
     force_discover: bool,
     watch: bool,
+    state_url: str | None,
 ) -> None:
     """Serve the compiled tools to MCP clients, over stdio (what clients spawn) or HTTP.
 
@@ -135,22 +138,24 @@ def serve(
     with _gc_paused():
         import anyio
 
-        import toolkiln.serve  # noqa: F401  (the mcp SDK: most of the start)
         from toolkiln.audit import AuditLog
         from toolkiln.runner import Registry
+        from toolkiln.serve import serve_http, serve_stdio  # noqa: F401  (the mcp SDK: most of the start)
 
         registry = Registry.load(catalog_path(folders.config))
     audit = None if no_audit else AuditLog(audit_log or folders.config / AUDIT_FILE, audit_max_bytes)
     rebuild = functools.partial(rebuild_folders, folders, discover=True) if watch else None
     if transport == "stdio":
-        anyio.run(_serve_stdio, folders, registry, run, max_concurrency, audit, rebuild)
+        anyio.run(_serve_stdio, folders, registry, run, max_concurrency, audit, rebuild, state_url)
     else:
         # The dashboard's switches rebuild the folders the served tools.json was built from;
         # without --watch, only build: no script is read unless serve was asked to.
         switches = rebuild or functools.partial(
             rebuild_folders, built_from(folders, registry), discover=False
         )
-        anyio.run(_serve_http, folders, registry, run, http, max_concurrency, audit, rebuild, switches)
+        anyio.run(
+            _serve_http, folders, registry, run, http, max_concurrency, audit, rebuild, switches, state_url
+        )
 
 
 @contextlib.contextmanager
@@ -173,13 +178,18 @@ async def _serve_stdio(
     max_concurrency: int | None,
     audit: AuditLog | None,
     rebuild: Callable[[], Registry | None] | None,
+    state_url: str | None,
 ) -> None:
     from toolkiln.runner import ToolRunner
     from toolkiln.serve import ToolService, serve_stdio
+    from toolkiln.token import default_state_dir
 
     if audit is not None:  # an HTTP server's token, which a tool may print, is never written
         audit.redactor.add_known(_http_token() or "")
-    service = ToolService(ToolRunner(registry, run.settings(registry, "stdio", max_concurrency)), audit)
+    state = chosen_state(registry.catalog.state, state_url, default_state_dir())
+    service = ToolService(
+        ToolRunner(registry, run.settings(registry, "stdio", max_concurrency)), audit, state=state
+    )
     served = served_folder()
     # The client snippet names DIR when DIR alone says what is served (no --config-dir given).
     folder = served.root if served and (served.owned or served.config == served.root / "config") else None
@@ -197,6 +207,7 @@ async def _serve_http(
     audit: AuditLog | None,
     rebuild: Callable[[], Registry | None] | None,
     switches: Callable[[], Registry | None],
+    state_url: str | None,
 ) -> None:
     from toolkiln.runner import ToolRunner
     from toolkiln.serve import Admission, HttpSettings, ToolService, bind, is_loopback, serve_http
@@ -244,6 +255,7 @@ async def _serve_http(
         ),
         audit,
         state_dir=state_dir,  # the task store lives beside the token
+        state=chosen_state(registry.catalog.state, state_url, state_dir),
     )
     admission = Admission.for_bind(
         http.host, token, extra_hosts=http.allow_host, extra_origins=http.allow_origin

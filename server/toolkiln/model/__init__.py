@@ -38,6 +38,7 @@ from toolkiln.model.server import (
     ServerConfig,
     TaskSettings,
 )
+from toolkiln.model.state import StateSettings
 from toolkiln.model.tools import (
     USER_KEYS,
     USER_SCRIPT_KEYS,
@@ -98,6 +99,7 @@ __all__ = [
     "ServerConfig",
     "ServerConfinement",
     "SourceFingerprint",
+    "StateSettings",
     "TaskSettings",
     "ToolConfig",
     "ToolHints",

@@ -10,6 +10,7 @@ from toolkiln.model.confinement import ConfinementSettings, ServerConfinement
 from toolkiln.model.limits import Limits
 from toolkiln.model.parameter import Parameter
 from toolkiln.model.server import InteractiveSettings, RunCommandSettings, TaskSettings
+from toolkiln.model.state import StateSettings
 from toolkiln.model.tools import TaskSupport, WorkspaceConfig
 from toolkiln.vocabulary import DialectName, PythonEntry
 
@@ -124,3 +125,5 @@ class Catalog(BaseModel):
     tasks: TaskSettings = Field(default_factory=lambda: TaskSettings())
     # How long an interactive call waits for a client's answers (config/server.json).
     interactive: InteractiveSettings = Field(default_factory=lambda: InteractiveSettings())
+    # Where replicas share their state (config/server.json `state`; a Redis URL, without password).
+    state: StateSettings = Field(default_factory=lambda: StateSettings())

@@ -15,6 +15,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 from toolkiln.fallback_globs import check_fallback_pattern
 from toolkiln.model.confinement import ConfinementSettings, ServerConfinement
 from toolkiln.model.limits import Limits
+from toolkiln.model.state import StateSettings
 from toolkiln.model.tools import ToolName
 
 # Never allowed, whatever the allowlist says: they change who runs what, or run anything.
@@ -155,3 +156,4 @@ class ServerConfig(BaseModel):
     discovery: DiscoverySettings = Field(default_factory=DiscoverySettings)
     tasks: TaskSettings = Field(default_factory=TaskSettings)
     interactive: InteractiveSettings = Field(default_factory=InteractiveSettings)
+    state: StateSettings = Field(default_factory=StateSettings)

@@ -22,7 +22,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolkiln.audit import AuditLog
-from toolkiln.model import CompiledTool
+from toolkiln.model import CompiledTool, StateSettings
 from toolkiln.runner import LoggingObserver, Registry, ToolResult, ToolRunner, UnknownToolError
 from toolkiln.serve.changes import Broadcaster
 from toolkiln.serve.confirm import confirm, elicitation_mode
@@ -32,9 +32,9 @@ from toolkiln.serve.resources import state_uris
 from toolkiln.serve.results import listed_tool, mcp_result
 from toolkiln.serve.tasks import (
     CreateTaskResult,
-    StoreFullError,
     TaskCall,
     TaskService,
+    TaskStoreError,
     create_task_result,
     may_create_task,
     principal_of,
@@ -57,6 +57,7 @@ class ToolService:
         audit: AuditLog | None = None,
         broadcaster: Broadcaster | None = None,
         state_dir: Path | None = None,
+        state: StateSettings | None = None,
     ) -> None:
         self.runner = runner
         self.registry = runner.registry
@@ -69,11 +70,12 @@ class ToolService:
             max_waiting=max(1, runner.settings.max_concurrency // 2),
             answer_timeout=lambda: self.registry.catalog.interactive.answer_timeout_seconds,
         )
-        # Calls run as MCP tasks, kept in the state folder's task store.
+        # Calls run as MCP tasks, kept in the state folder's task store, or a shared one (`state`).
         self.tasks = TaskService(
             state_dir or default_state_dir(),
             lambda: self.registry.catalog.tasks,
-            lambda: self.registry.catalog.interactive.answer_timeout_seconds,
+            state,
+            answer_timeout=lambda: self.registry.catalog.interactive.answer_timeout_seconds,
         )
 
     async def run_background(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
@@ -231,7 +233,7 @@ class ToolService:
             task = await self.tasks.start(
                 tool, call, wire, principal_of(ctx), ctx.session.client_capabilities, timeout
             )
-        except StoreFullError as full:
+        except TaskStoreError as full:  # at its bounds, or (a shared store) unreachable
             if tool.task_support == "required":
                 raise MCPError(code=types.INTERNAL_ERROR, message=f"No task can start now: {full}.") from None
             logger.warning("running %r as a plain call: %s", tool.name, full)

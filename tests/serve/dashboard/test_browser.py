@@ -6,6 +6,7 @@ $TOOLKILN_ARTIFACTS, or tests/artifacts/). `.ci/run` installs chromium where it 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -18,7 +19,10 @@ import pytest
 
 from tests.conftest import MakeTool
 from tests.serve.dashboard.test_questions import ASK
+from tests.serve.dashboard.test_tasks_panel import make_task_tools
 from tests.serve.http_server import RunningServer, http_server, mcp_client
+from tests.serve.tasks_wire import http_request, wait_for
+from tests.serve.test_tasks import _pids, _wait_gone
 from toolkiln.build import build_catalog
 from toolkiln.discover import discover_tools
 
@@ -225,6 +229,49 @@ def test_a_browser_sees_one_line_inputs_whole_errors_and_answers_a_tools_questio
     refused = [entry for entry in problems if "/dashboard/questions/" in entry["message"]]
     assert len(refused) == 1 and "400" in refused[0]["message"]  # the answer without the required name
     assert [entry for entry in problems if entry not in refused] == []  # no script error, no CSP violation
+
+
+def test_a_browser_sees_tasks_come_live_opens_a_result_and_cancels_a_running_one(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, state: Path, chrome: WebDriver
+) -> None:
+    make_task_tools(make_tool, tools_dir, config_dir)
+    wait = WebDriverWait(chrome, WAIT, ignored_exceptions=[StaleElementReferenceException])
+    with http_server(config_dir, state, "--tools-dir", str(tools_dir)) as server:
+        chrome.get(f"{server.base_url}/")
+        chrome.find_element(By.ID, "token").send_keys(server.token)
+        chrome.find_element(By.CSS_SELECTOR, ".login-form button").click()
+        wait.until(lambda d: d.title == "toolkiln dashboard")
+        assert "No tasks" in chrome.find_element(By.ID, "tasks").text
+
+        # Tasks started by an MCP client after the page loaded show up on their own.
+        call = functools.partial(http_request, server.mcp_url, server.token)
+        shout = call("tools/call", {"name": "shout", "arguments": {}})["taskId"]
+        wait_for(call, shout, "completed")
+        linger = call("tools/call", {"name": "linger", "arguments": {}})["taskId"]
+        script, child = _pids(tools_dir)
+        row = "#tasks tr.task:first-child"
+        wait.until(text_of(f"{row} .task-progress-text", "1/100 waiting"))
+        assert chrome.find_element(By.CSS_SELECTOR, f"{row} .task-status").text == "working"
+        assert chrome.find_element(By.CSS_SELECTOR, f"{row} .task-tool").text == "linger"
+        assert linger not in chrome.page_source and shout not in chrome.page_source
+
+        # The finished one's result, on demand, as text.
+        done = "#tasks tr.task:nth-child(2)"
+        assert chrome.find_element(By.CSS_SELECTOR, f"{done} .task-status").text == "completed"
+        chrome.find_element(By.CSS_SELECTOR, f"{done} button.task-show").click()
+        result = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#task-detail .task-result"))
+        assert result.text == "loud <img src=x onerror=alert(1)>"
+        assert chrome.find_elements(By.CSS_SELECTOR, "#task-detail img") == []
+
+        # Cancel the running one: its row says so, and its processes are gone.
+        chrome.find_element(By.CSS_SELECTOR, f"{row} button.task-cancel").click()
+        wait.until(text_of(f"{row} .task-status", "cancelled"))
+        assert chrome.find_elements(By.CSS_SELECTOR, f"{row} button.task-cancel") == []
+        _wait_gone(script, child)
+        assert call("tasks/get", {"taskId": linger})["statusMessage"] == "Cancelled on the dashboard."
+        save_screenshot(chrome, "dashboard-tasks.png")
+        problems = [entry for entry in chrome.get_log("browser") if entry["level"] == "SEVERE"]
+        assert problems == []  # no script error, no Content-Security-Policy violation
 
 
 # Every change to a card, as (its state, how many log lines): what a person saw, however

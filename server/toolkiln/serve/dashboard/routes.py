@@ -1,5 +1,5 @@
 """The dashboard's routes: the page at `/`, login and logout, the switches, calls, the
-audit panel and two static files.
+audit and tasks panels (tasks_panel.py), and two static files.
 
 The `Guard` checks Host and Origin first, as on every route, but leaves the token to
 these routes (`is_dashboard_path`): a browser proves itself with the session cookie
@@ -9,7 +9,7 @@ to the login page; anything else gets 401. `/mcp` and `/rpc` never look at the c
 
 from __future__ import annotations
 
-import json
+import functools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,13 +22,14 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import BaseRoute, Route
 
 from toolkiln import __version__
-from toolkiln.audit import read_audit_tail
 from toolkiln.errors import ConfigError
 from toolkiln.render import render_page
+from toolkiln.serve.dashboard.audit_panel import audit_values
 from toolkiln.serve.dashboard.catalog import ToolRow, set_enabled, tool_rows
 from toolkiln.serve.dashboard.live import CallStream
 from toolkiln.serve.dashboard.questions import QuestionRefused, Questions
 from toolkiln.serve.dashboard.sessions import CSRF_FIELD, CSRF_HEADER, Session, Sessions
+from toolkiln.serve.dashboard.tasks_panel import detail_values, find_by_handle, panel_version, task_rows
 from toolkiln.serve.dashboard.throttle import LoginThrottle
 from toolkiln.serve.guard import record_denial
 from toolkiln.serve.service import ToolService
@@ -39,9 +40,8 @@ logger = logging.getLogger(__name__)
 HERE = Path(__file__).parent
 TEMPLATES = HERE / "templates"
 STATIC = {"dashboard.js": "text/javascript", "dashboard.css": "text/css"}
-AUDIT_ROWS = 30
-ERROR_SHOWN = 160  # characters of an error's first line shown before it is opened
 LOGIN_PATH = "/dashboard/login"
+CANCELLED_HERE = "Cancelled on the dashboard."
 # The page runs only its own script and style, and cannot be framed.
 SECURITY_HEADERS = {
     "content-security-policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
@@ -79,6 +79,9 @@ class Dashboard:
             Route("/dashboard/tools/{key}/enabled", self.switch, methods=["POST"]),
             Route("/dashboard/call", self.call, methods=["POST"]),
             Route("/dashboard/questions/{id}", self.answer, methods=["POST"]),
+            Route("/dashboard/tasks", self.tasks_panel, methods=["GET"]),
+            Route("/dashboard/tasks/{handle}", self.task_detail, methods=["GET"]),
+            Route("/dashboard/tasks/{handle}/cancel", self.cancel_task, methods=["POST"]),
         ]
 
     # --- pages ---------------------------------------------------------------------
@@ -97,7 +100,8 @@ class Dashboard:
             "served": sum(row.served for row in rows),
             "health": self.health(),
             "config_dir": str(self.config_dir),
-            **await anyio.to_thread.run_sync(self._audit_values),
+            **await anyio.to_thread.run_sync(audit_values, self.service.audit),
+            **await self._tasks_values(session),
         }
         return _page("index.html", values)
 
@@ -154,9 +158,41 @@ class Dashboard:
     async def audit_panel(self, request: Request) -> Response:
         if self._session(request) is None:
             return self._unauthorized(request)
-        return _page("_audit.html", await anyio.to_thread.run_sync(self._audit_values))
+        return _page("_audit.html", await anyio.to_thread.run_sync(audit_values, self.service.audit))
+
+    async def tasks_panel(self, request: Request) -> Response:
+        if (session := self._session(request)) is None:
+            return self._unauthorized(request)
+        return _page("_tasks.html", await self._tasks_values(session))
+
+    async def task_detail(self, request: Request) -> Response:
+        """One task's logs, and its result or error: only when the page asks for it."""
+        if (session := self._session(request)) is None:
+            return self._unauthorized(request)
+        handle = functools.partial(self.sessions.task_handle, session)
+        record = find_by_handle(await self.service.tasks.list_all(), handle, request.path_params["handle"])
+        if record is None:
+            return JSONResponse({"error": "no such task (it ended and expired?)"}, status_code=404)
+        return _page("_task.html", detail_values(record, handle))
 
     # --- what changes something -----------------------------------------------------
+
+    async def cancel_task(self, request: Request) -> Response:
+        """Cancel a task through the task service: its script's process group is stopped
+        (at once when this server runs it; else by its server, which sees the cancel)."""
+        if (refusal := await self._refusal(request)) is not None:
+            return refusal
+        session = self._session(request)
+        assert session is not None  # checked by _refusal
+        handle = functools.partial(self.sessions.task_handle, session)
+        record = find_by_handle(await self.service.tasks.list_all(), handle, request.path_params["handle"])
+        if record is None:
+            return JSONResponse({"error": "no such task (it ended and expired?)"}, status_code=404)
+        if record.terminal:
+            return JSONResponse({"error": f"the task has already ended: {record.status}"}, status_code=409)
+        await self.service.tasks.cancel(record.task_id, record.principal, message=CANCELLED_HERE)
+        logger.info("dashboard: cancelled a task of %s", record.tool)
+        return JSONResponse({"cancelled": True})
 
     async def switch(self, request: Request) -> Response:
         """Write the tool's `enabled`, rebuild, and serve the result (as `--watch` does)."""
@@ -250,19 +286,11 @@ class Dashboard:
         registry = self.service.registry
         return await anyio.to_thread.run_sync(tool_rows, registry, schemas, self.config_dir)
 
-    def _audit_values(self) -> dict[str, Any]:
-        audit = self.service.audit
-        entries = read_audit_tail(audit.path, AUDIT_ROWS) if audit is not None else []
-        for entry in entries:
-            arguments = entry.get("arguments")
-            entry["arguments_text"] = json.dumps(arguments, ensure_ascii=False)[:200] if arguments else ""
-            error = entry.get("error")
-            if isinstance(error, str):  # its first line, and the whole of it on demand
-                first, _, rest = error.strip().partition("\n")
-                long = len(first) > ERROR_SHOWN
-                entry["error_first"] = first[:ERROR_SHOWN] + ("…" if long else "")
-                entry["error_rest"] = bool(rest) or long
-        return {"audit": list(reversed(entries)), "audit_path": str(audit.path) if audit else None}
+    async def _tasks_values(self, session: Session) -> dict[str, Any]:
+        rows = task_rows(
+            await self.service.tasks.list_all(), functools.partial(self.sessions.task_handle, session)
+        )
+        return {"tasks": rows, "version": panel_version(rows)}
 
 
 def _page(name: str, values: dict[str, Any]) -> HTMLResponse:

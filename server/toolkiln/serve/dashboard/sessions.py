@@ -130,5 +130,9 @@ class Sessions:
         age = time.time() - int(issued)
         return nonce if -60 <= age < max_age else None  # a minute of clock skew between replicas
 
+    def task_handle(self, session: Session, task_id: str) -> str:
+        """How `session`'s page names a task (tasks_panel.py): good for that session only."""
+        return self._sign(f"task.{session.owner}.{task_id}")[:32]
+
     def _sign(self, message: str) -> str:
         return hmac.new(self._key, message.encode(), hashlib.sha256).hexdigest()

@@ -1,30 +1,72 @@
 """Long-running tool calls as MCP tasks (SEP-2663): the store, the running tasks and
-the extension's methods on the wire."""
+the extension's methods on the wire.
 
-from toolkiln.serve.tasks.jobs import TaskCall, TaskNotFoundError, TaskService
-from toolkiln.serve.tasks.principal import principal_of
-from toolkiln.serve.tasks.protocol import (
-    EXTENSION_ID,
-    CreateTaskResult,
-    TasksExtension,
-    apply_extension,
-    create_task_result,
-    may_create_task,
-)
-from toolkiln.serve.tasks.store import StoreFullError, TaskRecord, TaskStore
+Its names load on first use (PEP 562): the store (store.py, sqlite.py) imports no SDK,
+and `toolkiln tasks` reads it without loading one.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolkiln.serve.tasks.jobs import TaskCall, TaskNotFoundError, TaskService
+    from toolkiln.serve.tasks.principal import principal_of
+    from toolkiln.serve.tasks.protocol import (
+        EXTENSION_ID,
+        CreateTaskResult,
+        TasksExtension,
+        apply_extension,
+        create_task_result,
+        may_create_task,
+    )
+    from toolkiln.serve.tasks.store import (
+        StoreFullError,
+        StoreUnreachableError,
+        TaskRecord,
+        TaskStore,
+        TaskStoreError,
+    )
+
+_HOMES = {
+    "TaskCall": "jobs",
+    "TaskNotFoundError": "jobs",
+    "TaskService": "jobs",
+    "principal_of": "principal",
+    "EXTENSION_ID": "protocol",
+    "CreateTaskResult": "protocol",
+    "TasksExtension": "protocol",
+    "apply_extension": "protocol",
+    "create_task_result": "protocol",
+    "may_create_task": "protocol",
+    "StoreFullError": "store",
+    "StoreUnreachableError": "store",
+    "TaskStoreError": "store",
+    "TaskRecord": "store",
+    "TaskStore": "store",
+}
 
 __all__ = [
     "EXTENSION_ID",
     "CreateTaskResult",
     "StoreFullError",
+    "StoreUnreachableError",
     "TaskCall",
     "TaskNotFoundError",
     "TaskRecord",
     "TaskService",
     "TaskStore",
+    "TaskStoreError",
     "TasksExtension",
     "apply_extension",
     "create_task_result",
     "may_create_task",
     "principal_of",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)

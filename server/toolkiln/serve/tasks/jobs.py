@@ -7,9 +7,12 @@ the result, the error, a cancellation. Cancelling stops the call's scope, which 
 the script's process group (process/ kills it, with a grace period, on the way out).
 
 On start, and when a task is read, a task left `working` by a server that is no
-longer running (it crashed or was killed; liveness.py) is marked failed with the
-reason, never left working. Finished tasks stay for their time to live (the tool's
-timeout plus `keep_seconds`), then the store drops them.
+longer running (it crashed or was killed: the store says, from the process table
+on one machine, from the server's heartbeat in a shared store) is marked failed
+with the reason, never left working. A shared store that cannot be reached fails
+what needs it (a new task, a `tasks/get`) with an error that says so, and nothing
+else. Finished tasks stay for their time to live (the tool's timeout plus
+`keep_seconds`), then the store drops them.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import functools
 import logging
 import os
 import secrets
+import socket
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -31,16 +35,28 @@ from anyio.abc import TaskGroup, TaskStatus
 from mcp.shared.exceptions import MCPError
 from mcp_types import REQUEST_TIMEOUT
 
-from toolkiln.liveness import process_identity, still_running
-from toolkiln.model import CompiledTool, TaskSettings
+from toolkiln.liveness import process_identity
+from toolkiln.model import CompiledTool, StateSettings, TaskSettings
 from toolkiln.runner import LogLine, ProgressLine, ToolResult
 from toolkiln.serve.interactive import as_json, missing_capability_error, refusal, typed_request
-from toolkiln.serve.tasks.store import StoreFullError, TaskRecord, TaskStore
+from toolkiln.serve.tasks.sqlite import STORE_FILE
+from toolkiln.serve.tasks.store import (
+    StoreFullError,
+    StoreUnreachableError,
+    TaskRecord,
+    TaskStore,
+    TaskStoreError,
+)
+from toolkiln.serve.tasks.stores import open_task_store
 
 logger = logging.getLogger(__name__)
 
 FLUSH_SECONDS = 0.25  # progress and logs reach the store at most this often
 EXPIRE_SECONDS = 60.0  # how often expired tasks are removed
+# A server beats this often in a shared store; one silent for OWNER_SECONDS is gone.
+BEAT_SECONDS = 2.0
+OWNER_SECONDS = 10.0
+CANCEL_SECONDS = 1.0  # a task cancelled through another replica is stopped within about this
 LOG_LINES_KEPT = 20
 LOG_LINE_CHARS = 500
 UNANSWERED = (
@@ -148,50 +164,67 @@ class TaskService:
         self,
         state_dir: Path,
         settings: Callable[[], TaskSettings],
+        state: StateSettings | None = None,
         answer_timeout: Callable[[], float] = lambda: 300.0,
     ) -> None:
         self.state_dir = state_dir
         self.settings = settings
+        self.state = state or StateSettings()
         self.answer_timeout = answer_timeout  # seconds a task waits in input_required
-        self.owner = process_identity(os.getpid())
+        # Which server runs a task: its process, and (for a shared store) a name of its own.
+        self.owner = {
+            **process_identity(os.getpid()),
+            "host": socket.gethostname(),
+            "instance": secrets.token_hex(12),
+        }
         self.store: TaskStore | None = None
         self._group: TaskGroup | None = None
         self._jobs: dict[str, _Job] = {}
+        self._beaten_at = -OWNER_SECONDS  # time.monotonic() of the last heartbeat stored
+
+    @property
+    def shared(self) -> bool:
+        """Tasks live in a store other servers share (Redis), not only this machine's."""
+        return self.state.url is not None
 
     @property
     def store_file(self) -> Path:
-        from toolkiln.serve.tasks.sqlite import STORE_FILE
-
         return self.state_dir / STORE_FILE
 
     def open_store(self) -> TaskStore:
         """The store, opened (and made, 0600 in a 0700 folder) on first use: a server
         whose clients never run a task writes nothing."""
         if self.store is None:
-            from toolkiln.serve.tasks.sqlite import SqliteTaskStore
-
-            limits = self.settings()
-            self.store = SqliteTaskStore(
-                self.store_file, max_tasks=limits.max_tasks, max_bytes=limits.max_bytes
-            )
+            self.store = open_task_store(self.state_dir, self.settings(), self.state)
         return self.store
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Serve tasks until cancelled; then the running ones are cancelled (their
         processes stopped) and marked failed, so none is left working."""
-        if self.store_file.exists():  # tasks of an earlier server: none left working
-            store = await anyio.to_thread.run_sync(self.open_store)
-            failed = await anyio.to_thread.run_sync(self._fail_orphans, store)
+        if self.shared or self.store_file.exists():  # tasks of a server that died: none left working
+            try:
+                store = await anyio.to_thread.run_sync(self.open_store)
+                if self.shared:
+                    await self._beat()
+                failed = await anyio.to_thread.run_sync(self._fail_orphans, store)
+            except TaskStoreError as error:
+                logger.warning("tasks of servers that stopped were not checked: %s", error)
+                failed = 0
             if failed:
                 logger.warning("%d task(s) of a server that stopped were marked failed", failed)
         try:
             async with anyio.create_task_group() as group:
                 self._group = group
+                if self.shared:
+                    group.start_soon(self._beat_while_running)
                 task_status.started()
                 while True:
                     await anyio.sleep(EXPIRE_SECONDS)
                     if self.store is not None:
-                        await anyio.to_thread.run_sync(self.store.expire, time.time())
+                        try:
+                            await anyio.to_thread.run_sync(self.store.expire, time.time())
+                        except TaskStoreError as error:
+                            logger.warning("expired tasks were not removed: %s", error)
         finally:
             self._group = None
             if self.store is not None:
@@ -207,8 +240,25 @@ class TaskService:
             update = functools.partial(
                 store.update, task_id, status="failed", error=error, status_message=message
             )
-            await anyio.to_thread.run_sync(update)
+            try:
+                await anyio.to_thread.run_sync(update)
+            except TaskStoreError as unreachable:  # its heartbeat stops: others will fail it
+                logger.warning("task %s was not marked failed: %s", task_id, unreachable)
         await anyio.to_thread.run_sync(store.close)
+
+    async def _beat(self) -> None:
+        """Say in the shared store that this server runs (and so do its tasks)."""
+        assert self.store is not None
+        await anyio.to_thread.run_sync(self.store.beat, self.owner, OWNER_SECONDS)
+        self._beaten_at = time.monotonic()
+
+    async def _beat_while_running(self) -> None:
+        while True:
+            try:
+                await self._beat()
+            except TaskStoreError as error:
+                logger.warning("no heartbeat in the task store: %s", error)
+            await anyio.sleep(BEAT_SECONDS)
 
     @property
     def serving(self) -> bool:
@@ -228,6 +278,8 @@ class TaskService:
         if self._group is None:
             raise StoreFullError("tasks are not being served")
         store = await anyio.to_thread.run_sync(self.open_store)
+        if self.shared and time.monotonic() - self._beaten_at > BEAT_SECONDS:
+            await self._beat()  # the task's owner is seen running from its first moment
         settings = self.settings()
         now = time.time()
         record = TaskRecord(
@@ -273,10 +325,29 @@ class TaskService:
             self._jobs.pop(job.task_id, None)
 
     async def _flush_while_running(self, job: _Job) -> None:
+        """Write what the job gathered; when it has nothing to write, still look at the
+        store at least every CANCEL_SECONDS: a cancel written there by another process
+        (`toolkiln tasks cancel`, another replica of a shared store) stops a script that
+        prints nothing."""
+        looked = time.monotonic()
         while True:
             await anyio.sleep(FLUSH_SECONDS)
             if job.dirty:
                 await self.write(job)
+                looked = time.monotonic()
+            elif self.store is not None and time.monotonic() - looked >= CANCEL_SECONDS:
+                await self._look_for_cancel(job)
+                looked = time.monotonic()
+
+    async def _look_for_cancel(self, job: _Job) -> None:
+        assert self.store is not None
+        try:
+            record = await anyio.to_thread.run_sync(self.store.get, job.task_id)
+        except TaskStoreError:
+            return
+        if record is not None and record.status == "cancelled" and not job.cancelled:
+            job.cancelled = True
+            job.scope.cancel()
 
     async def write(self, job: _Job, **changes: Any) -> None:
         """Write `changes` and what the job has gathered; a task cancelled in the store
@@ -287,22 +358,54 @@ class TaskService:
                 changes["status_message"] = job.status_message
             job.dirty = False
         assert self.store is not None
-        with anyio.CancelScope(shield=True):
-            record = await anyio.to_thread.run_sync(lambda: self.store.update(job.task_id, **changes))  # type: ignore[union-attr]
+        try:
+            with anyio.CancelScope(shield=True):
+                record = await anyio.to_thread.run_sync(lambda: self.store.update(job.task_id, **changes))  # type: ignore[union-attr]
+        except TaskStoreError as error:  # kept for the next write; the task runs on
+            logger.warning("task %s: its news did not reach the store: %s", job.task_id, error)
+            job.dirty = True
+            return
         if record is not None and record.status == "cancelled" and not job.cancelled:
             job.cancelled = True
             job.scope.cancel()
 
     async def get(self, task_id: str, principal: str) -> TaskRecord:
-        if self.store is None and not self.store_file.exists():
+        """The task; `TaskNotFoundError`, or an `MCPError` that says the store is unreachable."""
+        if self.store is None and not self.shared and not self.store_file.exists():
             raise TaskNotFoundError(task_id)
-        store = await anyio.to_thread.run_sync(self.open_store)
-        record = await anyio.to_thread.run_sync(store.get, task_id)
-        if record is None or not secrets.compare_digest(record.principal, principal):
-            raise TaskNotFoundError(task_id)
-        if not record.terminal and record.task_id not in self._jobs and not still_running(record.owner):
-            record = await anyio.to_thread.run_sync(self._fail_orphan, record)
+        try:
+            store = await anyio.to_thread.run_sync(self.open_store)
+            record = await anyio.to_thread.run_sync(store.get, task_id)
+            if record is None or not secrets.compare_digest(record.principal, principal):
+                raise TaskNotFoundError(task_id)
+            if (
+                not record.terminal
+                and record.task_id not in self._jobs
+                and not await anyio.to_thread.run_sync(store.owner_running, record.owner)
+            ):
+                record = await anyio.to_thread.run_sync(self._fail_orphan, record)
+        except StoreUnreachableError as error:
+            raise unreachable(error) from None
         return record
+
+    async def list_all(self) -> list[TaskRecord]:
+        """Every task in the store, of every principal, oldest first: for the operator
+        (the dashboard), never for an MCP client. A task whose server is gone is failed."""
+        if self.store is None and not self.shared and not self.store_file.exists():
+            return []
+        try:
+            store = await anyio.to_thread.run_sync(self.open_store)
+            records = await anyio.to_thread.run_sync(store.list)
+            for index, record in enumerate(records):
+                if (
+                    not record.terminal
+                    and record.task_id not in self._jobs
+                    and not await anyio.to_thread.run_sync(store.owner_running, record.owner)
+                ):
+                    records[index] = await anyio.to_thread.run_sync(self._fail_orphan, record)
+        except StoreUnreachableError as error:
+            raise unreachable(error) from None
+        return records
 
     async def answer(self, task_id: str, principal: str, responses: dict[str, Any]) -> None:
         """Deliver `responses` to the task's outstanding questions; other keys are ignored."""
@@ -318,21 +421,27 @@ class TaskService:
         else:
             job.answered.set()
 
-    async def cancel(self, task_id: str, principal: str) -> None:
+    async def cancel(self, task_id: str, principal: str, message: str = "Cancelled by the client.") -> None:
         record = await self.get(task_id, principal)
         if record.terminal:
             return
         assert self.store is not None
-        await anyio.to_thread.run_sync(
-            lambda: self.store.update(task_id, status="cancelled", status_message="Cancelled by the client.")  # type: ignore[union-attr]
-        )
+        cancel = functools.partial(self.store.update, task_id, status="cancelled", status_message=message)
+        try:
+            await anyio.to_thread.run_sync(cancel)
+        except StoreUnreachableError as error:
+            raise unreachable(error) from None
         job = self._jobs.get(task_id)
         if job is not None:
             job.cancelled = True
             job.scope.cancel()
 
     def _fail_orphans(self, store: TaskStore) -> int:
-        orphans = [task for task in store.list(active_only=True) if not still_running(task.owner)]
+        orphans = [
+            task
+            for task in store.list(active_only=True)
+            if task.task_id not in self._jobs and not store.owner_running(task.owner)
+        ]
         for task in orphans:
             self._fail_orphan(task)
         return len(orphans)
@@ -343,6 +452,11 @@ class TaskService:
         error = {"code": types.INTERNAL_ERROR, "message": message}
         updated = self.store.update(record.task_id, status="failed", error=error, status_message=message)
         return updated or record
+
+
+def unreachable(error: StoreUnreachableError) -> MCPError:
+    """The JSON-RPC error of a task method whose store is down."""
+    return MCPError(code=types.INTERNAL_ERROR, message=f"The task store is unreachable: {error}.")
 
 
 def _failed(error: dict[str, Any]) -> dict[str, Any]:

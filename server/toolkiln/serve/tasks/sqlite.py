@@ -9,23 +9,28 @@ the expired ones are gone, is refused (`StoreFullError`).
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sqlite3
 import threading
 import time
-from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
-from toolkiln.serve.tasks.store import TERMINAL, StoreFullError, TaskRecord
+from toolkiln.liveness import still_running
+from toolkiln.serve.tasks.store import (
+    FIELDS,
+    TERMINAL,
+    StoreFullError,
+    TaskRecord,
+    dump_record,
+    load_record,
+)
 
 logger = logging.getLogger(__name__)
 
 STORE_FILE = "tasks.sqlite3"
 _COLUMNS = ("task_id", "principal", "status", "expires_at")
-_FIELDS = {item.name for item in fields(TaskRecord)}
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tasks (
     task_id TEXT PRIMARY KEY,
@@ -55,7 +60,7 @@ class SqliteTaskStore:
             self._db.executescript(_SCHEMA)
 
     def create(self, record: TaskRecord) -> None:
-        body = _dump(record)
+        body = dump_record(record)
         with self._lock, _transaction(self._db):
             self._expire(time.time())
             count, size = self._db.execute("SELECT count(*), coalesce(sum(size), 0) FROM tasks").fetchone()
@@ -74,23 +79,23 @@ class SqliteTaskStore:
             row = self._db.execute(
                 "SELECT body FROM tasks WHERE task_id = ? AND expires_at > ?", (task_id, time.time())
             ).fetchone()
-        return _load(row[0]) if row else None
+        return load_record(row[0]) if row else None
 
     def update(self, task_id: str, **changes: Any) -> TaskRecord | None:
-        unknown = set(changes) - _FIELDS
+        unknown = set(changes) - FIELDS
         if unknown:
             raise TypeError(f"not fields of a task: {sorted(unknown)}")
         with self._lock, _transaction(self._db):
             row = self._db.execute("SELECT body FROM tasks WHERE task_id = ?", (task_id,)).fetchone()
             if row is None:
                 return None
-            record = _load(row[0])
+            record = load_record(row[0])
             if record.status in TERMINAL:
                 return record
             for name, value in changes.items():
                 setattr(record, name, value)
             record.updated_at = time.time()
-            body = _dump(record)
+            body = dump_record(record)
             self._db.execute(
                 "UPDATE tasks SET status = ?, expires_at = ?, size = ?, body = ? WHERE task_id = ?",
                 (record.status, record.expires_at, len(body), body, task_id),
@@ -105,7 +110,7 @@ class SqliteTaskStore:
             query += " AND status NOT IN ('completed', 'failed', 'cancelled')"
         with self._lock:
             rows = self._db.execute(query + " ORDER BY rowid", values).fetchall()
-        return [_load(row[0]) for row in rows]
+        return [load_record(row[0]) for row in rows]
 
     def expire(self, now: float) -> int:
         with self._lock, _transaction(self._db):
@@ -113,6 +118,13 @@ class SqliteTaskStore:
 
     def _expire(self, now: float) -> int:
         return self._db.execute("DELETE FROM tasks WHERE expires_at <= ?", (now,)).rowcount
+
+    def beat(self, owner: dict[str, Any], seconds: float) -> None:
+        """Nothing to say: the servers of one file run on one machine, which sees their
+        processes (liveness.py)."""
+
+    def owner_running(self, owner: dict[str, Any]) -> bool:
+        return still_running(owner)
 
     def close(self) -> None:
         with self._lock:
@@ -131,14 +143,6 @@ class _transaction:
 
     def __exit__(self, kind: object, error: object, trace: object) -> None:
         self.db.execute("COMMIT" if kind is None else "ROLLBACK")
-
-
-def _dump(record: TaskRecord) -> str:
-    return json.dumps(asdict(record), ensure_ascii=False, separators=(",", ":"))
-
-
-def _load(body: str) -> TaskRecord:
-    return TaskRecord(**json.loads(body))
 
 
 def _private_file(path: Path) -> None:

@@ -2,21 +2,31 @@
 
 The store is the truth about a task: `tasks/get` reads it, the process running the
 task writes it. `SqliteTaskStore` (sqlite.py) keeps it in one file under the state
-folder, for one machine; a shared store (Redis) fits the same `TaskStore` protocol.
+folder, for one machine; `RedisTaskStore` (redis_store.py) in a Redis server that
+replicas share. `open_task_store` (stores.py) picks one.
 Nothing here imports the SDK: records hold plain JSON.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal, Protocol
 
 Status = Literal["working", "input_required", "completed", "failed", "cancelled"]
 TERMINAL: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
 
 
-class StoreFullError(Exception):
+class TaskStoreError(Exception):
+    """The store cannot do what was asked; the message says why, for a user."""
+
+
+class StoreFullError(TaskStoreError):
     """The store holds as many tasks, or bytes, as it may: no new task now."""
+
+
+class StoreUnreachableError(TaskStoreError):
+    """The store (a Redis server) cannot be reached, or failed to answer."""
 
 
 @dataclass
@@ -56,7 +66,8 @@ class TaskStore(Protocol):
 
     Every method is synchronous and quick; callers on the event loop run them in a
     worker thread. `update` changes only a task that has not ended, so a cancellation
-    is never overwritten by the result that raced it.
+    is never overwritten by the result that raced it. Any method may raise
+    `StoreUnreachableError` (a shared store that is down).
     """
 
     def create(self, record: TaskRecord) -> None:
@@ -81,4 +92,24 @@ class TaskStore(Protocol):
         """Remove the tasks whose time to live has passed; how many."""
         ...
 
+    def beat(self, owner: dict[str, Any], seconds: float) -> None:
+        """Say that `owner` (this server) is running, for `seconds` from now."""
+        ...
+
+    def owner_running(self, owner: dict[str, Any]) -> bool:
+        """Whether the server `owner` names still runs (it runs its tasks)."""
+        ...
+
     def close(self) -> None: ...
+
+
+FIELDS = frozenset(item.name for item in fields(TaskRecord))
+
+
+def dump_record(record: TaskRecord) -> str:
+    """A task as a store keeps it: compact JSON."""
+    return json.dumps(asdict(record), ensure_ascii=False, separators=(",", ":"))
+
+
+def load_record(body: str) -> TaskRecord:
+    return TaskRecord(**json.loads(body))

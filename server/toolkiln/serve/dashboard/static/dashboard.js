@@ -308,4 +308,76 @@
   }
 
   if (document.getElementById("health")) setInterval(refreshHealth, HEALTH_EVERY_MS);
+
+  // --- tasks: the panel kept fresh, a task's details on demand, Cancel -------------------
+  // Tasks are named by the handles the server gave this session's page, never by their ids.
+
+  const TASKS_EVERY_MS = 2000;
+  let openTask = null; // the handle of the task whose details show
+
+  async function refreshTasks() {
+    const panel = document.getElementById("tasks");
+    if (!panel || document.hidden) return;
+    let response;
+    try {
+      response = await fetch("/dashboard/tasks", { credentials: "same-origin" });
+    } catch {
+      return; // the health line says the server is unreachable
+    }
+    if (!response.ok) return;
+    const fresh = document.createElement("template"); // inert: nothing in it runs or loads
+    fresh.innerHTML = await response.text(); // server-rendered, escaped
+    const current = panel.querySelector(".tasks-panel");
+    const next = fresh.content.querySelector(".tasks-panel");
+    if (!current || !next) return;
+    if (current.dataset.version === next.dataset.version) {
+      for (const age of next.querySelectorAll("tr[data-task] .task-age")) {
+        const row = current.querySelector(`tr[data-task="${age.parentElement.dataset.task}"] .task-age`);
+        if (row) row.textContent = age.textContent; // only the ages moved on
+      }
+      return;
+    }
+    current.replaceWith(next);
+    if (openTask) showTask(openTask);
+  }
+
+  async function showTask(handle) {
+    const detail = document.getElementById("task-detail");
+    const response = await fetch(`/dashboard/tasks/${encodeURIComponent(handle)}`, { credentials: "same-origin" });
+    if (!response.ok) {
+      detail.replaceChildren(note("notice error", await errorOf(response)));
+    } else {
+      detail.innerHTML = await response.text(); // server-rendered, every value escaped
+    }
+    openTask = handle;
+    detail.hidden = false;
+  }
+
+  async function cancelTask(button) {
+    const row = button.closest("tr[data-task]");
+    button.disabled = true;
+    button.textContent = "Cancelling…";
+    const response = await post(`/dashboard/tasks/${encodeURIComponent(row.dataset.task)}/cancel`, {});
+    if (!response.ok) {
+      button.textContent = "Cancel";
+      button.disabled = false;
+      row.querySelector(".task-progress-text").textContent = await errorOf(response);
+    }
+    refreshTasks();
+  }
+
+  document.addEventListener("click", (event) => {
+    const show = event.target.closest("button.task-show");
+    if (show) showTask(show.closest("tr[data-task]").dataset.task);
+    const cancel = event.target.closest("button.task-cancel");
+    if (cancel) cancelTask(cancel);
+    if (event.target.closest("button.task-close")) {
+      openTask = null;
+      const detail = document.getElementById("task-detail");
+      detail.hidden = true;
+      detail.replaceChildren();
+    }
+  });
+
+  if (document.getElementById("tasks")) setInterval(refreshTasks, TASKS_EVERY_MS);
 })();

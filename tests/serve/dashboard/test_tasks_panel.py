@@ -1,0 +1,128 @@
+"""The dashboard's Tasks panel (tasks_panel.py), over real HTTP against `toolkiln serve
+--http` as a process, with tasks started by a 2026-07-28 client over /mcp: every task
+listed without its id, a result shown only when asked for and escaped, and a Cancel
+that needs the session's CSRF token and stops the script's process group."""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import MakeTool
+from tests.serve.dashboard.conftest import Browser
+from tests.serve.http_server import RunningServer, http_server
+from tests.serve.tasks_wire import http_request, wait_for
+from tests.serve.test_tasks import LINGER, _pids, _wait_gone
+from toolkiln.build import build_catalog
+from toolkiln.discover import discover_tools
+
+# Runs only as a task; its output is an attacker's words.
+SHOUT = """\
+#!/bin/sh
+# Tool: shout
+# Description: Says something with markup in it
+echo 'INFO about to shout' >&2
+echo 'loud <img src=x onerror=alert(1)>'
+"""
+
+
+def make_task_tools(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> None:
+    """`linger` (a task by its long timeout: waits, with a child, and writes their pids)
+    and `shout` (only a task)."""
+    make_tool("linger.py", LINGER)
+    make_tool("shout.sh", SHOUT)
+    assert not discover_tools(tools_dir, config_dir).errors
+    for name, keys in {"linger": {"timeout_seconds": 600}, "shout": {"task": "required"}}.items():
+        path = config_dir / "tools" / f"{name}.json"
+        config = json.loads(path.read_text())
+        config["script_config"].update(keys)
+        path.write_text(json.dumps(config))
+    build_catalog(config_dir, tools_dir)
+
+
+@pytest.fixture
+def task_server(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, state: Path
+) -> Iterator[RunningServer]:
+    make_task_tools(make_tool, tools_dir, config_dir)
+    with http_server(config_dir, state, "--tools-dir", str(tools_dir)) as running:
+        yield running
+
+
+def handles(html: str) -> list[str]:
+    return re.findall(r'data-task="([^"]+)"', html)
+
+
+def test_the_panel_lists_tasks_by_handle_and_cancel_needs_the_session_and_its_csrf_token(
+    task_server: RunningServer, tools_dir: Path
+) -> None:
+    server = task_server
+    call = functools.partial(http_request, server.mcp_url, server.token)
+    task_id = call("tools/call", {"name": "linger", "arguments": {}})["taskId"]
+    script, child = _pids(tools_dir)
+    with Browser(server) as browser, Browser(server) as other:
+        for client in (browser, other):
+            assert client.login().status_code == 303
+        page = browser.open_page()
+        assert 'id="tasks-title"' in page.text and "linger" in page.text
+        assert task_id not in page.text  # what a client polls with never reaches the page
+        panel = browser.http.get("/dashboard/tasks")
+        assert panel.status_code == 200 and task_id not in panel.text
+        assert panel.headers["content-security-policy"].startswith("default-src 'none'")
+        [handle] = handles(panel.text)
+        assert "working" in panel.text and "1/100 waiting" in panel.text
+        assert "task-cancel" in panel.text
+
+        # No CSRF token: refused, and the script runs on.
+        refused = browser.http.post(f"/dashboard/tasks/{handle}/cancel", json={})
+        assert refused.status_code == 403
+        # Another session's page never saw this handle: it names no task there.
+        other.open_page()
+        headers = {"X-CSRF-Token": other.csrf}
+        assert (
+            other.http.post(f"/dashboard/tasks/{handle}/cancel", json={}, headers=headers).status_code == 404
+        )
+        assert handles(other.http.get("/dashboard/tasks").text) != [handle]
+        assert call("tasks/get", {"taskId": task_id})["status"] == "working"
+
+        headers = {"X-CSRF-Token": browser.csrf}
+        done = browser.http.post(f"/dashboard/tasks/{handle}/cancel", json={}, headers=headers)
+        assert done.status_code == 200 and done.json() == {"cancelled": True}
+        _wait_gone(script, child)
+        task = wait_for(call, task_id, "cancelled", "completed", "failed")
+        assert task["status"] == "cancelled" and task["statusMessage"] == "Cancelled on the dashboard."
+        again = browser.http.post(f"/dashboard/tasks/{handle}/cancel", json={}, headers=headers)
+        assert again.status_code == 409
+        after = browser.http.get("/dashboard/tasks").text
+        assert "cancelled" in after and "task-cancel" not in after
+
+    # Without a session: nothing.
+    with Browser(server) as stranger:
+        assert stranger.http.get("/dashboard/tasks").status_code == 401
+        assert stranger.http.get(f"/dashboard/tasks/{handle}").status_code == 401
+
+
+def test_a_tasks_result_shows_only_when_asked_for_and_as_text(task_server: RunningServer) -> None:
+    server = task_server
+    call = functools.partial(http_request, server.mcp_url, server.token)
+    task_id = call("tools/call", {"name": "shout", "arguments": {}})["taskId"]
+    wait_for(call, task_id, "completed")
+    with Browser(server) as browser:
+        assert browser.login().status_code == 303
+        panel = browser.http.get("/dashboard/tasks").text
+        assert "completed" in panel and "loud" not in panel  # the result is not in the list
+        [handle] = handles(panel)
+        detail = browser.http.get(f"/dashboard/tasks/{handle}")
+        assert detail.status_code == 200
+        assert "loud &lt;img src=x onerror=alert(1)&gt;" in detail.text and "<img" not in detail.text
+        assert "INFO about to shout" in detail.text
+        assert browser.http.get("/dashboard/tasks/not-a-handle").status_code == 404
+    # A script holding the token (not a browser) reads the panel with the bearer header.
+    bearer = Browser(server, headers=server.auth())
+    with bearer:
+        assert handles(bearer.http.get("/dashboard/tasks").text) != []
