@@ -23,9 +23,7 @@ import os
 import secrets
 import socket
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +31,12 @@ import anyio
 import mcp.types as types
 from anyio.abc import TaskGroup, TaskStatus
 from mcp.shared.exceptions import MCPError
-from mcp_types import REQUEST_TIMEOUT
 
 from toolkiln.liveness import process_identity
 from toolkiln.model import CompiledTool, StateSettings, TaskSettings
-from toolkiln.runner import LogLine, ProgressLine, ToolResult
-from toolkiln.serve.interactive import as_json, missing_capability_error, refusal, typed_request
+from toolkiln.runner import ToolResult
+from toolkiln.serve.interactive import as_json
+from toolkiln.serve.tasks.running_job import Job, TaskObserver, still_asked
 from toolkiln.serve.tasks.sqlite import STORE_FILE
 from toolkiln.serve.tasks.store import (
     StoreFullError,
@@ -57,12 +55,6 @@ EXPIRE_SECONDS = 60.0  # how often expired tasks are removed
 BEAT_SECONDS = 2.0
 OWNER_SECONDS = 10.0
 CANCEL_SECONDS = 1.0  # a task cancelled through another replica is stopped within about this
-LOG_LINES_KEPT = 20
-LOG_LINE_CHARS = 500
-UNANSWERED = (
-    "No answers to the task's questions came within {seconds:g} s, so it was stopped "
-    "(config/server.json `interactive.answer_timeout_seconds`); start it again."
-)
 DIED = (
     "The server running this task stopped before it finished (pid {pid}); the task's process ended with it."
 )
@@ -74,87 +66,6 @@ ResultMaker = Callable[[ToolResult], dict[str, Any]]
 
 class TaskNotFoundError(Exception):
     """No task with this id for this principal (or it expired)."""
-
-
-@dataclass
-class _Job:
-    """A task running in this process: its scope, and what is not yet in the store."""
-
-    task_id: str
-    tool: str
-    capabilities: types.ClientCapabilities | None
-    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
-    progress: dict[str, Any] | None = None
-    status_message: str | None = None
-    logs: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=LOG_LINES_KEPT))
-    dirty: bool = False
-    cancelled: bool = False
-    failure: dict[str, Any] | None = None  # a JSON-RPC error that ends the task as failed
-    rounds: int = 0
-    pending: dict[str, str] = field(default_factory=dict)  # outstanding key -> the script's key
-    answers: dict[str, Any] = field(default_factory=dict)
-    answered: anyio.Event = field(default_factory=anyio.Event)
-
-
-class _Observer:
-    """The runner's observer of a task's call: what the script says goes to the store."""
-
-    def __init__(self, service: TaskService, job: _Job) -> None:
-        self.service, self.job = service, job
-
-    def on_log(self, tool: str, line: LogLine) -> None:
-        self.job.logs.append({"level": line.level, "message": line.message[:LOG_LINE_CHARS]})
-        self.job.dirty = True
-
-    def on_progress(self, tool: str, line: ProgressLine) -> None:
-        progress: dict[str, Any] = {"progress": line.progress}
-        if line.total is not None:
-            progress["total"] = line.total
-        if line.message:
-            progress["message"] = line.message[:LOG_LINE_CHARS]
-        total = f"/{line.total:g}" if line.total is not None else ""
-        self.job.progress = progress
-        self.job.status_message = f"{line.progress:g}{total} {line.message or ''}".strip()
-        self.job.dirty = True
-
-    async def on_input(self, tool: str, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
-        """The script's questions become the task's `inputRequests` (each under a key new
-        in this task), until `tasks/update` has answered them all."""
-        job = self.job
-        refused = {key: refusal(job.capabilities, request["method"]) for key, request in requests.items()}
-        refusals = {key: answer for key, answer in refused.items() if answer is not None}
-        try:
-            typed = {key: typed_request(r) for key, r in requests.items() if key not in refusals}
-        except ValueError as error:  # pydantic's: the script's request is malformed
-            return {key: {"error": f"malformed request: {error}"} for key in requests}
-        if not typed:  # it asks only what this client cannot answer, and waits: the task fails
-            job.failure = missing_capability_error(requests.values()).error.model_dump(
-                by_alias=True, mode="json", exclude_none=True
-            )
-            job.scope.cancel()
-            await anyio.sleep_forever()
-        job.rounds += 1
-        job.pending = {f"{job.rounds}.{key}": key for key in typed}
-        job.answers, job.answered = {}, anyio.Event()
-        asked = {
-            minted: typed[key].model_dump(by_alias=True, mode="json", exclude_none=True)
-            for minted, key in job.pending.items()
-        }
-        await self.service.write(
-            job,
-            status="input_required",
-            input_requests=asked,
-            status_message="Waiting for the client's answers.",
-        )
-        timeout = self.service.answer_timeout()
-        with anyio.move_on_after(timeout):
-            await job.answered.wait()
-        if not job.answered.is_set():  # nobody answered: the task stops, its slot is freed
-            job.failure = {"code": REQUEST_TIMEOUT, "message": UNANSWERED.format(seconds=timeout)}
-            job.scope.cancel()
-            await anyio.sleep_forever()
-        await self.service.write(job, status="working", input_requests=None, status_message=None)
-        return {**refusals, **job.answers}
 
 
 class TaskService:
@@ -179,7 +90,7 @@ class TaskService:
         }
         self.store: TaskStore | None = None
         self._group: TaskGroup | None = None
-        self._jobs: dict[str, _Job] = {}
+        self._jobs: dict[str, Job] = {}
         self._beaten_at = -OWNER_SECONDS  # time.monotonic() of the last heartbeat stored
 
     @property
@@ -294,19 +205,19 @@ class TaskService:
             owner=self.owner,
         )
         await anyio.to_thread.run_sync(store.create, record)
-        job = _Job(record.task_id, tool.name, capabilities)
+        job = Job(record.task_id, tool.name, capabilities)
         self._jobs[record.task_id] = job
         self._group.start_soon(self._run_job, job, call, make_result)
         return record
 
-    async def _run_job(self, job: _Job, call: TaskCall, make_result: ResultMaker) -> None:
+    async def _run_job(self, job: Job, call: TaskCall, make_result: ResultMaker) -> None:
         outcome: dict[str, Any] = {}
         try:
             async with anyio.create_task_group() as flushing:
                 flushing.start_soon(self._flush_while_running, job)
                 try:
                     with job.scope:
-                        result = await call(_Observer(self, job))
+                        result = await call(TaskObserver(self, job))
                         outcome = {"status": "completed", "result": make_result(result)}
                 except MCPError as error:
                     outcome = _failed(error.error.model_dump(by_alias=True, mode="json", exclude_none=True))
@@ -324,7 +235,7 @@ class TaskService:
         finally:
             self._jobs.pop(job.task_id, None)
 
-    async def _flush_while_running(self, job: _Job) -> None:
+    async def _flush_while_running(self, job: Job) -> None:
         """Write what the job gathered; when it has nothing to write, still look at the
         store at least every CANCEL_SECONDS: a cancel written there by another process
         (`toolkiln tasks cancel`, another replica of a shared store) stops a script that
@@ -339,7 +250,7 @@ class TaskService:
                 await self._look_for_cancel(job)
                 looked = time.monotonic()
 
-    async def _look_for_cancel(self, job: _Job) -> None:
+    async def _look_for_cancel(self, job: Job) -> None:
         assert self.store is not None
         try:
             record = await anyio.to_thread.run_sync(self.store.get, job.task_id)
@@ -349,7 +260,7 @@ class TaskService:
             job.cancelled = True
             job.scope.cancel()
 
-    async def write(self, job: _Job, **changes: Any) -> None:
+    async def write(self, job: Job, **changes: Any) -> None:
         """Write `changes` and what the job has gathered; a task cancelled in the store
         (by another server of the same store) stops here."""
         if job.dirty:
@@ -417,7 +328,7 @@ class TaskService:
             if key in responses:
                 job.answers[job.pending.pop(key)] = as_json(responses[key])
         if job.pending:
-            await self.write(job, input_requests=_still_asked(job, await self.get(task_id, principal)))
+            await self.write(job, input_requests=still_asked(job, await self.get(task_id, principal)))
         else:
             job.answered.set()
 
@@ -461,7 +372,3 @@ def unreachable(error: StoreUnreachableError) -> MCPError:
 
 def _failed(error: dict[str, Any]) -> dict[str, Any]:
     return {"status": "failed", "error": error, "status_message": str(error.get("message", ""))}
-
-
-def _still_asked(job: _Job, record: TaskRecord) -> dict[str, Any]:
-    return {key: value for key, value in (record.input_requests or {}).items() if key in job.pending}
