@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import child_env
-from tests.serve.tasks_wire import StdioWire, wait_for
-from tests.serve.test_tasks import _pids, _wait_gone, project  # noqa: F401  (the fixture)
+from tests.serve.tasks_wire import StdioWire, read_pids, wait_for, wait_gone
+from tests.serve.test_tasks import project  # noqa: F401  (the fixture)
 from toolkiln.serve.tasks.sqlite import STORE_FILE, SqliteTaskStore
 
 
@@ -44,7 +44,7 @@ def test_tasks_lists_shows_and_cancels_a_servers_tasks(stdio: StdioWire, home: P
     done_id = stdio.request("tools/call", {"name": "slow", "arguments": {"seconds": 0.2}})["taskId"]
     wait_for(stdio.request, done_id, "completed")
     running_id = stdio.request("tools/call", {"name": "linger", "arguments": {}})["taskId"]
-    script, child = _pids(tools_dir)
+    script, child = read_pids(tools_dir)
 
     listing = toolkiln_tasks(home)
     assert listing.returncode == 0, listing.stderr
@@ -68,7 +68,7 @@ def test_tasks_lists_shows_and_cancels_a_servers_tasks(stdio: StdioWire, home: P
     cancelled = toolkiln_tasks(home, "cancel", running_id[:8])
     assert cancelled.returncode == 0, cancelled.stderr
     assert cancelled.stdout.startswith(f"Cancelled task {running_id[:8]} (linger)")
-    _wait_gone(script, child)
+    wait_gone(script, child)
     task = stdio.request("tasks/get", {"taskId": running_id})
     assert task["status"] == "cancelled"
     assert task["statusMessage"] == "Cancelled from the command line (toolkiln tasks cancel)."
@@ -82,13 +82,13 @@ def test_a_task_whose_server_was_killed_is_listed_failed(
     stdio: StdioWire, home: Path, tools_dir: Path
 ) -> None:
     task_id = stdio.request("tools/call", {"name": "linger", "arguments": {}})["taskId"]
-    script, child = _pids(tools_dir)
+    script, child = read_pids(tools_dir)
     stdio.process.send_signal(signal.SIGKILL)
     stdio.process.wait(timeout=30)
     for pid in (script, child):  # nothing was left to stop them: the test does
         with contextlib.suppress(ProcessLookupError):
             os.killpg(pid, signal.SIGKILL)
-    _wait_gone(script, child)
+    wait_gone(script, child)
     [task] = json.loads(toolkiln_tasks(home, "list", "--json").stdout)
     assert task["taskId"] == task_id and task["status"] == "failed"
     assert "stopped before it finished" in task["statusMessage"]

@@ -21,8 +21,7 @@ from tests.conftest import MakeTool
 from tests.serve.dashboard.test_questions import ASK
 from tests.serve.dashboard.test_tasks_panel import make_task_tools
 from tests.serve.http_server import RunningServer, http_server, mcp_client
-from tests.serve.tasks_wire import http_request, wait_for
-from tests.serve.test_tasks import _pids, _wait_gone
+from tests.serve.tasks_wire import http_request, read_pids, wait_for, wait_gone
 from toolkiln.build import build_catalog
 from toolkiln.discover import discover_tools
 
@@ -248,7 +247,7 @@ def test_a_browser_sees_tasks_come_live_opens_a_result_and_cancels_a_running_one
         shout = call("tools/call", {"name": "shout", "arguments": {}})["taskId"]
         wait_for(call, shout, "completed")
         linger = call("tools/call", {"name": "linger", "arguments": {}})["taskId"]
-        script, child = _pids(tools_dir)
+        script, child = read_pids(tools_dir)
         row = "#tasks tr.task:first-child"
         wait.until(text_of(f"{row} .task-progress-text", "1/100 waiting"))
         assert chrome.find_element(By.CSS_SELECTOR, f"{row} .task-status").text == "working"
@@ -267,7 +266,7 @@ def test_a_browser_sees_tasks_come_live_opens_a_result_and_cancels_a_running_one
         chrome.find_element(By.CSS_SELECTOR, f"{row} button.task-cancel").click()
         wait.until(text_of(f"{row} .task-status", "cancelled"))
         assert chrome.find_elements(By.CSS_SELECTOR, f"{row} button.task-cancel") == []
-        _wait_gone(script, child)
+        wait_gone(script, child)
         assert call("tasks/get", {"taskId": linger})["statusMessage"] == "Cancelled on the dashboard."
         save_screenshot(chrome, "dashboard-tasks.png")
         problems = [entry for entry in chrome.get_log("browser") if entry["level"] == "SEVERE"]

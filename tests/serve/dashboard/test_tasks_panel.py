@@ -16,8 +16,8 @@ import pytest
 from tests.conftest import MakeTool
 from tests.serve.dashboard.conftest import Browser
 from tests.serve.http_server import RunningServer, http_server
-from tests.serve.tasks_wire import http_request, wait_for
-from tests.serve.test_tasks import LINGER, _pids, _wait_gone
+from tests.serve.tasks_wire import http_request, read_pids, wait_for, wait_gone
+from tests.serve.test_tasks import LINGER
 from toolkiln.build import build_catalog
 from toolkiln.discover import discover_tools
 
@@ -64,7 +64,7 @@ def test_the_panel_lists_tasks_by_handle_and_cancel_needs_the_session_and_its_cs
     server = task_server
     call = functools.partial(http_request, server.mcp_url, server.token)
     task_id = call("tools/call", {"name": "linger", "arguments": {}})["taskId"]
-    script, child = _pids(tools_dir)
+    script, child = read_pids(tools_dir)
     with Browser(server) as browser, Browser(server) as other:
         for client in (browser, other):
             assert client.login().status_code == 303
@@ -93,7 +93,7 @@ def test_the_panel_lists_tasks_by_handle_and_cancel_needs_the_session_and_its_cs
         headers = {"X-CSRF-Token": browser.csrf}
         done = browser.http.post(f"/dashboard/tasks/{handle}/cancel", json={}, headers=headers)
         assert done.status_code == 200 and done.json() == {"cancelled": True}
-        _wait_gone(script, child)
+        wait_gone(script, child)
         task = wait_for(call, task_id, "cancelled", "completed", "failed")
         assert task["status"] == "cancelled" and task["statusMessage"] == "Cancelled on the dashboard."
         again = browser.http.post(f"/dashboard/tasks/{handle}/cancel", json={}, headers=headers)
