@@ -9,9 +9,11 @@ of a tool marked idempotent is tried again by its client; nginx itself retries a
 only when no byte of it reached a replica (`proxy_next_upstream error timeout`, without
 `non_idempotent`), so no other call can run twice.
 
-Also: what stateless replicas cannot do. An interactive script's question, or a
-confirmation, of a 2026-07-28 client is answered by a retry that must reach the same
-replica; a 2025 client gets no questions at all.
+Also: the retry that brings a 2026-07-28 client's answers, sent to another replica. With
+the replicas' shared secret (`TOOLKILN_STATE_SECRET_FILE`) a confirmation is answered on
+any replica; a script waiting for its answers waits in one process, and another replica
+says so. Without it, another replica cannot open the requestState, and says why. A 2025
+client gets no questions at all.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import contextlib
 import functools
 import json
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -556,16 +559,28 @@ async def elicit(context: Any, params: types.ElicitRequestFormParams) -> types.E
     return types.ElicitResult(action="accept", content={"confirm": True} if confirming else {"name": "Ada"})
 
 
+def write_secret(path: Path, secret: str | None = None) -> Path:
+    """A `state.secret_file`, private as it must be."""
+    path.write_text((secret or secrets.token_hex(32)) + "\n")
+    path.chmod(0o600)
+    return path
+
+
 @pytest.mark.anyio
-async def test_an_interactive_call_needs_its_retry_on_the_same_replica(served: Path, tmp_path: Path) -> None:
-    """A 2026-07-28 client's answers (to a script's question, or to a confirmation) must
-    reach the replica that asked: another one refuses the requestState, sealed with a key
-    of the process that made it. A 2025 client gets no questions at all from stateless
-    HTTP; its script is told why."""
+@pytest.mark.parametrize("shared", [False, True], ids=["own-keys", "shared-secret"])
+async def test_a_retry_on_another_replica(served: Path, tmp_path: Path, shared: bool) -> None:
+    """A 2026-07-28 client's answers (to a script's question, or to a confirmation) come
+    in a retry that a load balancer may send to another replica. Without a shared
+    secret, another replica cannot open the `requestState` (each process seals with a key
+    of its own) and says why. With `TOOLKILN_STATE_SECRET_FILE`, every replica opens it:
+    a confirmation is answered on any replica; a script that waits for its answers runs
+    in one process, and another replica says so. A 2025 client gets no questions at all
+    from stateless HTTP; its script is told why."""
     token_file = tmp_path / "state" / "token"
+    env = {"TOOLKILN_STATE_SECRET_FILE": str(write_secret(tmp_path / "secret"))} if shared else {}
     with (
-        replica(served, token_file, tmp_path / "replica-a") as first,
-        replica(served, token_file, tmp_path / "replica-b") as second,
+        replica(served, token_file, tmp_path / "replica-a", **env) as first,
+        replica(served, token_file, tmp_path / "replica-b", **env) as second,
     ):
         headers = {"Authorization": f"Bearer {token_file.read_text().strip()}"}
 
@@ -605,13 +620,26 @@ async def test_an_interactive_call_needs_its_retry_on_the_same_replica(served: P
     assert confirmed.content[0].text == f"done on {first.port}"
     assert unconfirmed.is_error and "confirm" in unconfirmed.content[0].text
     assert confirmed_by_argument.content[0].text == f"done on {first.port}"
-    for error in (moved, moved_confirmation):
-        assert isinstance(error, MCPError)
-        assert (error.error.code, error.error.message) == (
-            types.INVALID_PARAMS,
-            "Invalid or expired requestState",
-        )
     assert legacy.structured_content == {
         "answer": {"error": "the server cannot send elicitation/create to this client (stateless HTTP)"},
         "port": first.port,
     }
+    assert isinstance(moved, MCPError) and moved.error.code == types.INVALID_PARAMS
+    if shared:
+        # The confirmation travels whole in the requestState: the other replica runs the tool.
+        assert not isinstance(moved_confirmation, MCPError), moved_confirmation
+        assert moved_confirmation.content[0].text == f"done on {second.port}"
+        # The script waits on the first replica; the second opens the state and says so.
+        assert moved.error.message.startswith("This call's script waits for its answers in another server")
+        assert "Route a client's requests to one replica" in moved.error.message
+    else:
+        for error in (moved, moved_confirmation):
+            assert isinstance(error, MCPError)
+            assert error.error.code == types.INVALID_PARAMS
+            assert error.error.message.startswith("Invalid or expired requestState: ")
+            assert "TOOLKILN_STATE_SECRET_FILE" in error.error.message
+        # The server's log has the SDK's reason: a key it does not hold.
+        assert (
+            "requestState rejected on tools/call: unknown key"
+            in (tmp_path / "replica-b" / "stderr").read_text()
+        )

@@ -255,7 +255,7 @@ async def _serve_http(
         ),
         audit,
         state_dir=state_dir,  # the task store lives beside the token
-        state=chosen_state(registry.catalog.state, state_url, state_dir),
+        state=chosen_state(registry.catalog.state, state_url, state_dir, token),
     )
     admission = Admission.for_bind(
         http.host, token, extra_hosts=http.allow_host, extra_origins=http.allow_origin

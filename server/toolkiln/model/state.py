@@ -5,11 +5,16 @@ machine). With one (`redis://`, `rediss://` or `unix://`), in that Redis server,
 that every replica pointed at it sees every task. The URL in config/server.json may
 not carry a password: build copies it into config/tools.json. A password goes in the
 `TOOLKILN_STATE_URL` environment variable (or `serve --state-url`), whose URL wins.
+
+`secret_file` names the file of the secret that replicas derive their `requestState`
+keys from (serve/keys.py), so a retry may reach any of them. Only its path is here:
+the secret itself is never in a config file.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import PurePath
 from typing import Annotated
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -81,8 +86,15 @@ def _check_prefix(prefix: str) -> str:
     return prefix
 
 
+def _check_secret_file(path: str) -> str:
+    if not PurePath(path).is_absolute():
+        raise ValueError(f"{path!r} is a relative path; give the secret file's absolute path")
+    return path
+
+
 StateUrl = Annotated[str, AfterValidator(check_url_without_password)]
 KeyPrefix = Annotated[str, AfterValidator(_check_prefix)]
+SecretFile = Annotated[str, AfterValidator(_check_secret_file)]
 
 
 class StateSettings(BaseModel):
@@ -94,3 +106,6 @@ class StateSettings(BaseModel):
     url: StateUrl | None = None
     # What every key starts with, so that two deployments may share one Redis server.
     key_prefix: KeyPrefix = "toolkiln:"
+    # The file (absolute path, mode 0600) of the secret every replica derives its
+    # requestState keys from; none: each process makes its own (one machine).
+    secret_file: SecretFile | None = None

@@ -10,11 +10,11 @@ import mcp.types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
-from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolkiln import __version__
 from toolkiln.serve.completion import complete
+from toolkiln.serve.keys import SealedRequestState
 from toolkiln.serve.notify import ClientNotifier, LogLevels, sdk_deprecations_silenced
 from toolkiln.serve.prompts import PromptService
 from toolkiln.serve.resources import ResourceService
@@ -149,8 +149,7 @@ def build_server(service: ToolService) -> Server[Any]:
     # runs only as a task, called by a client that cannot follow one.
     apply_extension(server, TasksExtension(service.tasks, task_support), call_tool)
     # requestState (2026-07-28) sealed on the way out and checked on the way back, so a
-    # client can neither read nor forge the state of a waiting call or a confirmation.
-    server.middleware.append(
-        RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=SERVER_NAME)
-    )
+    # client can neither read nor forge the state of a waiting call or a confirmation;
+    # under keys from `state.secret_file`, any replica given that secret opens it.
+    server.middleware.append(SealedRequestState(service.secret, audience=SERVER_NAME))
     return server

@@ -14,6 +14,13 @@ window without asking, the call is a `RunningCall` that a task follows
 A parked call waits for its answers at most `answer_timeout` seconds (config/server.json
 `interactive.answer_timeout_seconds`), then it is stopped: a human's pause does not
 hold a process and a slot of `--max-concurrency` for the whole run timeout.
+
+A parked call lives in the process that runs its script. Its `requestState` names that
+process (`instance`), so an answer that a load balancer sends to another replica is
+told so (the state itself opens on any replica given the shared `state.secret_file`,
+serve/keys.py; the script it names does not move). Re-running the script there, its
+earlier answers replayed, would run again whatever it did before it asked: toolkiln does
+not, and the README shows how to route a client's retries to one replica.
 """
 
 from __future__ import annotations
@@ -157,6 +164,7 @@ class ParkedCalls:
     def __init__(self, max_waiting: int, answer_timeout: Callable[[], float] = lambda: 300.0) -> None:
         self.max_waiting = max_waiting
         self.answer_timeout = answer_timeout
+        self.instance = secrets.token_hex(6)  # names this process in the states it makes
         self._group: TaskGroup | None = None
         self._waiting: dict[str, _WaitingCall] = {}  # by state, oldest first
         self._timed_out: OrderedDict[str, float] = OrderedDict()  # recent states stopped unanswered
@@ -192,9 +200,6 @@ class ParkedCalls:
         self._group.start_soon(in_background)
         return await self._next(waiting, window)
 
-    def is_waiting(self, state: str) -> bool:
-        return state in self._waiting
-
     async def resume(
         self,
         state: str,
@@ -204,6 +209,14 @@ class ParkedCalls:
     ) -> ToolResult | types.InputRequiredResult | RunningCall:
         waiting = self._waiting.pop(state, None)
         if waiting is None:
+            if not state.startswith(f"{self.instance}."):
+                raise MCPError(
+                    code=types.INVALID_PARAMS,
+                    message="This call's script waits for its answers in another server process (another "
+                    "replica behind the load balancer, or this one before a restart), and only that "
+                    "process can go on with it. Route a client's requests to one replica (README: "
+                    "Running several replicas), or call the tool again.",
+                )
             if state in self._timed_out:
                 raise MCPError(
                     code=types.INVALID_PARAMS,
@@ -246,7 +259,7 @@ class ParkedCalls:
 
     def _park(self, waiting: _WaitingCall) -> types.InputRequiredResult:
         assert self._group is not None
-        state = secrets.token_urlsafe(16)
+        state = f"{self.instance}.{secrets.token_urlsafe(16)}"
         self._waiting[state] = waiting
         while len(self._waiting) > self.max_waiting:
             oldest = self._waiting.pop(next(iter(self._waiting)))

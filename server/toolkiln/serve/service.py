@@ -25,7 +25,8 @@ from toolkiln.audit import AuditLog
 from toolkiln.model import CompiledTool, StateSettings
 from toolkiln.runner import LoggingObserver, Registry, ToolResult, ToolRunner, UnknownToolError
 from toolkiln.serve.changes import Broadcaster
-from toolkiln.serve.confirm import confirm, elicitation_mode
+from toolkiln.serve.confirm import CONFIRM, confirm, elicitation_mode
+from toolkiln.serve.keys import StateSecret, load_state_secret
 from toolkiln.serve.notify import ThrottledNotifier
 from toolkiln.serve.parked import ParkedCalls, RunningCall
 from toolkiln.serve.resources import state_uris
@@ -64,6 +65,11 @@ class ToolService:
         self.audit = audit
         self.broadcaster = broadcaster or Broadcaster()
         self._tool_lists: dict[bool, dict[str, Any]] = {}
+        self.state = state or StateSettings()
+        # What requestState keys are derived from, shared by replicas; none: this process's own.
+        self.secret: StateSecret | None = (
+            load_state_secret(Path(self.state.secret_file)) if self.state.secret_file else None
+        )
         self.reloading = anyio.Lock()  # one rebuild and swap at a time (watch.reload)
         # `run` it beside the server (cli/serving.py does)
         self.parked = ParkedCalls(
@@ -266,7 +272,7 @@ class ToolService:
     ) -> ToolResult | types.InputRequiredResult | RunningCall:
         """An interactive call of a 2026-07-28 client: started, or resumed with its answers."""
         state = params.request_state if params is not None else None
-        if state is not None and (self.parked.is_waiting(state) or not tool.requires_confirmation):
+        if state is not None and state != CONFIRM:  # a parked call's (confirm(): the confirmation's)
             responses = params.input_responses if params is not None else None
             return await self.parked.resume(state, responses, capabilities, window)
         return await self.parked.start(
