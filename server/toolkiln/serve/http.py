@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import uvicorn
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
@@ -42,6 +42,9 @@ from toolkiln.serve.repeats import install_repeat_filter, quiet_accept_errors, r
 from toolkiln.serve.rpc import rpc_endpoint
 from toolkiln.serve.service import ToolService
 from toolkiln.serve.watch import Rebuild
+
+if TYPE_CHECKING:
+    from toolkiln.serve.shared_events import SharedEvents
 
 logger = logging.getLogger(__name__)
 
@@ -127,9 +130,12 @@ def build_app(
     """The ASGI app: the Guard, a body size limit, then the routes (the dashboard's too,
     unless `settings.dashboard` is off)."""
     # Resumable streams: a client that lost its connection mid-call reconnects with
-    # Last-Event-ID (stateful sessions only), from its session's own event store.
+    # Last-Event-ID, from its session's own event store (stateful sessions only), or
+    # with `state.url` from Redis, on any replica.
+    shared = shared_events(service)
     manager = ResumableSessionManager(
         app=build_server(service),
+        shared=shared,
         stateless=settings.stateless,
         # The Guard checks Host and Origin on every route, this one included.
         security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
@@ -158,9 +164,12 @@ def build_app(
                 yield
             finally:
                 stop()
+                if shared is not None:
+                    await shared.close()
 
+    mcp_app: Any = StreamableHTTPASGIApp(manager)
     routes: list[BaseRoute] = [
-        Route("/mcp", StreamableHTTPASGIApp(manager)),
+        Route("/mcp", mcp_app if shared is None else _resuming(mcp_app, shared)),
         Route("/rpc", rpc_endpoint(service), methods=["POST"]),
         Route("/health", health, methods=["GET"]),
     ]
@@ -182,6 +191,22 @@ def build_app(
         service.audit,
         delegated=is_dashboard_path if settings.dashboard else None,
     )
+
+
+def shared_events(service: ToolService) -> SharedEvents | None:
+    """The Redis event store of `state.url`, if one is set (`redis` imported only then)."""
+    state = service.tasks.state
+    if state.url is None:
+        return None
+    from toolkiln.serve.shared_events import SharedEvents
+
+    return SharedEvents(state.url, prefix=state.key_prefix, instance=str(service.tasks.owner["instance"]))
+
+
+def _resuming(app: Any, shared: SharedEvents) -> Any:
+    from toolkiln.serve.stream_resume import ResumingApp
+
+    return ResumingApp(app, shared)
 
 
 def _announce(
