@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import anyio
 import uvicorn
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import RequestBodyLimitMiddleware, TransportSecuritySettings
@@ -44,6 +45,7 @@ from toolkiln.serve.service import ToolService
 from toolkiln.serve.watch import Rebuild
 
 if TYPE_CHECKING:
+    from toolkiln.serve.catalog_news import CatalogNews
     from toolkiln.serve.shared_events import SharedEvents
 
 logger = logging.getLogger(__name__)
@@ -143,6 +145,8 @@ def build_app(
         retry_interval=RETRY_MILLISECONDS,
     )
     started = time.monotonic()
+    config_dir = service.registry.catalog_file.parent.resolve()  # where build wrote tools.json
+    news = _catalog_news(service, config_dir, rebuild)  # switches reach the other replicas
 
     def status() -> dict[str, Any]:
         return {
@@ -158,14 +162,18 @@ def build_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with manager.run():
+        async with manager.run(), anyio.create_task_group() as group:
+            if news is not None:
+                await group.start(news.listen)
             stop = on_started()
             try:
                 yield
             finally:
+                group.cancel_scope.cancel()
                 stop()
-                if shared is not None:
-                    await shared.close()
+                for client in (shared, news):
+                    if client is not None:
+                        await client.close()
 
     mcp_app: Any = StreamableHTTPASGIApp(manager)
     routes: list[BaseRoute] = [
@@ -182,8 +190,7 @@ def build_app(
             secure=settings.tls_cert is not None,
             revocations=Revocations(ended),
         )
-        config_dir = service.registry.catalog_file.parent.resolve()  # where build wrote tools.json
-        routes += Dashboard(service, sessions, config_dir, rebuild, status).routes()
+        routes += Dashboard(service, sessions, config_dir, rebuild, status, news=news).routes()
     app = Starlette(routes=routes, lifespan=lifespan)
     return Guard(
         RequestBodyLimitMiddleware(app, settings.max_body_bytes),
@@ -207,6 +214,14 @@ def _resuming(app: Any, shared: SharedEvents) -> Any:
     from toolkiln.serve.stream_resume import ResumingApp
 
     return ResumingApp(app, shared)
+
+
+def _catalog_news(service: ToolService, config_dir: Path, rebuild: Rebuild | None) -> CatalogNews | None:
+    if service.tasks.state.url is None:
+        return None
+    from toolkiln.serve.catalog_news import open_catalog_news
+
+    return open_catalog_news(service, config_dir, rebuild)
 
 
 def _announce(
