@@ -19,8 +19,9 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import anyio
 import uvicorn
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import RequestBodyLimitMiddleware, TransportSecuritySettings
@@ -42,6 +43,10 @@ from toolkiln.serve.repeats import install_repeat_filter, quiet_accept_errors, r
 from toolkiln.serve.rpc import rpc_endpoint
 from toolkiln.serve.service import ToolService
 from toolkiln.serve.watch import Rebuild
+
+if TYPE_CHECKING:
+    from toolkiln.serve.catalog_news import CatalogNews
+    from toolkiln.serve.shared_events import SharedEvents
 
 logger = logging.getLogger(__name__)
 
@@ -127,9 +132,12 @@ def build_app(
     """The ASGI app: the Guard, a body size limit, then the routes (the dashboard's too,
     unless `settings.dashboard` is off)."""
     # Resumable streams: a client that lost its connection mid-call reconnects with
-    # Last-Event-ID (stateful sessions only), from its session's own event store.
+    # Last-Event-ID, from its session's own event store (stateful sessions only), or
+    # with `state.url` from Redis, on any replica.
+    shared = shared_events(service)
     manager = ResumableSessionManager(
         app=build_server(service),
+        shared=shared,
         stateless=settings.stateless,
         # The Guard checks Host and Origin on every route, this one included.
         security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
@@ -137,6 +145,8 @@ def build_app(
         retry_interval=RETRY_MILLISECONDS,
     )
     started = time.monotonic()
+    config_dir = service.registry.catalog_file.parent.resolve()  # where build wrote tools.json
+    news = _catalog_news(service, config_dir, rebuild)  # switches reach the other replicas
 
     def status() -> dict[str, Any]:
         return {
@@ -152,15 +162,22 @@ def build_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with manager.run():
+        async with manager.run(), anyio.create_task_group() as group:
+            if news is not None:
+                await group.start(news.listen)
             stop = on_started()
             try:
                 yield
             finally:
+                group.cancel_scope.cancel()
                 stop()
+                for client in (shared, news):
+                    if client is not None:
+                        await client.close()
 
+    mcp_app: Any = StreamableHTTPASGIApp(manager)
     routes: list[BaseRoute] = [
-        Route("/mcp", StreamableHTTPASGIApp(manager)),
+        Route("/mcp", mcp_app if shared is None else _resuming(mcp_app, shared)),
         Route("/rpc", rpc_endpoint(service), methods=["POST"]),
         Route("/health", health, methods=["GET"]),
     ]
@@ -173,8 +190,7 @@ def build_app(
             secure=settings.tls_cert is not None,
             revocations=Revocations(ended),
         )
-        config_dir = service.registry.catalog_file.parent.resolve()  # where build wrote tools.json
-        routes += Dashboard(service, sessions, config_dir, rebuild, status).routes()
+        routes += Dashboard(service, sessions, config_dir, rebuild, status, news=news).routes()
     app = Starlette(routes=routes, lifespan=lifespan)
     return Guard(
         RequestBodyLimitMiddleware(app, settings.max_body_bytes),
@@ -182,6 +198,30 @@ def build_app(
         service.audit,
         delegated=is_dashboard_path if settings.dashboard else None,
     )
+
+
+def shared_events(service: ToolService) -> SharedEvents | None:
+    """The Redis event store of `state.url`, if one is set (`redis` imported only then)."""
+    state = service.tasks.state
+    if state.url is None:
+        return None
+    from toolkiln.serve.shared_events import SharedEvents
+
+    return SharedEvents(state.url, prefix=state.key_prefix, instance=str(service.tasks.owner["instance"]))
+
+
+def _resuming(app: Any, shared: SharedEvents) -> Any:
+    from toolkiln.serve.stream_resume import ResumingApp
+
+    return ResumingApp(app, shared)
+
+
+def _catalog_news(service: ToolService, config_dir: Path, rebuild: Rebuild | None) -> CatalogNews | None:
+    if service.tasks.state.url is None:
+        return None
+    from toolkiln.serve.catalog_news import open_catalog_news
+
+    return open_catalog_news(service, config_dir, rebuild)
 
 
 def _announce(

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from starlette.requests import Request
@@ -34,6 +34,9 @@ from toolkiln.serve.dashboard.throttle import LoginThrottle
 from toolkiln.serve.guard import record_denial
 from toolkiln.serve.service import ToolService
 from toolkiln.serve.watch import Rebuild, reload
+
+if TYPE_CHECKING:
+    from toolkiln.serve.catalog_news import CatalogNews
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +70,7 @@ class Dashboard:
     health: Callable[[], dict[str, Any]]
     throttle: LoginThrottle = field(default_factory=LoginThrottle)
     questions: Questions = field(default_factory=Questions)
+    news: CatalogNews | None = None  # with `state.url`: switches reach the other replicas
 
     def routes(self) -> list[BaseRoute]:
         return [
@@ -218,9 +222,11 @@ class Dashboard:
         if await reload(self.service, self.rebuild) is None:
             message = "the rebuild failed (the server log says why); still serving the last good tools"
             return JSONResponse({"error": message}, status_code=500)
+        lag = await self.news.announce(key, enabled) if self.news is not None else None
         rows = [row for row in await self._rows() if row.key == key]
         card = render_page(TEMPLATES, "_tool.html", {"row": rows[0], "can_switch": True}) if rows else ""
-        return JSONResponse({"enabled": enabled, "served": len(self.service.registry.tools), "card": card})
+        answer = {"enabled": enabled, "served": len(self.service.registry.tools), "card": card}
+        return JSONResponse({**answer, **({"warning": lag} if lag else {})})
 
     async def call(self, request: Request) -> Response | CallStream:
         if (refusal := await self._refusal(request)) is not None:

@@ -50,6 +50,14 @@
     const answer = await response.json();
     card.outerHTML = answer.card;
     setHealth("tools", answer.served);
+    if (answer.warning) {  // applied here; the other replicas were not told
+      const fresh = document.querySelector(`.tool[data-key="${CSS.escape(card.dataset.key)}"] .switch-notice`);
+      if (fresh) {
+        fresh.hidden = false;
+        fresh.className = "notice switch-notice error";
+        fresh.textContent = answer.warning;
+      }
+    }
   });
 
   // --- calls: run through the server, its progress and logs streamed as events -------------
