@@ -8,6 +8,7 @@ import contextlib
 import functools
 import json
 import os
+import re
 import signal
 import stat
 import time
@@ -91,7 +92,8 @@ def test_a_task_over_stdio_is_created_polled_and_completed(stdio: StdioWire, tmp
     created = stdio.request("tools/call", {"name": "slow", "arguments": {"seconds": 1}})
     assert created["resultType"] == "task" and created["status"] == "working"
     assert created["ttlMs"] > 120_000 and created["pollIntervalMs"] > 0
-    assert len(created["taskId"]) >= 32  # 192 random bits
+    # 192 random bits in hex: never a leading `-`, which `toolkiln tasks show ID` would take for an option
+    assert re.fullmatch(r"[0-9a-f]{48}", created["taskId"])
     # It exists before the answer came: the very next request finds it.
     first = stdio.request("tasks/get", {"taskId": created["taskId"]})
     assert first["taskId"] == created["taskId"] and first["resultType"] == "complete"

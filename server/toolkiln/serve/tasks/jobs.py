@@ -194,7 +194,8 @@ class TaskService:
         settings = self.settings()
         now = time.time()
         record = TaskRecord(
-            task_id=secrets.token_urlsafe(24),
+            # 192 random bits in hex: never starts with `-`, so `toolkiln tasks show ID` reads it.
+            task_id=secrets.token_hex(24),
             principal=principal,
             tool=tool.name,
             status="working",
