@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import toolkiln
-from benchmarks import confinement, pipeline, serving
+from benchmarks import confinement, pipeline, serving, tasks
 from benchmarks.report import draw_chart, render_markdown
 from benchmarks.rounds import FULL, QUICK, Figures, Preset
 
@@ -36,6 +36,7 @@ MEASUREMENTS: dict[str, Callable[[Path, Preset], Figures]] = {
     "discovery": pipeline.measure_discovery,
     "flood": serving.measure_flood,
     "python_worker": serving.measure_python_worker,
+    "tasks": tasks.measure_tasks,
     "watch": serving.measure_watch,
 }
 ROOT = Path(__file__).resolve().parent.parent

@@ -4,6 +4,7 @@ protocol version and client capabilities in `_meta`, as the spec has it."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -11,6 +12,7 @@ import select
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -69,26 +71,47 @@ class StdioWire:
             stderr=self.log,
             env={**child_env(), "XDG_CONFIG_HOME": str(state_home)},
         )
+        self.inbox: list[dict[str, Any]] = []  # messages read while waiting for another
+        self._unread = b""
 
     def request(
         self, method: str, params: dict[str, Any], capabilities: dict[str, Any] | None = None
     ) -> dict[str, Any]:
+        message_id = self.send(method, params, capabilities)
+        return _result(
+            self.receive(lambda message: message.get("id") == message_id, f"an answer to {method}")
+        )
+
+    def send(self, method: str, params: dict[str, Any], capabilities: dict[str, Any] | None = None) -> int:
+        """Send one request without waiting for its answer; its id."""
         message = envelope(method, params, capabilities)
-        assert self.process.stdin is not None and self.process.stdout is not None
+        assert self.process.stdin is not None
         self.process.stdin.write(json.dumps(message).encode() + b"\n")
         self.process.stdin.flush()
-        deadline = time.monotonic() + 60
+        message_id: int = message["id"]
+        return message_id
+
+    def receive(self, wanted: Any, what: str = "a message", seconds: float = 60) -> dict[str, Any]:
+        """The first message `wanted(message)` accepts; the others stay in `inbox`, in order."""
+        for index, message in enumerate(self.inbox):
+            if wanted(message):
+                return self.inbox.pop(index)
+        assert self.process.stdout is not None
+        deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
-            ready, _, _ = select.select([self.process.stdout], [], [], 1)
-            if not ready:
-                continue
-            line = self.process.stdout.readline()
-            if not line:
-                raise AssertionError("the server closed stdout")
-            answer = json.loads(line)
-            if answer.get("id") == message["id"]:
-                return _result(answer)
-        raise AssertionError(f"no answer to {method}")
+            while b"\n" in self._unread:  # whole lines already read (several may come at once)
+                line, self._unread = self._unread.split(b"\n", 1)
+                message = json.loads(line)
+                if wanted(message):
+                    return message
+                self.inbox.append(message)
+            ready, _, _ = select.select([self.process.stdout], [], [], 0.2)
+            if ready:
+                chunk = os.read(self.process.stdout.fileno(), 65536)
+                if not chunk:
+                    raise AssertionError("the server closed stdout")
+                self._unread += chunk
+        raise AssertionError(f"no {what} within {seconds} s")
 
     def close(self) -> None:
         if self.process.poll() is None:
@@ -129,6 +152,37 @@ def http_request(
                     return _result(answer)
         raise AssertionError(f"no answer to {method} in the stream")
     return _result(response.json())
+
+
+@contextlib.contextmanager
+def http_listen(
+    url: str, token: str | None, notifications: dict[str, Any], capabilities: dict[str, Any] | None = None
+) -> Iterator[Iterator[dict[str, Any]]]:
+    """A `subscriptions/listen` stream over HTTP: its messages, as they come (an error
+    answer raises `RpcError`)."""
+    message = envelope("subscriptions/listen", {"notifications": notifications}, capabilities)
+    sent = {
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": VERSION,
+        "Mcp-Method": "subscriptions/listen",
+        **({"Authorization": f"Bearer {token}"} if token else {}),
+    }
+    with httpx2.stream("POST", url, json=message, headers=sent, timeout=60) as response:
+
+        def messages() -> Iterator[dict[str, Any]]:
+            if not response.headers.get("content-type", "").startswith("text/event-stream"):
+                response.read()
+                yield _result(response.json())
+                return
+            for line in response.iter_lines():
+                if line.startswith("data:") and line[5:].strip():
+                    answer = json.loads(line[5:])
+                    if answer.get("id") == message["id"]:
+                        yield {"final": _result(answer)}
+                        return
+                    yield answer
+
+        yield messages()
 
 
 def wait_for(get: Any, task_id: str, *statuses: str) -> dict[str, Any]:

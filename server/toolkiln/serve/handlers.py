@@ -20,6 +20,7 @@ from toolkiln.serve.prompts import PromptService
 from toolkiln.serve.resources import ResourceService
 from toolkiln.serve.service import ToolService
 from toolkiln.serve.tasks import CreateTaskResult, TasksExtension, apply_extension
+from toolkiln.serve.tasks.listen import TasksListenHandler
 
 logger = logging.getLogger(__name__)
 
@@ -139,7 +140,10 @@ def build_server(service: ToolService) -> Server[Any]:
             on_get_prompt=get_prompt,
             on_subscribe_resource=subscribe,
             on_unsubscribe_resource=unsubscribe,
-            on_subscriptions_listen=broadcaster.listen_handler,
+            # The SDK's handler, and task status notifications for `taskIds` (SEP-2663).
+            on_subscriptions_listen=TasksListenHandler(
+                broadcaster.listen_handler, broadcaster.bus, service.tasks
+            ),
             on_completion=completion,
             get_tool_input_schema=input_schema,
         )

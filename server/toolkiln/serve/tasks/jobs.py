@@ -9,7 +9,9 @@ the script's process group (process/ kills it, with a grace period, on the way o
 On start, and when a task is read, a task left `working` by a server that is no
 longer running (it crashed or was killed: the store says, from the process table
 on one machine, from the server's heartbeat in a shared store) is marked failed
-with the reason, never left working. A shared store that cannot be reached fails
+with the reason, never left working. Each new status (and each change of a task's
+questions) is published to the `subscriptions/listen` streams that follow the task
+(notices.py, listen.py). A shared store that cannot be reached fails
 what needs it (a new task, a `tasks/get`) with an error that says so, and nothing
 else. Finished tasks stay for their time to live (the tool's timeout plus
 `keep_seconds`), then the store drops them.
@@ -36,6 +38,7 @@ from toolkiln.liveness import process_identity
 from toolkiln.model import CompiledTool, StateSettings, TaskSettings
 from toolkiln.runner import ToolResult
 from toolkiln.serve.interactive import as_json
+from toolkiln.serve.tasks.notices import TaskNotices
 from toolkiln.serve.tasks.running_job import Job, TaskObserver, still_asked
 from toolkiln.serve.tasks.sqlite import STORE_FILE
 from toolkiln.serve.tasks.store import (
@@ -91,6 +94,7 @@ class TaskService:
         self.store: TaskStore | None = None
         self._group: TaskGroup | None = None
         self._jobs: dict[str, Job] = {}
+        self.notices = TaskNotices()  # the listen streams that follow a task (listen.py)
         self._beaten_at = -OWNER_SECONDS  # time.monotonic() of the last heartbeat stored
 
     @property
@@ -152,7 +156,7 @@ class TaskService:
                 store.update, task_id, status="failed", error=error, status_message=message
             )
             try:
-                await anyio.to_thread.run_sync(update)
+                self.notices.publish(await anyio.to_thread.run_sync(update))
             except TaskStoreError as unreachable:  # its heartbeat stops: others will fail it
                 logger.warning("task %s was not marked failed: %s", task_id, unreachable)
         await anyio.to_thread.run_sync(store.close)
@@ -174,6 +178,10 @@ class TaskService:
     @property
     def serving(self) -> bool:
         return self._group is not None
+
+    def runs_here(self, task_id: str) -> bool:
+        """Whether this process runs the task (so it publishes the task's changes itself)."""
+        return task_id in self._jobs
 
     async def start(
         self,
@@ -277,6 +285,8 @@ class TaskService:
             logger.warning("task %s: its news did not reach the store: %s", job.task_id, error)
             job.dirty = True
             return
+        if "status" in changes or "input_requests" in changes:
+            self.notices.publish(record)
         if record is not None and record.status == "cancelled" and not job.cancelled:
             job.cancelled = True
             job.scope.cancel()
@@ -296,6 +306,7 @@ class TaskService:
                 and not await anyio.to_thread.run_sync(store.owner_running, record.owner)
             ):
                 record = await anyio.to_thread.run_sync(self._fail_orphan, record)
+                self.notices.publish(record)
         except StoreUnreachableError as error:
             raise unreachable(error) from None
         return record
@@ -315,6 +326,7 @@ class TaskService:
                     and not await anyio.to_thread.run_sync(store.owner_running, record.owner)
                 ):
                     records[index] = await anyio.to_thread.run_sync(self._fail_orphan, record)
+                    self.notices.publish(records[index])
         except StoreUnreachableError as error:
             raise unreachable(error) from None
         return records
@@ -340,7 +352,7 @@ class TaskService:
         assert self.store is not None
         cancel = functools.partial(self.store.update, task_id, status="cancelled", status_message=message)
         try:
-            await anyio.to_thread.run_sync(cancel)
+            self.notices.publish(await anyio.to_thread.run_sync(cancel))
         except StoreUnreachableError as error:
             raise unreachable(error) from None
         job = self._jobs.get(task_id)
