@@ -54,6 +54,22 @@ class Answer:
         return types.ElicitResult(action=self.action, content=content)  # type: ignore[arg-type]
 
 
+ASK_THEN_WIPE = """\
+#!/usr/bin/env python3
+# Tool: tidy
+# Description: Ask which folder, then wipe it (pretend)
+import json, os, sys
+json.loads(sys.stdin.readline())
+print("ELICIT " + json.dumps({"message": "Which folder?", "requestedSchema": {
+    "type": "object", "properties": {"folder": {"type": "string"}}, "required": ["folder"]}}),
+    file=sys.stderr, flush=True)
+answer = json.loads(sys.stdin.readline())
+with open(os.environ["WIPED"], "a") as wiped:
+    wiped.write(answer["content"]["folder"] + "\\n")
+print("wiped " + answer["content"]["folder"])
+"""
+
+
 def wiped(tmp_path: Path) -> list[str]:
     path = tmp_path / "wiped"
     return path.read_text().split() if path.exists() else []
@@ -114,3 +130,37 @@ def test_rpc_clients_confirm_with_the_argument(served: Path, tmp_path: Path) -> 
     assert refused["isError"] is True
     assert run["result"]["content"][0]["text"] == "wiped /b"
     assert wiped(tmp_path) == ["/b"]
+
+
+@pytest.fixture
+def asks_after_confirming(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
+    make_tool("tidy.py", ASK_THEN_WIPE)
+    assert not discover_tools(tools_dir, config_dir).errors
+    path = config_dir / "tools" / "tidy.json"
+    config = json.loads(path.read_text())
+    config["script_config"].update(requires_confirmation=True, interactive=True)
+    path.write_text(json.dumps(config))
+    build_catalog(config_dir, tools_dir)
+    return config_dir
+
+
+async def test_a_confirmed_interactive_call_is_asked_once_then_answers_its_script(
+    asks_after_confirming: Path, tmp_path: Path
+) -> None:
+    """2026-07-28: the retry that brings the script's answers is not asked to confirm again
+    (before: every retry re-asked, and a confirmed retry started the script anew)."""
+    questions: list[str] = []
+
+    async def answer(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        questions.append(params.message)
+        content = {"confirm": True} if params.message.startswith("Run the tool") else {"folder": "/tmp/old"}
+        return types.ElicitResult(action="accept", content=content)
+
+    client = {"elicitation_callback": answer}
+    async with connect(
+        asks_after_confirming, "auto", WIPED=str(tmp_path / "wiped"), client=client
+    ) as session:
+        result = await session.call_tool("tidy", {})
+    assert questions == ["Run the tool 'tidy' with {}?", "Which folder?"]
+    assert (result.is_error, text_of(result)) == (False, "wiped /tmp/old")
+    assert wiped(tmp_path) == ["/tmp/old"]

@@ -132,7 +132,10 @@ class ToolService:
         except UnknownToolError as unknown:
             record(success=False, exit_code=None, error=str(unknown))
             raise MCPError(code=types.INVALID_PARAMS, message=str(unknown)) from None
-        if tool.requires_confirmation:
+        # A retry that brings a parked call's answers was confirmed when that call started:
+        # its sealed state, bound to this tool and these arguments, was minted only then.
+        resuming = params is not None and params.request_state not in (None, CONFIRM)
+        if tool.requires_confirmation and not resuming:
             confirmation = await confirm(ctx, tool, params, arguments)
             if confirmation.ask is not None:
                 return confirmation.ask
