@@ -262,3 +262,35 @@ def test_a_task_run_by_another_server_of_the_store_is_told_from_the_store(
     finally:
         runner.close()
         listener.close()
+
+
+def test_answers_sent_to_a_server_not_running_the_task_are_refused_not_lost(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, tmp_path: Path
+) -> None:
+    """Two servers of one store (as replicas of one Redis): the task's questions can be
+    answered only where its script waits; elsewhere the answer is an error, never dropped."""
+    make_tool("ask.py", ASK)
+    assert not discover_tools(tools_dir, config_dir).errors
+    path = config_dir / "tools" / "ask.json"
+    config = json.loads(path.read_text())
+    config["script_config"].update(task="required", interactive=True, ask_before_task=False)
+    path.write_text(json.dumps(config))
+    build_catalog(config_dir, tools_dir)
+    home = tmp_path / "home"
+    runner = StdioWire(config_dir, home, tmp_path / "runner.log")
+    other = StdioWire(config_dir, home, tmp_path / "other.log")
+    try:
+        task_id = runner.request("tools/call", {"name": "ask", "arguments": {}})["taskId"]
+        [key] = wait_for(other.request, task_id, "input_required")["inputRequests"]
+        answer = {
+            "taskId": task_id,
+            "inputResponses": {key: {"action": "accept", "content": {"name": "Ada"}}},
+        }
+        with pytest.raises(RpcError, match="runs in another server process"):
+            other.request("tasks/update", answer)
+        runner.request("tasks/update", answer)
+        done = wait_for(runner.request, task_id, "completed")
+        assert done["result"]["content"][0]["text"] == "hello Ada"
+    finally:
+        runner.close()
+        other.close()

@@ -58,6 +58,11 @@ EXPIRE_SECONDS = 60.0  # how often expired tasks are removed
 BEAT_SECONDS = 2.0
 OWNER_SECONDS = 10.0
 CANCEL_SECONDS = 1.0  # a task cancelled through another replica is stopped within about this
+ELSEWHERE = (
+    "This task's script runs in another server process (another replica), which alone can "
+    "hand it these answers: send tasks/update to that replica (route tasks/* by the Mcp-Name "
+    "header, which carries the task id). Nothing was answered."
+)
 DIED = (
     "The server running this task stopped before it finished (pid {pid}); the task's process ended with it."
 )
@@ -333,8 +338,10 @@ class TaskService:
 
     async def answer(self, task_id: str, principal: str, responses: dict[str, Any]) -> None:
         """Deliver `responses` to the task's outstanding questions; other keys are ignored."""
-        await self.get(task_id, principal)
+        record = await self.get(task_id, principal)
         job = self._jobs.get(task_id)
+        if job is None and record.status == "input_required":  # its script waits in another process
+            raise MCPError(code=types.INVALID_REQUEST, message=ELSEWHERE)
         if job is None or not job.pending:
             return
         for key in list(job.pending):
