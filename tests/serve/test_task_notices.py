@@ -127,9 +127,9 @@ def test_a_stream_tells_each_status_of_the_tasks_it_names_over_stdio(
     assert not [message for message in stdio.inbox if of_stream(message)]
 
 
-def test_questions_and_answers_of_a_task_are_told_as_they_change(
-    make_tool: MakeTool, tools_dir: Path, config_dir: Path, tmp_path: Path
-) -> None:
+@pytest.fixture
+def asking(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
+    """A config folder whose tool `ask` runs as a task and asks a question through it."""
     make_tool("ask.py", ASK)
     assert not discover_tools(tools_dir, config_dir).errors
     path = config_dir / "tools" / "ask.json"
@@ -137,7 +137,11 @@ def test_questions_and_answers_of_a_task_are_told_as_they_change(
     config["script_config"].update(task="required", interactive=True, ask_before_task=False)
     path.write_text(json.dumps(config))
     build_catalog(config_dir, tools_dir)
-    server = StdioWire(config_dir, tmp_path / "home", tmp_path / "server.log")
+    return config_dir
+
+
+def test_questions_and_answers_of_a_task_are_told_as_they_change(asking: Path, tmp_path: Path) -> None:
+    server = StdioWire(asking, tmp_path / "home", tmp_path / "server.log")
     try:
         task_id = server.request("tools/call", {"name": "ask", "arguments": {}})["taskId"]
         of_stream = _of(server.send("subscriptions/listen", {"notifications": {"taskIds": [task_id]}}))
@@ -265,20 +269,13 @@ def test_a_task_run_by_another_server_of_the_store_is_told_from_the_store(
 
 
 def test_answers_sent_to_a_server_not_running_the_task_are_refused_not_lost(
-    make_tool: MakeTool, tools_dir: Path, config_dir: Path, tmp_path: Path
+    asking: Path, tmp_path: Path
 ) -> None:
     """Two servers of one store (as replicas of one Redis): the task's questions can be
     answered only where its script waits; elsewhere the answer is an error, never dropped."""
-    make_tool("ask.py", ASK)
-    assert not discover_tools(tools_dir, config_dir).errors
-    path = config_dir / "tools" / "ask.json"
-    config = json.loads(path.read_text())
-    config["script_config"].update(task="required", interactive=True, ask_before_task=False)
-    path.write_text(json.dumps(config))
-    build_catalog(config_dir, tools_dir)
     home = tmp_path / "home"
-    runner = StdioWire(config_dir, home, tmp_path / "runner.log")
-    other = StdioWire(config_dir, home, tmp_path / "other.log")
+    runner = StdioWire(asking, home, tmp_path / "runner.log")
+    other = StdioWire(asking, home, tmp_path / "other.log")
     try:
         task_id = runner.request("tools/call", {"name": "ask", "arguments": {}})["taskId"]
         [key] = wait_for(other.request, task_id, "input_required")["inputRequests"]
