@@ -6,8 +6,9 @@ task store (`toolkiln tasks`: tasks/store.py, tasks/sqlite.py) does not import t
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from toolkiln.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from toolkiln.serve.guard import Admission, is_loopback
@@ -47,7 +48,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)
+__getattr__ = lazy_names(__name__, _HOMES)
