@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -52,6 +54,15 @@ def make_tool(tools_dir: Path) -> MakeTool:
         return path
 
     return make
+
+
+def tune_tool(config_dir: Path, name: str, **script_config: Any) -> None:
+    """Set keys of a discovered tool's `script_config` in config/tools/<name>.json, as a
+    user editing the file would (build after)."""
+    path = config_dir / "tools" / f"{name}.json"
+    config = json.loads(path.read_text())
+    config["script_config"].update(script_config)
+    path.write_text(json.dumps(config))
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.conftest import MakeTool
+from tests.conftest import MakeTool, tune_tool
 from toolkiln.build import build_catalog
 from toolkiln.discover import discover_tools
 from toolkiln.errors import ConfigError
@@ -209,10 +209,7 @@ def _counting_registry(
     make_tool("counting.sh", COUNTING)
     discover_tools(tools_dir, config_dir)
     if per_tool is not None:
-        path = config_dir / "tools" / "counting.json"
-        config = json.loads(path.read_text())
-        config["script_config"]["max_concurrency"] = per_tool
-        path.write_text(json.dumps(config))
+        tune_tool(config_dir, "counting", max_concurrency=per_tool)
     build_catalog(config_dir, tools_dir)
     return Registry.load(catalog_path(config_dir))
 

@@ -3,14 +3,13 @@ or a required `confirm: true` argument for clients that cannot be asked."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import mcp.types as types
 import pytest
 
-from tests.conftest import MakeTool
+from tests.conftest import MakeTool, tune_tool
 from tests.serve.http_server import http_server
 from tests.serve.stdio_server import connect, text_of
 from toolkiln.build import build_catalog
@@ -32,10 +31,7 @@ echo "wiped $folder"
 def served(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
     make_tool("wipe/run.sh", WIPE)
     assert not discover_tools(tools_dir, config_dir).errors
-    path = config_dir / "tools" / "wipe.json"
-    config = json.loads(path.read_text())
-    config["script_config"]["requires_confirmation"] = True
-    path.write_text(json.dumps(config))
+    tune_tool(config_dir, "wipe", requires_confirmation=True)
     build_catalog(config_dir, tools_dir)
     return config_dir
 
@@ -136,10 +132,7 @@ def test_rpc_clients_confirm_with_the_argument(served: Path, tmp_path: Path) -> 
 def asks_after_confirming(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
     make_tool("tidy.py", ASK_THEN_WIPE)
     assert not discover_tools(tools_dir, config_dir).errors
-    path = config_dir / "tools" / "tidy.json"
-    config = json.loads(path.read_text())
-    config["script_config"].update(requires_confirmation=True, interactive=True)
-    path.write_text(json.dumps(config))
+    tune_tool(config_dir, "tidy", requires_confirmation=True, interactive=True)
     build_catalog(config_dir, tools_dir)
     return config_dir
 

@@ -15,7 +15,7 @@ import mcp.types as types
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from tests.conftest import MakeTool
+from tests.conftest import MakeTool, tune_tool
 from tests.serve.http_server import http_server, mcp_client
 from tests.serve.stdio_server import connect, text_of
 from toolkiln.build import build_catalog
@@ -79,10 +79,7 @@ def served(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
     make_tool("greeter.py", PYTHON, executable=False)
     assert not discover_tools(tools_dir, config_dir).errors
     for name in ("survey", "bad_question", "greeter"):
-        path = config_dir / "tools" / f"{name}.json"
-        config = json.loads(path.read_text())
-        config["script_config"]["interactive"] = True
-        path.write_text(json.dumps(config))
+        tune_tool(config_dir, name, interactive=True)
     build_catalog(config_dir, tools_dir)
     return config_dir
 

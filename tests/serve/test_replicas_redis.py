@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import os
 import signal
 import time
@@ -22,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import MakeTool
+from tests.conftest import MakeTool, tune_tool
 from tests.serve.redis_server import needs_redis, redis_server
 from tests.serve.tasks_wire import RpcError, http_request
 from tests.serve.test_replicas import PUBLIC_HOST, needs_nginx, nginx, replica
@@ -53,10 +52,7 @@ printf '{"ticket": "%s", "port": %s}\\n' "$ticket" "$TOOLKILN_SERVER_PORT"
 def tasked(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
     make_tool("long.sh", LONG)
     assert not discover_tools(tools_dir, config_dir).errors
-    path = config_dir / "tools" / "long.json"
-    config = json.loads(path.read_text())
-    config["script_config"].update(task="required", timeout_seconds=120)
-    path.write_text(json.dumps(config))
+    tune_tool(config_dir, "long", task="required", timeout_seconds=120)
     build_catalog(config_dir, tools_dir)
     return config_dir
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import MakeTool, child_env
+from tests.conftest import MakeTool, child_env, tune_tool
 from tests.serve.tasks_wire import RpcError, http_request
 from tests.serve.test_replicas import CAREFUL, replica, write_secret
 from toolkiln.build import build_catalog
@@ -30,10 +30,7 @@ YES = {"confirm": {"action": "accept", "content": {"confirm": True}}}
 def careful(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
     make_tool("careful.sh", CAREFUL)
     assert not discover_tools(tools_dir, config_dir).errors
-    path = config_dir / "tools" / "careful.json"
-    config = json.loads(path.read_text())
-    config["script_config"]["requires_confirmation"] = True
-    path.write_text(json.dumps(config))
+    tune_tool(config_dir, "careful", requires_confirmation=True)
     build_catalog(config_dir, tools_dir)
     return config_dir
 

@@ -5,7 +5,6 @@ HTTP, and what a client that names tasks not its own learns (nothing)."""
 from __future__ import annotations
 
 import functools
-import json
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import MakeTool
+from tests.conftest import MakeTool, tune_tool
 from tests.serve.http_server import http_server
 from tests.serve.tasks_wire import (
     RpcError,
@@ -59,10 +58,7 @@ print("hello " + json.loads(sys.stdin.readline())["who"]["content"]["name"])
 def project(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
     make_tool("wait.py", WAIT)
     assert not discover_tools(tools_dir, config_dir).errors
-    path = config_dir / "tools" / "wait.json"
-    config = json.loads(path.read_text())
-    config["script_config"].update(task="required", timeout_seconds=600)
-    path.write_text(json.dumps(config))
+    tune_tool(config_dir, "wait", task="required", timeout_seconds=600)
     build_catalog(config_dir, tools_dir)
     return config_dir
 
@@ -132,10 +128,7 @@ def asking(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
     """A config folder whose tool `ask` runs as a task and asks a question through it."""
     make_tool("ask.py", ASK)
     assert not discover_tools(tools_dir, config_dir).errors
-    path = config_dir / "tools" / "ask.json"
-    config = json.loads(path.read_text())
-    config["script_config"].update(task="required", interactive=True, ask_before_task=False)
-    path.write_text(json.dumps(config))
+    tune_tool(config_dir, "ask", task="required", interactive=True, ask_before_task=False)
     build_catalog(config_dir, tools_dir)
     return config_dir
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import MakeTool
+from tests.conftest import MakeTool, tune_tool
 from tests.serve.http_server import http_server
 from tests.serve.tasks_wire import RpcError, StdioWire, http_request, read_pids, wait_for, wait_gone
 from toolkiln.build import build_catalog
@@ -69,10 +69,7 @@ def project(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
         "only_task": {"task": "required"},
     }
     for name, keys in settings.items():
-        path = config_dir / "tools" / f"{name}.json"
-        config = json.loads(path.read_text())
-        config["script_config"].update(keys)
-        path.write_text(json.dumps(config))
+        tune_tool(config_dir, name, **keys)
     build_catalog(config_dir, tools_dir)
     return config_dir
 
@@ -161,10 +158,7 @@ def test_a_finished_task_is_removed_when_its_time_to_live_is_over(
 ) -> None:
     make_tool("only_task.sh", ONLY_TASK)
     assert not discover_tools(tools_dir, config_dir).errors
-    path = config_dir / "tools" / "only_task.json"
-    config = json.loads(path.read_text())
-    config["script_config"].update(task="required", timeout_seconds=1)
-    path.write_text(json.dumps(config))
+    tune_tool(config_dir, "only_task", task="required", timeout_seconds=1)
     (config_dir / "server.json").write_text(json.dumps({"tasks": {"keep_seconds": 0.5}}))
     build_catalog(config_dir, tools_dir)
     server = StdioWire(config_dir, tmp_path / "home", tmp_path / "server.log")

@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.conftest import MakeTool
+from tests.conftest import MakeTool, tune_tool
 from tests.serve.dashboard.test_questions import ASK
 from tests.serve.dashboard.test_tasks_panel import make_task_tools
 from tests.serve.http_server import RunningServer, http_server, mcp_client
@@ -150,10 +150,7 @@ def asking_server(
     make_tool("note/run.sh", NOTE)
     make_tool("fail/run.sh", FAIL)
     assert not discover_tools(tools_dir, config_dir).errors
-    path = config_dir / "tools" / "ask.json"
-    config = json.loads(path.read_text())
-    config["script_config"]["interactive"] = True
-    path.write_text(json.dumps(config))
+    tune_tool(config_dir, "ask", interactive=True)
     build_catalog(config_dir, tools_dir)
     with http_server(config_dir, state, "--tools-dir", str(tools_dir)) as running:
         yield running
