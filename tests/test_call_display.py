@@ -165,3 +165,29 @@ def test_a_file_that_is_not_a_tool_says_why(project: Path, make_tool: MakeTool) 
     assert result.stderr.startswith("toolkiln: error: tools/notes.sh is not a tool: answers `--help`"), (
         result.stderr
     )
+
+
+HOSTILE = r"""#!/bin/bash
+# Tool: hostile
+# Description: A script whose words try to command the terminal
+printf 'PROGRESS 1/2 \033]0;owned title\007\033[2J wiped\n' >&2
+printf 'INFO \033]52;c;ZWNobyBvd25lZA==\007 copied \033[31m red\n' >&2
+printf 'WARNING \r\033[2K\033[1A over the line above\n' >&2
+echo done
+"""
+
+
+def test_a_scripts_log_and_progress_cannot_command_the_terminal(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    """Title, clipboard (OSC 52), clear-screen, cursor moves and colours written by a
+    script reach the terminal as harmless text; only toolkiln's own sequences remain."""
+    make_tool("hostile.sh", HOSTILE)
+    assert not discover_tools(tools_dir, config_dir).errors
+    build_catalog(config_dir, tools_dir)
+    seen = run_on_terminal(["call", "hostile"], cwd=tools_dir.parent, stdout_piped=True)
+    assert seen.returncode == 0 and seen.stdout == "done\n"
+    ours = re.compile("\r\x1b\\[2K|\x1b\\[[0-9;]*m")  # the bar's redraw and the level's colour
+    assert "\x1b" not in ours.sub("", seen.terminal), repr(seen.terminal)
+    assert "\x07" not in seen.terminal
+    assert "owned title" in seen.terminal and "over the line above" in seen.terminal  # said, not obeyed
