@@ -95,6 +95,21 @@ def test_call_json_output_and_json_arguments(run_cli: RunCli) -> None:
 
 
 @pytest.mark.usefixtures("project")
+def test_an_error_quoting_a_files_words_cannot_command_the_terminal(
+    run_cli: RunCli, config_dir: Path
+) -> None:
+    """A key of a config file (a cloned project's, a folder's) that holds escape sequences
+    is quoted in the error as visible text, not obeyed (title, screen clear)."""
+    config_dir.mkdir(parents=True, exist_ok=True)
+    (config_dir / "tools.json").write_text(
+        json.dumps({"tools_dir": "t", "tools": [], "\x1b]0;owned\x07\x1b[2J": 1})
+    )
+    result = run_cli("list")
+    assert result.exit_code == 1
+    assert "\x1b" not in result.output and "\x07" not in result.output
+    assert "\\x1b]0;owned\\x07\\x1b[2J: unknown key" in result.output
+
+
 def test_call_of_an_unknown_tool_is_a_clear_error(run_cli: RunCli) -> None:
     run_cli("discover")
     run_cli("build")

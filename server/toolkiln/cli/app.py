@@ -36,7 +36,10 @@ class _Cli(click.Group):
         try:
             return super().invoke(ctx)
         except ToolkilnError as error:
-            click.echo(f"toolkiln: {paint('error', 'red', err=True, bold=True)}: {error}", err=True)
+            # An error may quote a file's or a script's words: they cannot drive the terminal.
+            click.echo(
+                f"toolkiln: {paint('error', 'red', err=True, bold=True)}: {visible(str(error))}", err=True
+            )
             ctx.exit(1)
         except KeyboardInterrupt:
             click.echo("toolkiln: interrupted", err=True)
