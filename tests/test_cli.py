@@ -94,7 +94,6 @@ def test_call_json_output_and_json_arguments(run_cli: RunCli) -> None:
     assert payload["exit_code"] == 0
 
 
-@pytest.mark.usefixtures("project")
 def test_an_error_quoting_a_files_words_cannot_command_the_terminal(
     run_cli: RunCli, config_dir: Path
 ) -> None:
@@ -110,6 +109,7 @@ def test_an_error_quoting_a_files_words_cannot_command_the_terminal(
     assert "\\x1b]0;owned\\x07\\x1b[2J: unknown key" in result.output
 
 
+@pytest.mark.usefixtures("project")
 def test_call_of_an_unknown_tool_is_a_clear_error(run_cli: RunCli) -> None:
     run_cli("discover")
     run_cli("build")
