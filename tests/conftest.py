@@ -6,7 +6,7 @@ import json
 import os
 import textwrap
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,21 @@ from click.testing import CliRunner, Result
 from toolkiln.cli import cli
 
 MakeTool = Callable[..., Path]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def private_config_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """No test writes into the user's ~/.config: the configs of served folders, tokens
+    and the task store go to a folder of this session (servers started as processes
+    inherit it). A test that needs its own sets XDG_CONFIG_HOME with monkeypatch."""
+    home = tmp_path_factory.mktemp("xdg-config")
+    before = os.environ.get("XDG_CONFIG_HOME")
+    os.environ["XDG_CONFIG_HOME"] = str(home)
+    yield home
+    if before is None:
+        os.environ.pop("XDG_CONFIG_HOME", None)
+    else:
+        os.environ["XDG_CONFIG_HOME"] = before
 
 
 @pytest.fixture
