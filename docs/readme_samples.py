@@ -82,14 +82,22 @@ SESSIONS: dict[str, tuple[Callable[[Path], None], list[str]]] = {
     ),
     "doctor": (_forecast_broken, ["toolkiln doctor", "toolkiln doctor --fix"]),
     "stdio-banner": (_weather_built, ["toolkiln serve"]),
+    "http-banner": (_weather_built, ["toolkiln serve --http"]),
 }
+_HTTP_BANNER_END = "install CLIENT --http"  # the banner's last line
+_SAMPLE_PORT = "8765"  # shown in place of the free port the sample ran on
 
 
 def _run(project: Path, command: str) -> str:
     """What `command` prints, stdout and stderr interleaved (stdin closed: `serve` stops at once)."""
     argv = shlex.split(command)
     env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLKILN_")}
-    env.update({"NO_COLOR": "1", "COLUMNS": "100", "HOME": str(project.parent / "home")})
+    home = project.parent / "home"
+    env.update(
+        {"NO_COLOR": "1", "COLUMNS": "100", "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
+    )
+    if argv[:3] == ["toolkiln", "serve", "--http"]:
+        return _http_banner(project, argv[1:], env)
     if argv[:2] == ["toolkiln", "serve"]:  # the banner a person sees: on a terminal
         return _run_on_terminal(project, argv[1:], env)
     done = subprocess.run(
@@ -105,7 +113,9 @@ def _run(project: Path, command: str) -> str:
     return done.stdout
 
 
-def _run_on_terminal(project: Path, args: list[str], env: dict[str, str]) -> str:
+def _run_on_terminal(project: Path, args: list[str], env: dict[str, str], until: str | None = None) -> str:
+    """What a terminal shows of `toolkiln ARGS` (stderr): all of it, or, for a server
+    that goes on serving, up to the line holding `until`, then the server is stopped."""
     import pty
 
     controller, terminal = pty.openpty()
@@ -127,11 +137,28 @@ def _run_on_terminal(project: Path, args: list[str], env: dict[str, str]) -> str
         if not chunk:
             break
         received += chunk
+        if until is not None and until.encode() in received and received.endswith(b"\n"):
+            process.terminate()
+            until = None
     os.close(controller)
     process.wait(timeout=60)
     text = received.decode().replace("\r\n", "\n")
     # the server's own log lines (timestamped) are not the banner
     return "".join(line for line in text.splitlines(keepends=True) if not re.match(r"\d{4}-\d\d-\d\d ", line))
+
+
+def _http_banner(project: Path, args: list[str], env: dict[str, str]) -> str:
+    """The banner of `serve --http` on a free port, shown as 8765, cut after its first
+    client snippet (the others are alike); the server is stopped once it has printed it."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = str(probe.getsockname()[1])
+    text = _run_on_terminal(project, [*args, "--port", port], env, until=_HTTP_BANNER_END)
+    lines = text.replace(f"127.0.0.1:{port}", f"127.0.0.1:{_SAMPLE_PORT}").splitlines(keepends=True)
+    first_snippet = next(i for i, line in enumerate(lines) if line.startswith("VS Code"))
+    return "".join(lines[: first_snippet + 1]) + "  ...\n"
 
 
 def render_session(name: str) -> str:
@@ -142,6 +169,7 @@ def render_session(name: str) -> str:
         prepare(project)
         shown = [f"$ {command}\n{_run(project, command)}" for command in commands]
         text = "".join(shown)
+        text = text.replace(str(project.parent / "home"), "~")
         text = text.replace(str(project), "~/project").replace(sys.executable, "/path/to/python")
         text = text.replace(str(Path(sys.executable).parent), "/path/to/toolkiln/.venv/bin")
     text = re.sub(r"on Python \d+\.\d+\.\d+", "on Python 3.11.x", text)
