@@ -145,15 +145,16 @@ class Replica:
 
 
 @contextlib.contextmanager
-def replica(config_dir: Path, token_file: Path, folder: Path, **env: str) -> Iterator[Replica]:
-    """One `serve --http --stateless` on a free loopback port. Its audit log and stderr
-    are its own, in `folder` (several processes must not rotate one log file)."""
+def replica(config_dir: Path, token_file: Path, folder: Path, *options: str, **env: str) -> Iterator[Replica]:
+    """One `serve --http --stateless` on a free loopback port (and `options`). Its audit
+    log and stderr are its own, in `folder` (several processes must not rotate one log file)."""
     folder.mkdir()
     audit_log = folder / "audit.jsonl"
     command = [
         sys.executable, "-m", "toolkiln", "serve", "--http", "--stateless", "--port", "0",
         "--config-dir", str(config_dir), "--token-file", str(token_file),
         "--audit-log", str(audit_log), "--allow-host", PUBLIC_HOST, "--forwarded-allow-ips", "127.0.0.1",
+        *options,
     ]  # fmt: skip
     with (folder / "stderr").open("wb") as stderr:
         process = subprocess.Popen(

@@ -175,8 +175,13 @@ def build(folders: Folders) -> None:
     the previous tools.json stays as it was. A config that names a file outside its
     folder (the script outside the tools folder) is left out and reported; the others
     are built, and the command exits with status 1.
+
+    With a state URL (config/server.json `state.url`, or TOOLKILN_STATE_URL), the
+    replicas are told through Redis: those that share this config folder serve the new
+    tools.json at once, and tell their clients.
     """
     from toolkiln.build import build_catalog
+    from toolkiln.cli.announcing import announce_build
 
     report = build_catalog(
         folders.config,
@@ -192,6 +197,7 @@ def build(folders: Folders) -> None:
     extras = _also(prompt=len(report.prompts), resource=len(report.resources))
     refused = f"; {len(report.errors)} refused" if report.errors else ""
     click.echo(f"built {report.path} with {counted(len(report.tools), 'tool')}{extras}{disabled}{refused}")
+    announce_build(folders.config, report.path)  # with a state URL: the replicas load it
     if report.errors:
         sys.exit(1)
 

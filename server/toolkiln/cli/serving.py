@@ -279,6 +279,7 @@ async def _with_watcher(
     """Serve; with a rebuild callback, watch the project's folders meanwhile."""
     import anyio
 
+    from toolkiln.cli.announcing import watch_announcer
     from toolkiln.serve import watch_and_reload
 
     async with anyio.create_task_group() as group:
@@ -288,9 +289,9 @@ async def _with_watcher(
             watched += [folders.config / kind for kind in ("tools", "prompts", "resources")]
             # config/server.json too: turning run_command off there must not wait for a restart.
             server_json = folders.config / SERVER_CONFIG_FILE
-            group.start_soon(
-                functools.partial(watch_and_reload, files=[server_json]), service, watched, rebuild
-            )
+            announce = watch_announcer(service)  # with a state URL, the other replicas load it too
+            watching = functools.partial(watch_and_reload, files=[server_json], on_reload=announce)
+            group.start_soon(watching, service, watched, rebuild)
         await serving
         group.cancel_scope.cancel()
 

@@ -1,16 +1,22 @@
 """`toolkiln tasks`: the tool calls running as MCP tasks, from the servers' task store.
 
-Every server of one user (each stdio client's, and `serve --http`) keeps its tasks in
-one store in the state folder; this reads it, without the mcp SDK. A cancel is written
-to the store: the server running the task sees it within about a second and stops the
-script's whole process group.
+The store is the one the servers use: a Redis server when `--state-url`,
+TOOLKILN_STATE_URL or the project's config/server.json `state.url` names one (the
+replicas of a deployment share it), else the SQLite file in the state folder that
+every server of one user shares. This reads it without the mcp SDK (and imports
+`redis` only for a Redis URL). A cancel is written to the store: the server running
+the task, on whichever machine, sees it within about a second and stops the script's
+whole process group.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import json
+import os
+import socket
 import sqlite3
 import sys
 from collections.abc import Callable, Iterator
@@ -20,10 +26,12 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from toolkiln.cli.app import cli, paint, render_table
+from toolkiln.cli.state_option import ENV_VAR
 from toolkiln.cli.terminal import terminal_width, visible
 from toolkiln.errors import ConfigError
 
 if TYPE_CHECKING:
+    from toolkiln.serve.tasks.overview import Running
     from toolkiln.serve.tasks.store import TaskRecord, TaskStore
 
 STATUS_COLOURS = {
@@ -36,14 +44,50 @@ STATUS_COLOURS = {
 CANCELLED_HERE = "Cancelled from the command line (toolkiln tasks cancel)."
 
 
-def state_dir_option(function: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option(
+def store_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    """--state-dir, --state-url and --config-dir, given to the command as one `Where`."""
+
+    @click.option(
         "--state-dir",
         type=click.Path(file_okay=False, path_type=Path),
-        help="The servers' state folder, where their task store is "
+        help="The servers' state folder, where their SQLite task store is "
         "[default: $XDG_CONFIG_HOME/toolkiln, or ~/.config/toolkiln; "
         "`serve --http --token-file F` keeps it beside F].",
-    )(function)
+    )
+    @click.option(
+        "--state-url",
+        envvar=ENV_VAR,
+        show_envvar=True,
+        metavar="URL",
+        help="Read the tasks from this Redis server, the one the replicas keep them in "
+        "(as `serve --state-url`) [default: config/server.json `state.url`; none: the SQLite "
+        "store of --state-dir]. A URL with a password: give it in the variable.",
+    )
+    @click.option(
+        "--config-dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        default="config",
+        show_default=True,
+        help="The project's config folder: its server.json `state` (url, key_prefix) names the store.",
+    )
+    @functools.wraps(function)
+    def command(
+        *args: Any, state_dir: Path | None, state_url: str | None, config_dir: Path, **kwargs: Any
+    ) -> Any:
+        # `toolkiln tasks` alone invokes `list` with its defaults, which skip the variable.
+        url = state_url or os.environ.get(ENV_VAR) or None
+        return function(*args, where=Where(state_dir, url, config_dir), **kwargs)
+
+    return command
+
+
+@dataclasses.dataclass(frozen=True)
+class Where:
+    """Where the servers keep their tasks, as the options say."""
+
+    state_dir: Path | None
+    state_url: str | None
+    config_dir: Path
 
 
 @cli.group(invoke_without_command=True)
@@ -64,25 +108,29 @@ def tasks(ctx: click.Context) -> None:
 
 
 @tasks.command("list", short_help="List the tasks: status, progress, age.")
-@state_dir_option
+@store_options
 @click.option("--active", is_flag=True, help="Only the tasks still running or waiting for input.")
 @click.option("--json", "as_json", is_flag=True, help="Print the tasks as JSON (full ids, no results).")
-def list_tasks(state_dir: Path | None = None, active: bool = False, as_json: bool = False) -> None:
+def list_tasks(where: Where, active: bool = False, as_json: bool = False) -> None:
     """List the tasks in the store, oldest first: running ones, and finished ones until
-    their time to live is over."""
+    their time to live is over. Every client's tasks: this is the operator's view."""
     from toolkiln.serve.tasks.overview import age_text, client_of, progress_text, seen_status
 
-    with _opened(state_dir) as (store, where):
+    with _opened(where) as (store, place, running):
         records = [] if store is None else store.list(active_only=active)
+        for record in records:
+            seen_status(record, running)  # each server's heartbeat asked while the store is open
     if as_json:
-        click.echo(json.dumps([_summary(record) for record in records], indent=2, ensure_ascii=False))
+        click.echo(
+            json.dumps([_summary(record, running) for record in records], indent=2, ensure_ascii=False)
+        )
         return
     if not records:
-        click.echo(f"No {'running ' if active else ''}tasks in {where}.")
+        click.echo(f"No {'running ' if active else ''}tasks in {place}.")
         return
     rows: list[tuple[str, ...]] = [("ID", "TOOL", "STATUS", "AGE", "CLIENT", "PROGRESS")]
     for record in records:
-        status = seen_status(record)[0]
+        status = seen_status(record, running)[0]
         rows.append(
             (
                 record.task_id[:8],
@@ -90,7 +138,7 @@ def list_tasks(state_dir: Path | None = None, active: bool = False, as_json: boo
                 paint(status, STATUS_COLOURS.get(status, "white")),
                 age_text(record),
                 client_of(record),
-                progress_text(record),
+                progress_text(record, running),
             )
         )
     width = terminal_width(sys.stdout) if sys.stdout.isatty() else None
@@ -98,28 +146,27 @@ def list_tasks(state_dir: Path | None = None, active: bool = False, as_json: boo
 
 
 @tasks.command("show", short_help="Show a task's progress, logs and result.")
-@state_dir_option
+@store_options
 @click.argument("task_id", metavar="ID")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole task as JSON, result included.")
-def show_task(task_id: str, state_dir: Path | None, as_json: bool) -> None:
+def show_task(task_id: str, where: Where, as_json: bool) -> None:
     """Show task ID: status, progress and its latest log lines on stderr, and its result
     (the tool's output, or the error) on stdout. Exits with status 1 when the task
     failed or its tool reported an error."""
     from toolkiln.serve.tasks.overview import age_text, client_of, find_task, result_text, seen_status
 
-    with _opened(state_dir) as (store, where):
-        record = find_task(_all(store, where), task_id)
-    status, message = seen_status(record)
+    with _opened(where) as (store, place, running):
+        record = find_task(_all(store, place), task_id)
+        status, message = seen_status(record, running)
     if as_json:
         click.echo(json.dumps({**dataclasses.asdict(record), "status": status}, indent=2, ensure_ascii=False))
     else:
-        pid = record.owner.get("pid")
         lines = [
             f"task    {record.task_id}",
             f"tool    {record.tool}",
             f"status  {paint(status, STATUS_COLOURS.get(status, 'white'), err=True)}"
             + (f": {message}" if message else ""),
-            f"started {age_text(record)} ago by a {client_of(record)} client; server pid {pid}",
+            f"started {age_text(record)} ago by a {client_of(record)} client; {_server(record)}",
         ]
         if record.progress:
             lines.append(f"progress {_progress(record.progress)}")
@@ -134,50 +181,93 @@ def show_task(task_id: str, state_dir: Path | None, as_json: bool) -> None:
 
 
 @tasks.command("cancel", short_help="Stop a running task and its processes.")
-@state_dir_option
+@store_options
 @click.argument("task_id", metavar="ID")
-def cancel_task(task_id: str, state_dir: Path | None) -> None:
-    """Cancel task ID: its server stops the script and everything it started (SIGTERM,
-    then SIGKILL), within about a second, and the task ends `cancelled`."""
+def cancel_task(task_id: str, where: Where) -> None:
+    """Cancel task ID: its server (the replica running it, with a Redis store) stops the
+    script and everything it started (SIGTERM, then SIGKILL), within about a second, and
+    the task ends `cancelled`."""
     from toolkiln.serve.tasks import overview
 
-    with _opened(state_dir) as (store, where):
-        record = overview.find_task(_all(store, where), task_id)
+    with _opened(where) as (store, place, _):
+        record = overview.find_task(_all(store, place), task_id)
         assert store is not None  # a task was found in it
         overview.cancel_task(store, record, CANCELLED_HERE)
-    pid = record.owner.get("pid")
-    click.echo(f"Cancelled task {record.task_id[:8]} ({record.tool}); its server (pid {pid}) stops it.")
+    said = f"Cancelled task {record.task_id[:8]} ({record.tool}); its {_server(record)} stops it."
+    click.echo(visible(said))  # the tool's name and host are the store's words
 
 
 @contextlib.contextmanager
-def _opened(state_dir: Path | None) -> Iterator[tuple[TaskStore | None, Path]]:
-    """The store of `state_dir` (None when there is none yet), and where it is."""
-    from toolkiln.serve.tasks.overview import open_task_store
-    from toolkiln.serve.tasks.sqlite import STORE_FILE
-    from toolkiln.token import default_state_dir
+def _opened(where: Where) -> Iterator[tuple[TaskStore | None, str, Running]]:
+    """The store `where` names (None: no SQLite store made yet), where it is, and whether
+    a task's server runs (each asked once). A Redis server that cannot be reached is a
+    `ConfigError` naming it (its password as ***)."""
+    from toolkiln.serve.tasks.overview import store_liveness
+    from toolkiln.serve.tasks.store import StoreUnreachableError
 
-    folder = state_dir or default_state_dir()
+    store, place = _open_store(where)
     try:
-        store = open_task_store(folder)
-    except (sqlite3.Error, OSError) as error:  # a file that is not a store, or unreadable
-        raise ConfigError(f"{folder / STORE_FILE}: cannot read the task store: {error}") from None
-    try:
-        yield store, folder / STORE_FILE
+        yield store, place, store_liveness(store) if store is not None else _gone
+    except StoreUnreachableError as error:
+        raise ConfigError(f"{error}{_source(where)}") from None
     finally:
         if store is not None:
             store.close()
 
 
-def _all(store: TaskStore | None, where: Path) -> list[TaskRecord]:
+def _open_store(where: Where) -> tuple[TaskStore | None, str]:
+    from toolkiln.files import load_server_config
+    from toolkiln.model.state import check_state_url
+    from toolkiln.serve.tasks.overview import open_task_store
+    from toolkiln.serve.tasks.sqlite import STORE_FILE
+    from toolkiln.token import default_state_dir
+
+    state = load_server_config(where.config_dir).state
+    if where.state_url:
+        try:
+            state = state.model_copy(update={"url": check_state_url(where.state_url)})
+        except ValueError as error:
+            raise ConfigError(f"--state-url ({ENV_VAR}): {error}") from None
+    folder = where.state_dir or default_state_dir()
+    if state.url is not None:
+        from toolkiln.model.server import TaskSettings
+        from toolkiln.serve.tasks import stores
+
+        # Its bounds limit `create` only, which this side never does.
+        return stores.open_task_store(folder, TaskSettings(), state), stores.describe_store(folder, state)
+    try:
+        return open_task_store(folder), str(folder / STORE_FILE)
+    except (sqlite3.Error, OSError) as error:  # a file that is not a store, or unreadable
+        raise ConfigError(f"{folder / STORE_FILE}: cannot read the task store: {error}") from None
+
+
+def _source(where: Where) -> str:
+    if where.state_url:
+        return f"; its URL is from --state-url or {ENV_VAR}"
+    return f"; its URL is from {where.config_dir / 'server.json'} `state.url`"
+
+
+def _gone(owner: object) -> bool:
+    return False  # no store: no task, no owner asked
+
+
+def _server(record: TaskRecord) -> str:
+    """`server (pid 123)`, and its host when that is another machine (a shared store)."""
+    host = record.owner.get("host")
+    elsewhere = f" on {host}" if host and host != socket.gethostname() else ""
+    return f"server (pid {record.owner.get('pid')}{elsewhere})"
+
+
+def _all(store: TaskStore | None, place: str) -> list[TaskRecord]:
     if store is None:
-        raise ConfigError(f"{where}: no task store (no server has run a task with this state folder)")
+        raise ConfigError(f"{place}: no task store (no server has run a task with this state folder)")
     return store.list()
 
 
-def _summary(record: TaskRecord) -> dict[str, Any]:
+def _summary(record: TaskRecord, running: Running) -> dict[str, Any]:
     from toolkiln.serve.tasks.overview import seen_status
 
-    status, message = seen_status(record)
+    status, message = seen_status(record, running)
     return {
         "taskId": record.task_id,
         "tool": record.tool,

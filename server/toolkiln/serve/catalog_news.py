@@ -1,6 +1,6 @@
-"""A dashboard switch reaches every replica: news of it on Redis pub/sub (`state.url`).
+"""Dashboard switches and rebuilds reach every replica: news on Redis pub/sub (`state.url`).
 
-The replica that served the switch writes the per-tool config and rebuilds (as on one
+The replica that served a switch writes the per-tool config and rebuilds (as on one
 machine), then publishes on `<prefix>catalog` what changed: the tool's key and
 `enabled`, and the digest of the tools.json it built. Each other replica, on hearing it:
 
@@ -9,20 +9,22 @@ machine), then publishes on `<prefix>catalog` what changed: the tool's key and
 - else (each replica has its own copy of the folder): writes the same switch into its
   own per-tool config and rebuilds its own folder.
 
+A rebuild (`toolkiln build`, or a `serve --watch` replica: rebuild_news.py) is news of
+the digest alone: a replica whose tools.json is the one announced loads it; one whose
+tools.json differs (its own copy) warns that it serves another catalog, and builds
+nothing: news may not make a replica read scripts or run anything (news_format.py).
+
 Either way its clients are told the lists changed. The last news is also kept (with an
 id of its own) in `<prefix>catalog:last`: a replica whose connection to Redis broke applies it
 once it is back, if it missed it. When Redis cannot be reached, the switch still
-applies on the replica that served it, and the answer says the others may lag.
+applies on the replica that served it, and the answer says the others may lag. What is
+not news, exactly (news_format.py), is ignored with a warning.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
-import secrets
 from pathlib import Path
-from typing import Any
 
 import anyio
 import redis.asyncio
@@ -32,6 +34,7 @@ from toolkiln.errors import ToolkilnError
 from toolkiln.model.state import redact_url
 from toolkiln.runner import Registry
 from toolkiln.serve.dashboard.catalog import set_enabled
+from toolkiln.serve.news_format import RebuildNews, digest_of, dump_news, read_news, switch_news
 from toolkiln.serve.service import ToolService
 from toolkiln.serve.watch import Rebuild, reload
 
@@ -53,7 +56,8 @@ class CatalogNews:
         self.service = service
         self.config_dir = config_dir
         self.rebuild = rebuild
-        self.instance = secrets.token_hex(12)
+        # This server's name in its news; a `--watch` rebuild here announces under it too.
+        self.instance = str(service.tasks.owner["instance"])
         self.client: redis.asyncio.Redis = redis.asyncio.Redis.from_url(
             url, socket_connect_timeout=CONNECT_SECONDS, decode_responses=True
         )
@@ -61,14 +65,8 @@ class CatalogNews:
 
     async def announce(self, key: str, enabled: bool) -> str | None:
         """Tell the other replicas of a switch applied here; None, or why they may lag."""
-        news = {
-            "id": secrets.token_hex(12),
-            "from": self.instance,
-            "key": key,
-            "enabled": enabled,
-            "digest": self._digest(),
-        }
-        text = json.dumps(news)
+        news = switch_news(self.instance, key, enabled, self._digest())
+        text = dump_news(news)
         try:
             async with self.client.pipeline(transaction=True) as pipe:
                 pipe.set(self.last_key, text)
@@ -81,7 +79,7 @@ class CatalogNews:
                 "cannot be reached), and serve the previous tools until a later switch reaches them "
                 "or they restart"
             )
-        self._heard = str(news["id"])
+        self._heard = news.id
         return None
 
     async def listen(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
@@ -97,7 +95,7 @@ class CatalogNews:
                         task_status.started()
                         started = True
                     async for message in pubsub.listen():
-                        await self._apply(json.loads(message["data"]))
+                        await self._apply(message["data"])
             except (redis.exceptions.RedisError, OSError) as error:
                 if first or started:
                     logger.warning(
@@ -120,18 +118,24 @@ class CatalogNews:
         last = await self.client.get(self.last_key)
         if last is None:
             return
-        news = json.loads(last)
         if apply:
-            await self._apply(news)
-        else:
-            self._heard = news.get("id")
+            await self._apply(last)
+        elif (news := read_news(last)) is not None:
+            self._heard = news.id
 
-    async def _apply(self, news: dict[str, Any]) -> None:
-        if news.get("from") == self.instance or news.get("id") == self._heard:
+    async def _apply(self, text: object) -> None:
+        news = read_news(text)
+        if news is None:
+            logger.warning("ignored a message on %s that is not news of a switch or a rebuild", self.channel)
             return
-        self._heard = news.get("id")
-        key, enabled = str(news.get("key")), bool(news.get("enabled"))
-        if news.get("digest") == self._digest():
+        if news.sender == self.instance or news.id == self._heard:
+            return
+        self._heard = news.id
+        if isinstance(news, RebuildNews):
+            await self._apply_rebuild(news)
+            return
+        key, enabled = news.key, news.enabled
+        if news.digest == self._digest():
             how: Rebuild = self._load  # the folder is shared: what they built is here
         else:
             try:
@@ -143,6 +147,23 @@ class CatalogNews:
         logger.info("another replica %s %s; reloading", "enabled" if enabled else "disabled", key)
         await reload(self.service, how)
 
+    async def _apply_rebuild(self, news: RebuildNews) -> None:
+        """Load the tools.json announced, when it is this replica's; else say it differs."""
+        mine = self._digest()
+        if news.digest != mine:
+            logger.warning(
+                "%s elsewhere built a tools.json (sha256 %s) that is not this replica's %s "
+                "(sha256 %s): this replica serves a different catalog than the one announced; "
+                "share the config folder, or rebuild this replica's copy (toolkiln build)",
+                _builder(news),
+                news.digest[:12],
+                self.service.registry.catalog_file,
+                (mine or "unreadable")[:12],
+            )
+            return
+        logger.info("tools.json was rebuilt by %s elsewhere; loading it", _builder(news))
+        await reload(self.service, self._load)
+
     def _load(self) -> Registry | None:
         try:
             return Registry.load(self.service.registry.catalog_file)
@@ -151,10 +172,11 @@ class CatalogNews:
             return None
 
     def _digest(self) -> str | None:
-        try:
-            return hashlib.sha256(self.service.registry.catalog_file.read_bytes()).hexdigest()
-        except OSError:
-            return None
+        return digest_of(self.service.registry.catalog_file)
+
+
+def _builder(news: RebuildNews) -> str:
+    return "`toolkiln build`" if news.by == "build" else "serve --watch"
 
 
 def open_catalog_news(service: ToolService, config_dir: Path, rebuild: Rebuild | None) -> CatalogNews | None:

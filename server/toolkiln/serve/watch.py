@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 import anyio
@@ -48,10 +48,11 @@ async def watch_and_reload(
     rebuild: Rebuild,
     *,
     files: Sequence[Path] = (),
-    on_reload: Callable[[], None] | None = None,
+    on_reload: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
     """Rebuild on every batch of changes under `folders`, or of one of `files` (which
-    need not exist yet: config/server.json), until cancelled."""
+    need not exist yet: config/server.json), until cancelled; after each rebuild served,
+    `on_reload` (which tells the other replicas, with a state URL)."""
     trees = [_absolute(folder) for folder in folders if folder.is_dir()]
     singles = [_absolute(file) for file in files if file.parent.is_dir()]
     roots = _outermost([*trees, *(file.parent for file in singles)])
@@ -63,7 +64,7 @@ async def watch_and_reload(
         if await reload(service, rebuild) is None:
             continue  # the failure is logged; the current set goes on serving
         if on_reload is not None:
-            on_reload()
+            await on_reload()
 
 
 def _absolute(path: Path) -> Path:

@@ -10,6 +10,7 @@ asked for, as text that cannot drive a terminal or a page.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,9 @@ from toolkiln.liveness import still_running
 from toolkiln.serve.tasks.store import TERMINAL, TaskRecord, TaskStore
 
 SHORT_ID = 8  # characters of a task id shown in a listing; any unique prefix finds it
+# Whether the server an owner names runs: the process table on one machine (the SQLite
+# store), a heartbeat for a shared store (`TaskStore.owner_running`).
+Running = Callable[[Mapping[str, Any]], bool]
 
 
 class TaskLookupError(ToolkilnError):
@@ -37,18 +41,18 @@ def open_task_store(state_dir: Path) -> TaskStore | None:
     return SqliteTaskStore(path, max_tasks=limits.max_tasks, max_bytes=limits.max_bytes)
 
 
-def seen_status(record: TaskRecord) -> tuple[str, str | None]:
+def seen_status(record: TaskRecord, running: Running = still_running) -> tuple[str, str | None]:
     """The task's status and message, as they are now: a task still `working` whose
     server is gone (crashed, killed) is failed; the next server to read it writes so."""
-    if not record.terminal and not still_running(record.owner):
+    if not record.terminal and not running(record.owner):
         pid = record.owner.get("pid")
         return "failed", f"its server (pid {pid}) stopped before it finished; nothing runs it now"
     return record.status, record.status_message
 
 
-def progress_text(record: TaskRecord) -> str:
+def progress_text(record: TaskRecord, running: Running = still_running) -> str:
     """`3/10 copying` from the latest progress, or the status message."""
-    status, message = seen_status(record)
+    status, message = seen_status(record, running)
     progress = record.progress or {}
     if status in ("working", "input_required") and "progress" in progress:
         total = f"/{progress['total']:g}" if progress.get("total") is not None else ""
@@ -120,7 +124,7 @@ def cancel_task(store: TaskStore, record: TaskRecord, message: str) -> TaskRecor
     """Write the task cancelled. The server running it stops the script's process group
     when it sees that (at once on its own dashboard; within about a second from
     another process: jobs.py), and its result is never written over the cancel."""
-    status, _ = seen_status(record)
+    status, _ = seen_status(record, store_liveness(store))
     if status in TERMINAL:
         raise TaskLookupError(f"task {record.task_id[:SHORT_ID]} ({record.tool}) has already ended: {status}")
     updated = store.update(record.task_id, status="cancelled", status_message=message)
@@ -129,3 +133,16 @@ def cancel_task(store: TaskStore, record: TaskRecord, message: str) -> TaskRecor
     if updated.status != "cancelled":
         raise TaskLookupError(f"task {record.task_id[:SHORT_ID]} ended before the cancel: {updated.status}")
     return updated
+
+
+def store_liveness(store: TaskStore) -> Running:
+    """Whether an owner runs, as `store` tells (each server asked once)."""
+    seen: dict[str, bool] = {}
+
+    def running(owner: Mapping[str, Any]) -> bool:
+        name = str(owner.get("instance") or owner.get("pid"))
+        if name not in seen:
+            seen[name] = store.owner_running(dict(owner))
+        return seen[name]
+
+    return running

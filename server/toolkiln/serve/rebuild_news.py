@@ -1,0 +1,54 @@
+"""Telling the replicas that config/tools.json was rebuilt (`toolkiln build`, `serve --watch`).
+
+The news (news_format.py: the digest of the new tools.json, who built it) goes where the
+dashboard's switches go: published on `<prefix>catalog`, and kept in `<prefix>catalog:last`
+for a replica that was not listening then. Each replica that hears it reloads its
+tools.json when that is the one announced (a shared config folder), and warns when it
+is not (serve/catalog_news.py). Synchronous, and `redis` is imported only here and only
+when there is a URL: `toolkiln build` loads it just to tell.
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+from toolkiln.model import StateSettings
+from toolkiln.model.state import redact_url
+from toolkiln.serve.news_format import Builder, digest_of, dump_news, rebuild_news
+
+CONNECT_SECONDS = 2.0
+
+
+def announce_rebuild(
+    state: StateSettings, catalog_file: Path, by: Builder, sender: str | None = None
+) -> str | None:
+    """Publish the rebuild of `catalog_file`; None once told, else why the replicas were not
+    told, in words for a user. `state.url` must be set."""
+    import redis
+    import redis.exceptions
+
+    assert state.url is not None
+    where = redact_url(state.url)
+    digest = digest_of(catalog_file)
+    if digest is None:
+        return f"the replicas were not told: {catalog_file} cannot be read"
+    text = dump_news(rebuild_news(sender or secrets.token_hex(12), by, digest))
+    client = redis.Redis.from_url(
+        state.url, socket_connect_timeout=CONNECT_SECONDS, socket_timeout=CONNECT_SECONDS
+    )
+    try:
+        with client.pipeline(transaction=True) as pipe:
+            pipe.set(f"{state.key_prefix}catalog:last", text)
+            pipe.publish(f"{state.key_prefix}catalog", text)
+            pipe.execute()
+    except redis.exceptions.AuthenticationError:
+        return f"the replicas were not told: Redis at {where} refused the password"
+    except (redis.exceptions.RedisError, OSError) as error:
+        return (
+            f"the replicas were not told: Redis at {where} cannot be reached ({type(error).__name__}); "
+            "they serve the previous tools until a later rebuild reaches them or they restart"
+        )
+    finally:
+        client.close()
+    return None
