@@ -20,6 +20,8 @@ from typing import Any
 
 MAX_DEPTH = 200  # nesting deeper than any config file has; a bound on the recursion
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+_SPACE = re.compile(r"[ \t\r\n]*")
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)  # one string token, escapes and all
 _LITERALS = (("true", True), ("false", False), ("null", None))
 
 
@@ -85,10 +87,10 @@ class _Reader:
     def skip(self, offset: int) -> int:
         """The offset of the next token after whitespace and comments."""
         text = self.text
-        while offset < len(text):
-            if text[offset] in " \t\r\n":
-                offset += 1
-            elif text.startswith("//", offset):
+        while True:
+            space = _SPACE.match(text, offset)
+            offset = space.end() if space else offset
+            if text.startswith("//", offset):
                 newline = text.find("\n", offset)
                 offset = len(text) if newline < 0 else newline + 1
             elif text.startswith("/*", offset):
@@ -123,16 +125,14 @@ class _Reader:
 
     def string(self, offset: int) -> tuple[str, int]:
         """The string whose opening quote is at `offset`, decoded by `json`, and its end."""
-        text, end = self.text, offset + 1
-        while end < len(text) and text[end] != '"':
-            end += 2 if text[end] == "\\" else 1
-        if end >= len(text):
+        token = _STRING.match(self.text, offset)
+        if token is None:
             raise JsoncError('a string is never closed with "', offset)
         try:
-            decoded: str = json.loads(text[offset : end + 1])
+            decoded: str = json.loads(token.group())
         except json.JSONDecodeError as error:
             raise JsoncError(error.msg, offset + error.pos) from None
-        return decoded, end + 1
+        return decoded, token.end()
 
     def object(self, start: int, depth: int) -> Object:
         node = Object(start, start, {})
