@@ -652,7 +652,7 @@ def test_fibonacci_takes_keywords_and_raises_on_bad_input(samples: Registry) -> 
     failed = call(samples, "fibonacci", {"n": -1})
     assert (failed.is_error, failed.text) == (
         True,
-        "Tool 'fibonacci' raised: ValueError: n must not be negative",
+        "Tool 'fibonacci' raised: ValueError: n must not be negative (fibonacci.py, line 13, in execute)",
     )
 
 

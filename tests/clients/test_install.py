@@ -69,7 +69,7 @@ def test_a_different_entry_of_the_same_name_is_replaced(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('{"servers": {}, // mine\n}', "not plain JSON"),
+        ('{"servers": {}, // mine\n,}', r":2:1: not valid JSON \(expected a property name in double quotes"),
         ("[1, 2]", "holds a JSON list, not an object"),
         ('{"mcpServers": ["a"]}', "'mcpServers' is not a JSON object"),
     ],

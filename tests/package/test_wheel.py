@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import tarfile
 import zipfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -81,6 +82,19 @@ def test_the_wheel_holds_the_package_and_its_files_and_nothing_of_the_repository
     top = {name.split("/")[0] for name in names}
     assert {folder for folder in top if not folder.endswith(".dist-info")} == {"toolkiln"}
     assert not [name for name in names if "__pycache__" in name or name.endswith(".pyc")]
+
+
+def test_the_wheel_and_the_sdist_carry_the_license(install: Install, tmp_path: Path) -> None:
+    wheel = zipfile.ZipFile(install.wheel)
+    [license_file] = [name for name in wheel.namelist() if name.endswith(".dist-info/licenses/LICENSE")]
+    assert wheel.read(license_file) == (REPO / "LICENSE").read_bytes()
+    [metadata] = [name for name in wheel.namelist() if name.endswith(".dist-info/METADATA")]
+    headers = wheel.read(metadata).decode().split("\n\n")[0].splitlines()
+    assert {"License-Expression: MIT", "License-File: LICENSE"} <= set(headers)
+    uv("build", "--sdist", "--out-dir", str(tmp_path), str(REPO))
+    (sdist,) = tmp_path.glob("toolkiln-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        assert f"{sdist.name.removesuffix('.tar.gz')}/LICENSE" in archive.getnames()
 
 
 def test_the_installed_toolkiln_is_the_wheels(install: Install) -> None:

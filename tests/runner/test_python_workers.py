@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
 from collections.abc import AsyncIterator
@@ -143,6 +144,7 @@ async def test_one_worker_imports_the_module_once_and_serves_many_calls(
 async def test_an_exception_is_a_tool_error_with_its_type_and_message(
     runner: ToolRunner, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, logger="toolkiln.runner.python_pool")
     result = await runner.call("misbehaving", {"how": "raise"})
     assert result.is_error
     assert result.text.startswith("Tool 'misbehaving' raised: KeyError: 'no such lead'")

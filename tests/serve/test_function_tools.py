@@ -173,7 +173,7 @@ async def test_python_run_results_str_none_list_printed_async_and_raised(served:
     assert json.loads(text_of(as_list)) == ["hi", 2] and as_list.structured_content is None
     assert text_of(printed) == "printed: hi\nreturned"
     assert raised.is_error
-    assert text_of(raised) == "Tool 'echo_py' raised: ValueError: refused: hi"
+    assert text_of(raised) == "Tool 'echo_py' raised: ValueError: refused: hi (echo_py.py, line 22, in run)"
     assert text_of(greeted) == "hello Ada"
 
 

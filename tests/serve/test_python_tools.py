@@ -64,4 +64,6 @@ async def test_envelope_maps_to_structured_content_and_meta_on_one_warm_worker(
     assert meta is not None
     assert (meta["duration_sec"], meta["cost_usd"], meta["items_processed"]) == (0.5, 0.01, 1)
     assert failed.is_error
-    assert text_of(failed) == "Tool 'leads' raised: RuntimeError: the scoring service is down"
+    assert text_of(failed) == (
+        "Tool 'leads' raised: RuntimeError: the scoring service is down (leads.py, line 10, in execute)"
+    )

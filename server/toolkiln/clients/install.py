@@ -1,7 +1,8 @@
 """Merge one server entry into an MCP client's config file, idempotently.
 
 Only the entry of that name is added or replaced: other servers and every other key
-of the file are kept as they are, in their order (and a TOML file keeps its comments).
+of the file are kept as they are, in their order, with the file's comments and layout
+(JSON with comments and trailing commas, and TOML, alike: syntax.py).
 A file that would change is first copied to a timestamped backup beside it; a file that
 already holds the same entry is not touched at all. Writes are atomic.
 

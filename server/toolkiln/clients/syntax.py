@@ -1,21 +1,23 @@
 """Reading, editing and writing a client's config file in its own syntax: JSON or TOML.
 
 Each syntax reads a file into a document that can be edited in place and written back
-with everything else in it kept: other servers, other keys and their order, and, for
-TOML (Codex), the user's comments and layout (tomlkit). A file that does not parse is
-a `ConfigError` naming the file and line; nothing is written over it.
+with everything else in it kept: other servers, other keys and their order, the user's
+comments and layout: JSON with comments and trailing commas (JSONC, as VS Code, Cursor,
+Gemini CLI and Claude Code read their files) by `jsonc_edit`, TOML (Codex) by tomlkit.
+A file that does not parse is a `ConfigError` naming the file, line and column; nothing
+is written over it.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from toolkiln.clients.jsonc import JsoncError
+from toolkiln.clients.jsonc_edit import read_jsonc, render_jsonc
 from toolkiln.errors import ConfigError
-from toolkiln.files import render_json
 
 SyntaxName = Literal["json", "toml"]
 Document = MutableMapping[str, Any]
@@ -32,11 +34,17 @@ class Syntax:
     def read(self, path: Path) -> Document | None:
         """The file's document; None when there is no file (an empty file is an empty one)."""
         try:
-            text = path.read_text(encoding="utf-8")
+            content = path.read_bytes()
         except FileNotFoundError:
             return None
         except OSError as error:
             raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
+        try:  # no newline translation: a file with CRLF line ends keeps them
+            text = content.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ConfigError(
+                f"{path}: not UTF-8 (byte {error.start}), so it was left alone: save it as UTF-8 first"
+            ) from None
         return self.parse(path, text)
 
     def servers(self, document: Document, key: str, path: Path) -> Document:
@@ -63,18 +71,14 @@ def plain(value: Any) -> Any:
 
 
 def _parse_json(path: Path, text: str) -> Document:
-    if not text.strip():
-        return {}
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
+        return read_jsonc(text)
+    except JsoncError as error:
+        line, column = error.locate(text.removeprefix("\ufeff"))
         raise ConfigError(
-            f"{path}:{error.lineno}: not plain JSON ({error.msg}; comments and trailing commas "
-            "count too), so it was left alone: add the snippet that `toolkiln config` prints by hand"
+            f"{path}:{line}:{column}: not valid JSON ({error.message}), so it was left alone: "
+            "fix it, or add the snippet that `toolkiln config` prints by hand"
         ) from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: holds a JSON {type(data).__name__}, not an object; fix it by hand first")
-    return data
 
 
 def _parse_toml(path: Path, text: str) -> Document:
@@ -120,6 +124,6 @@ def _toml_item(entry: dict[str, Any]) -> Any:
 
 
 SYNTAXES: dict[SyntaxName, Syntax] = {
-    "json": Syntax("json", _parse_json, lambda data: render_json(data, sort_keys=False), dict, dict),
+    "json": Syntax("json", _parse_json, render_jsonc, dict, dict),
     "toml": Syntax("toml", _parse_toml, _render_toml, _toml_table, _toml_item),
 }

@@ -6,7 +6,8 @@ A returned value in the envelope of seeds/004 maps to MCP: `status: success` giv
 the result's `_meta`. A dict with a `content` array is a rich result
 (runner/content.py). Any other value is the result as it is; a `run(**)` function's
 (llm-functions) is its printed output and its returned value. An exception is a tool
-error with its type and message; its traceback went to the server's log only.
+error with its type, message and the line of the tool's own file it came through;
+its traceback goes to the server's log only (at info: `serve` shows it, `call` with -v).
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ async def result_from_answer(
             else None
         )
         raised = f"{answer.error_type}: {answer.message}".rstrip(": ")
+        if answer.where:
+            raised += f" ({answer.where})"
         doing = "could not import its module" if answer.during_import else "raised"
         headline = hit or f"Tool {name!r} {doing}: {raised}"
     else:

@@ -40,7 +40,7 @@ EXIT_WAIT_SECONDS = 1.0
 class WorkerAnswer:
     """What became of one call on a worker.
 
-    `outcome` is "returned" (`value`), "raised" (`error_type`, `message`), "exited"
+    `outcome` is "returned" (`value`), "raised" (`error_type`, `message`, `where`), "exited"
     (`exit_code`, from sys.exit), "crashed" (`exit_code`, negative for a signal, and
     `message`) or "timed_out".
     """
@@ -50,6 +50,7 @@ class WorkerAnswer:
     printed: str = ""  # what a `run(**)` function printed on stdout: part of its result
     error_type: str = ""
     message: str = ""
+    where: str = ""  # "tool.py, line 9, in helper": the place in the tool's own file it raised
     exit_code: int | None = None
     duration: float = 0.0
     stderr_tail: str = ""
@@ -188,12 +189,16 @@ class PythonWorkers:
             )
         if "exited" in message:
             return WorkerAnswer("exited", exit_code=message["exited"], duration=duration)
-        if message.get("traceback"):  # for the server's log, never for the client
-            logger.error("tool %s raised:\n%s", worker.tool, message["traceback"].rstrip())
+        if message.get("traceback"):
+            # For the server's log (serve logs at info), never for the client; `toolkiln call`
+            # shows it with -v: its result already says the exception, once.
+            logger.info("tool %s raised:\n%s", worker.tool, message["traceback"].rstrip())
+        where = message.get("where")
         return WorkerAnswer(
             "raised",
             error_type=message.get("raised", ""),
             message=message.get("message", ""),
+            where=where if isinstance(where, str) else "",
             duration=duration,
         )
 

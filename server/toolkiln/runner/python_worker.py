@@ -8,7 +8,8 @@ module's folder is first on `sys.path` and the working directory, so it can impo
 neighbours. Requests arrive on stdin, one JSON line each: `{"params": {...}}`. Each answer
 is one JSON line on the original stdout: `{"returned": value}` (with `"printed": text`
 for `run(**)`, whose prints are its output), `{"raised": type,
-"message": ..., "traceback": ...}` or `{"exited": code}`. The module's own prints go to
+"message": ..., "where": ..., "traceback": ...}` (`where`: the line of the tool's own file
+the exception came through, last) or `{"exited": code}`. The module's own prints go to
 stderr, where the server reads log and progress lines as it does for any tool.
 """
 
@@ -33,7 +34,7 @@ def main() -> int:
     try:
         function = _load(module_path, sys.argv[3] if len(sys.argv) > 3 else _FUNCTIONS.get(entry, "execute"))
     except BaseException as error:
-        _answer(answers, _raised(error))
+        _answer(answers, _raised(error, module_path))
         return 1
     _answer(answers, {"ready": True})
     for line in sys.stdin:
@@ -46,7 +47,7 @@ def main() -> int:
         except SystemExit as exit:
             answer = {"exited": exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 1)}
         except BaseException as error:
-            answer = _raised(error)
+            answer = _raised(error, module_path)
         _answer(answers, answer)
         if "raised" in answer and answer["raised"] == "MemoryError":
             return 1  # a worker that ran out of memory may be broken: the server starts a new one
@@ -87,10 +88,25 @@ def _load(module_path: str, name: str):  # type: ignore[no-untyped-def]
     return getattr(module, name)
 
 
-def _raised(error: BaseException) -> dict[str, str]:
+def _raised(error: BaseException, module_path: str) -> dict[str, str]:
     frames = error.__traceback__.tb_next if error.__traceback__ else None  # from the tool's frame on
     lines = traceback.format_exception(type(error), error, frames)
-    return {"raised": type(error).__name__, "message": str(error), "traceback": "".join(lines)}
+    answer = {"raised": type(error).__name__, "message": str(error), "traceback": "".join(lines)}
+    return {**answer, "where": _where(error, module_path)}
+
+
+def _where(error: BaseException, module_path: str) -> str:
+    """`tool.py, line 9, in helper`: the innermost frame in the tool's own file (where the
+    tool raised, or called what raised); "" when the traceback never passes through it."""
+    tool_file = os.path.abspath(module_path)
+    frames = [
+        frame
+        for frame in traceback.extract_tb(error.__traceback__)
+        if os.path.abspath(frame.filename) == tool_file
+    ]
+    if not frames:
+        return ""
+    return f"{os.path.basename(tool_file)}, line {frames[-1].lineno}, in {frames[-1].name}"
 
 
 def _answer(answers, answer: dict) -> None:  # type: ignore[no-untyped-def, type-arg]
