@@ -58,7 +58,11 @@ DialectName = Literal[
 # arguments as one dict, `execute(**params)` with each as a keyword, or `script` (a
 # command-line script: argparse, click or typer, run with its arguments on argv).
 # `run(**)` is llm-functions' `def run(...)`, each argument a keyword, its return value the result.
-PythonEntry = Literal["execute", "main", "execute(**)", "run(**)", "script"]
+# `docopt` and `fire` are command-line scripts too, whose argv follows docopt's usage
+# patterns or Python Fire's flags (runner/python_docopt_argv.py, python_fire_argv.py).
+PythonEntry = Literal["execute", "main", "execute(**)", "run(**)", "script", "docopt", "fire"]
+# The entries run as a process with their arguments on argv (the others in a worker).
+SCRIPT_ENTRIES: tuple[PythonEntry, ...] = ("script", "docopt", "fire")
 # How a command-line script's option takes its value (None: `--name=value`, or a bare
 # word for a positional): `flag` given (or its `--no-` form) when the value differs from
 # the default; `count` given N times (`-vvv`); `repeat` given once per item (`--tag=a

@@ -3,10 +3,13 @@ say why they are not tools, rather than the generic reasons.
 
     import sys
 
-    source, target = sys.argv[1], sys.argv[2]      # or getopt, optparse, docopt, fire
+    source, target = sys.argv[1], sys.argv[2]      # or getopt, optparse
     ...
 
     name = input("Your name? ")                      # asks while it runs
+
+(docopt and Python Fire scripts are read by python_docopt and python_fire; those whose
+usage text or Fire component is made at run time come here.)
 
 A large share of the scripts in public collections are of this kind. This dialect claims
 only a `.py` file that is not executable (an executable is asked its `--help` by help-json,
@@ -43,6 +46,13 @@ _ARGV_READERS = (
     ("fire", _imports("fire")),
     ("sys.argv", re.compile(r"\bsys\.argv\b|^\s*from\s+sys\s+import\s+.*\bargv\b", re.MULTILINE)),
 )
+# docopt and Fire scripts are read (python_docopt, python_fire); these are the ones that are not.
+_UNREAD = {
+    "docopt": "reads its command line with docopt, from a docopt usage text toolkiln cannot read "
+    "without running it (made when it runs, or handed to several docopt() calls)",
+    "fire": "reads its command line with Python Fire, handed something toolkiln cannot read without "
+    "running it (not a function, class or dict of functions of the file)",
+}
 _ASKS = re.compile(r"(?<![\w.])input\s*\(|\bgetpass\s*\(")
 _FALLBACK_HINT = (
     "serve it as it is with the fallback (its command line as one `args` array: "
@@ -69,6 +79,8 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration:
             f"anywhere toolkiln can read: {_FALLBACK_HINT}",
             kind="argv-by-hand",
         )
+    if reader in _UNREAD:
+        raise NotATool(f"{_UNREAD[reader]}: {_FALLBACK_HINT}", kind="argv-by-hand")
     if reader is not None:
         raise NotATool(
             f"reads its command line by hand ({reader}), so it declares no parameters: {_FALLBACK_HINT}",

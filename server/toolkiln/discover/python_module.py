@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from toolkiln.discover.annotations import TYPE_ALIASES, parse_param_line
 from toolkiln.discover.base import HEAD_BYTES, Candidate, Declaration, NotATool, make_parameter
 from toolkiln.discover.probe import Probe
+from toolkiln.discover.python_docopt_fire import readable_docopt_or_fire
 from toolkiln.discover.python_hints import hint_name, signature_parameters, typed_dict
 from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import PARAM_TYPES, PythonEntry
@@ -42,7 +43,7 @@ _ENTRY = re.compile(r"^(?:async\s+)?def\s+(execute|main)\s*\(\s*(\S?)", re.MULTI
 _SELF_DESCRIBING = re.compile(r"""["']--help["']""")
 # `main(sys.argv[1:])`: a main that takes the command line as a list, not keywords.
 _ARGV_MAIN = re.compile(r"\bmain\s*\(\s*(?:sys\.)?argv\b")
-_CLI_IMPORT = re.compile(r"^\s*(?:import|from)\s+(argparse|click|typer)\b", re.MULTILINE)
+_CLI_IMPORT = re.compile(r"^\s*(?:import|from)\s+(argparse|click|typer|docopt|fire)\b", re.MULTILINE)
 _PARAM_LINE = re.compile(r"^\s*@param\b\s*(.*)$")
 _SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Params|Returns|Raises|Example|Examples)\s*:\s*$")
 _SPEC_KEYS = (
@@ -72,7 +73,8 @@ def claims(candidate: Candidate) -> bool:
             text = read_source(candidate.path)
     if candidate.executable and _SELF_DESCRIBING.search(text):
         return False
-    if _CLI_IMPORT.search(text):
+    frameworks = set(_CLI_IMPORT.findall(text))
+    if frameworks - {"docopt", "fire"} or (frameworks and readable_docopt_or_fire(text, frameworks)):
         return True
     for match in _ENTRY.finditer(text):
         if match.group(1) == "main" and _ARGV_MAIN.search(text):
@@ -173,7 +175,7 @@ def _cli_frameworks(module: ast.Module) -> list[str]:
             found.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.add(node.module.split(".")[0])
-    return [name for name in ("typer", "click", "argparse") if name in found]
+    return [name for name in ("typer", "click", "argparse", "docopt", "fire") if name in found]
 
 
 def read_command_line(
@@ -184,6 +186,7 @@ def read_command_line(
     from toolkiln.discover.python_argparse import read_argparse
     from toolkiln.discover.python_cli import check_standalone
     from toolkiln.discover.python_click import read_click
+    from toolkiln.discover.python_docopt_fire import read_docopt_or_fire
     from toolkiln.discover.python_typer import read_typer
 
     check_standalone(module)
@@ -191,6 +194,8 @@ def read_command_line(
     for framework in frameworks:
         if framework == "argparse":
             return read_argparse(module, path, docstring)
+        if framework in ("docopt", "fire"):
+            return read_docopt_or_fire(module, framework, path)
         declaration = (read_typer if framework == "typer" else read_click)(module, path, docstring)
         if declaration is not None:
             return declaration

@@ -140,6 +140,14 @@ def _function_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any
 
 
 def _python_script_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    if tool.python_entry == "docopt":
+        from toolkiln.runner.python_docopt_argv import docopt_argv
+
+        return docopt_argv(script, tool, arguments)
+    if tool.python_entry == "fire":
+        from toolkiln.runner.python_fire_argv import fire_argv
+
+        return fire_argv(script, tool, arguments)
     from toolkiln.runner.python_cli_argv import python_script_argv
 
     return python_script_argv(script, tool, arguments)

@@ -40,6 +40,7 @@ from toolkiln.runner.stderr import LogLine, ProgressLine, classify_line
 from toolkiln.runner.workspace import WorkspaceError, resolve_path
 from toolkiln.schema import prepare_arguments
 from toolkiln.token import default_state_dir
+from toolkiln.vocabulary import SCRIPT_ENTRIES
 
 logger = logging.getLogger(__name__)
 
@@ -257,7 +258,7 @@ class ToolRunner:
                     return
             stderr_lines.append(line[:STDERR_LINE_CHARS])
 
-        if tool.dialect == "python" and tool.python_entry != "script":
+        if tool.dialect == "python" and tool.python_entry not in SCRIPT_ENTRIES:
             on_worker = functools.partial(
                 self.python_workers.call,
                 tool,
