@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.discover.js_calls import Call, Name, read_calls
+from toolkiln.discover.js_calls import read_calls
+from toolkiln.discover.js_values import Call, Name
 from toolkiln.discover.node_cli import CliSpec
 from toolkiln.discover.node_cli_params import check_unique, make_cli_parameter, read_placeholders
 from toolkiln.discover.node_cli_subcommands import split_yargs
