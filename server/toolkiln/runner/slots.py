@@ -41,9 +41,12 @@ class CallSlots:
             self._slots = anyio.CapacityLimiter(self.max_concurrency)
         limiters = [self._slots]
         if tool.max_concurrency:
-            if tool.name not in self._tool_slots:
-                self._tool_slots[tool.name] = anyio.CapacityLimiter(tool.max_concurrency)
-            limiters.insert(0, self._tool_slots[tool.name])
+            limiter = self._tool_slots.get(tool.name)
+            if limiter is None:
+                limiter = self._tool_slots[tool.name] = anyio.CapacityLimiter(tool.max_concurrency)
+            elif limiter.total_tokens != tool.max_concurrency:  # a rebuilt catalog changed the cap
+                limiter.total_tokens = tool.max_concurrency
+            limiters.insert(0, limiter)
         return limiters
 
 
