@@ -259,3 +259,48 @@ def test_a_call_that_waits_past_its_timeout_for_a_slot_is_an_error(
     texts = [result.text for result in results]
     assert texts.count("done") == 1
     assert any("timed out after 0.5 s waiting for a free slot" in text for text in texts)
+
+
+MEETING = """\
+#!/bin/bash
+if [ "$1" = "--help" ]; then echo '{"description": "Waits for company"}'; echo '{}' >&2; exit 0; fi
+mkdir -p "$RUNNING"
+touch "$RUNNING/$$"
+for _ in $(seq 100); do
+  if [ "$(ls "$RUNNING" | wc -l)" -ge 3 ]; then echo met; exit 0; fi
+  sleep 0.02
+done
+rm "$RUNNING/$$"
+echo alone
+"""
+
+
+def test_a_rebuilt_catalog_changes_a_tools_own_cap_for_the_running_server(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`serve --watch` hands the runner the new registry (ToolService.swap): a tool's
+    `max_concurrency` raised from 1 to 3 lets three calls run together from then on."""
+    make_tool("meeting.sh", MEETING)
+    discover_tools(tools_dir, config_dir)
+    tune_tool(config_dir, "meeting", max_concurrency=1)
+    build_catalog(config_dir, tools_dir)
+    monkeypatch.setenv("RUNNING", str(tmp_path / "first"))
+    runner = ToolRunner(Registry.load(catalog_path(config_dir)), RunSettings(max_concurrency=8))
+    assert anyio.run(runner.call, "meeting", {}).text == "alone"  # its one slot is made
+    tune_tool(config_dir, "meeting", max_concurrency=3)
+    build_catalog(config_dir, tools_dir)
+    runner.registry = Registry.load(catalog_path(config_dir))
+    monkeypatch.setenv("RUNNING", str(tmp_path / "second"))
+
+    async def three_at_once() -> list[str]:
+        texts: list[str] = []
+
+        async def call() -> None:
+            texts.append((await runner.call("meeting", {})).text)
+
+        async with anyio.create_task_group() as group:
+            for _ in range(3):
+                group.start_soon(call)
+        return texts
+
+    assert anyio.run(three_at_once) == ["met"] * 3

@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkiln.discover import fallback
 from toolkiln.discover.base import Candidate, Declaration, Dialect, NotATool
+from toolkiln.discover.declaring import ProgressCallback, declare_all
 from toolkiln.discover.dialects import ALL_DIALECTS
 from toolkiln.discover.fingerprint import is_unchanged, unchanged_config
 from toolkiln.discover.index import DiscoveryIndex, KnownTool
+from toolkiln.discover.missing import find_missing_tools
 from toolkiln.discover.naming import tool_name_for
 from toolkiln.discover.probe import Probe, ProbeMode
 from toolkiln.discover.reasons import why_not
@@ -30,7 +32,7 @@ from toolkiln.discover.report import Change, DiscoveryReport, NotTool, ToolStatu
 from toolkiln.discover.scan import first_claimant, scan_tools
 from toolkiln.discover.settle import Pending, config_error, duplicate_error, load_existing, settle_file
 from toolkiln.errors import ConfigError, DiscoveryError
-from toolkiln.files import load_tool_config, tool_config_path, tool_configs_dir
+from toolkiln.files import tool_config_path
 
 if TYPE_CHECKING:
     from toolkiln.model import ToolConfig
@@ -40,7 +42,6 @@ __all__ = ["Change", "DiscoveryReport", "NotTool", "ToolStatus", "discover_tools
 logger = logging.getLogger(__name__)
 
 DEFAULT_PROBE_TIMEOUT = 5.0
-ProgressCallback = Callable[[int, int], None]
 _DIALECT_OF_MODULE = {getattr(dialect, "__name__", ""): dialect for dialect in ALL_DIALECTS}
 
 
@@ -138,12 +139,12 @@ def discover_tools(
         import anyio
 
         probe = Probe(probe_timeout, probes or ("confined" if write else "none"))
-        anyio.run(_declare_all, pending, probe, jobs or max(4, 2 * (os.cpu_count() or 1)), on_progress)
+        anyio.run(declare_all, pending, probe, jobs or max(4, 2 * (os.cpu_count() or 1)), on_progress)
     for item in pending:
         _remember(
             index, item, settle_file(item, tools_dir, config_dir, write, report, seen), config_dir, tools_dir
         )
-    report.tools.extend(_missing_tools(tools_dir, config_dir, seen, report.warnings))
+    report.tools.extend(find_missing_tools(tools_dir, config_dir, seen, report.warnings))
     report.tools.sort(key=lambda tool: tool.name)
     if write:
         index.save()
@@ -234,78 +235,3 @@ def _still_current(candidate: Candidate, config: ToolConfig, tools_dir: Path) ->
     return config.script_config.script_path == candidate.relative_path and is_unchanged(
         candidate.path, candidate.stat, config.source, tools_dir
     )
-
-
-async def _declare_all(
-    pending: Sequence[Pending], probe: Probe, jobs: int, on_progress: ProgressCallback | None
-) -> None:
-    import anyio
-
-    limiter = anyio.CapacityLimiter(jobs)
-    done = 0
-
-    async def declare(item: Pending) -> None:
-        nonlocal done
-        async with limiter:
-            try:
-                item.outcome = await item.dialect.declare(item.candidate, probe)
-            except NotATool as verdict:
-                item.outcome = verdict
-                if item.dialect is not fallback and fallback.claims(item.candidate):
-                    try:  # opted in
-                        item.outcome = await fallback.declare(item.candidate, probe)
-                    except NotATool as fallback_verdict:
-                        item.outcome = fallback_verdict
-                    except DiscoveryError:
-                        pass  # the first verdict stands
-            except DiscoveryError as error:
-                item.outcome = error
-        done += 1
-        if on_progress:
-            on_progress(done, len(pending))
-
-    async with anyio.create_task_group() as group:
-        for item in pending:
-            group.start_soon(declare, item)
-
-
-def _missing_tools(
-    tools_dir: Path, config_dir: Path, seen: dict[str, str], warnings: list[DiscoveryError]
-) -> list[ToolStatus]:
-    """Configs whose script is gone, or is now another tool: reported, never deleted."""
-    tools_of_script: dict[str, list[str]] = {}
-    for name, script_path in seen.items():
-        tools_of_script.setdefault(script_path, []).append(name)
-    folder = tool_configs_dir(config_dir)
-    if not folder.is_dir():
-        return []
-    missing = []
-    for path in sorted(folder.glob("*.json")):
-        if path.stem in seen:
-            continue
-        try:
-            config = load_tool_config(path)
-        except ConfigError:
-            missing.append(ToolStatus(path.stem, "?", "(config file is invalid)", True, False, "missing"))
-            continue
-        script_path = config.script_config.script_path
-        now = tools_of_script.get(script_path)
-        if now and len(now) == 1 and config.script_config.command is None:  # its Name changed
-            warnings.append(
-                DiscoveryError(
-                    f"is now the tool {now[0]!r}; its old config {path.name} "
-                    "is kept: delete it, after copying any settings of yours to the new one",
-                    path=script_path,
-                )
-            )
-        elif now:  # one of the file's commands is gone, or was renamed
-            warnings.append(
-                DiscoveryError(
-                    f"no longer declares the tool {path.stem!r} (it declares {', '.join(sorted(now))}); "
-                    f"its config {path.name} is kept: delete it when you no longer need it",
-                    path=script_path,
-                )
-            )
-        found = (tools_dir / script_path).is_file()
-        missing.append(status_of(config, "missing", script_found=found))
-    return missing

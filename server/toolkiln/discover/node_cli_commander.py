@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.discover.js_calls import Call, Construct, read_calls
+from toolkiln.discover.js_calls import read_calls
+from toolkiln.discover.js_values import Call, Construct
 from toolkiln.discover.node_cli import CliSpec
 from toolkiln.discover.node_cli_params import (
     check_unique,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from toolkiln.discover.base import make_parameter
-from toolkiln.discover.js_calls import OPAQUE, Construct, Name
+from toolkiln.discover.js_values import OPAQUE, Construct, Name
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:

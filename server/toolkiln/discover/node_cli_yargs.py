@@ -22,18 +22,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.discover.js_calls import Call, Name, read_calls
+from toolkiln.discover.js_calls import read_calls
+from toolkiln.discover.js_values import Call, Name
 from toolkiln.discover.node_cli import CliSpec
-from toolkiln.discover.node_cli_params import (
-    check_unique,
-    default_of,
-    enum_of,
-    is_literal,
-    make_cli_parameter,
-    parameter_name,
-    read_placeholders,
-)
+from toolkiln.discover.node_cli_params import check_unique, make_cli_parameter, read_placeholders
 from toolkiln.discover.node_cli_subcommands import split_yargs
+from toolkiln.discover.node_cli_yargs_params import aliases_of, description_of, make_yargs_parameter
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:
@@ -45,9 +39,7 @@ _METHODS = frozenset(
     _KEYED | _TYPED | {"option", "options", "positional", "command", "commandDir", "usage", "scriptName",
                        "version", "demandCommand", "epilogue", "epilog"}
 )  # fmt: skip
-_TYPES = {"string": "string", "number": "number", "boolean": "boolean", "array": "array", "count": "boolean"}
 _BUILT_IN = {"help", "version"}
-_DEMANDS = ("demandOption", "demand", "required", "require")
 
 
 def read_yargs(text: str, path: str) -> CliSpec:
@@ -122,7 +114,7 @@ def _read_command(calls: list[Call], path: str, spec: CliSpec, *, commands: bool
     for positional in positionals:
         settings = keys.get(positional["name"], {})
         parameters.append(
-            _parameter(
+            make_yargs_parameter(
                 path,
                 lines.get(positional["name"], positional["_line"]),
                 positional["name"],
@@ -140,7 +132,7 @@ def _read_command(calls: list[Call], path: str, spec: CliSpec, *, commands: bool
     for key, settings in keys.items():
         if key in positional_names or key in _BUILT_IN:
             continue
-        parameters.append(_parameter(path, lines[key], key, settings, None))
+        parameters.append(make_yargs_parameter(path, lines[key], key, settings, None))
     check_unique(parameters, path, lines)
     spec.parameters = parameters
 
@@ -158,7 +150,7 @@ def _command_description(call: Call) -> str:
     """`.command('$0', 'desc', ...)` or `.command({command: '$0', describe: 'desc'})`."""
     first = call.args[0] if call.args else None
     if isinstance(first, dict):
-        return _description(first)
+        return description_of(first)
     second = call.args[1] if len(call.args) > 1 else None
     return " ".join(second.split()) if isinstance(second, str) else ""
 
@@ -227,19 +219,13 @@ def _keyed(call: Call, keys: dict[str, dict[str, Any]], lines: dict[str, int]) -
             _settle(keys, lines, key, {method: value}, call.line)
 
 
-def _aliases(settings: dict[str, Any]) -> list[str]:
-    alias = settings.get("alias")
-    names = alias if isinstance(alias, list) else [alias]
-    return [name for name in names if isinstance(name, str)]
-
-
 def _merge_aliases(keys: dict[str, dict[str, Any]], lines: dict[str, int]) -> dict[str, dict[str, Any]]:
     """`.count('verbose').alias('v', 'verbose')` makes `v` and `verbose` one option: kept
     under its first long name, with the settings of both."""
     merged: dict[str, dict[str, Any]] = {}
     home: dict[str, str] = {}  # any name of an option -> the key it is kept under
     for key, settings in keys.items():
-        group = [key, *_aliases(settings)]
+        group = [key, *aliases_of(settings)]
         owner = next((home[name] for name in group if name in home), None)
         if owner is None:
             owner = next((name for name in group if len(name) > 1 and name in keys), key)
@@ -251,76 +237,8 @@ def _merge_aliases(keys: dict[str, dict[str, Any]], lines: dict[str, int]) -> di
             if setting == "alias":
                 continue
             merged[owner].setdefault(setting, value)
-        merged[owner]["alias"] = sorted({*_aliases(merged[owner]), *group} - {owner})
+        merged[owner]["alias"] = sorted({*aliases_of(merged[owner]), *group} - {owner})
     return merged
-
-
-def _parameter(
-    path: str, line: int, key: str, settings: dict[str, Any], positional: dict[str, Any] | None
-) -> Parameter:
-    long_names = [name for name in [key, *_aliases(settings)] if len(name) > 1]
-    name = parameter_name(long_names[0] if long_names and len(key) == 1 else key)
-    declared = settings.get("type")
-    value_type = _TYPES.get(declared) if isinstance(declared, str) else None
-    default = settings.get("default")
-    choices = settings.get("choices")
-    for flag in ("boolean", "string", "number", "count"):
-        if settings.get(flag) is True and value_type is None:
-            value_type = _TYPES[flag]
-    declared_boolean = value_type == "boolean"
-    if value_type is None:
-        value_type = (
-            _type_of_value(default)
-            or _type_of_value((choices or [None])[0] if isinstance(choices, list) else None)
-            or "string"
-        )
-    items: str | None = None
-    if value_type == "array" or settings.get("array") is True or (positional and positional["variadic"]):
-        items = value_type if value_type != "array" else "string"
-        value_type = "array"
-    fields: dict[str, Any] = {
-        "name": name,
-        "type": value_type,
-        "items": items,
-        "description": _description(settings),
-        "option": "" if positional else f"--{key}",
-    }
-    if value_type == "boolean" and not declared_boolean and not positional:
-        fields["option"] = f"--{key}="  # yargs reads `--key` alone as the default: give the value
-    if not is_literal(default) and default is not None:
-        default = None
-    fields["default"] = default_of(default, value_type, items)
-    if value_type not in ("array", "boolean"):
-        fields["enum"] = enum_of(choices, value_type)
-    demanded = next((settings[key] for key in _DEMANDS if key in settings), None)
-    if positional is None and not is_literal(demanded):
-        raise DiscoveryError(
-            f"cannot tell whether {key!r} is required (`demandOption` is not a literal)", path=path, line=line
-        )
-    required = bool(positional["required"]) if positional else bool(demanded)
-    if settings.get("default") is not None and not is_literal(settings["default"]):
-        required = False  # a default computed when the script runs fills it in
-    fields["required"] = required and fields["default"] is None
-    if fields["required"] and value_type == "array":
-        fields["min"] = 1
-    return make_cli_parameter(path, line, **fields)
-
-
-def _type_of_value(value: Any) -> str | None:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, list):
-        return "array"
-    return None
-
-
-def _description(settings: dict[str, Any]) -> str:
-    for key in ("describe", "description", "desc"):
-        if isinstance(settings.get(key), str):
-            return " ".join(settings[key].split())
-    return ""
 
 
 def _prose(usage: str) -> str:

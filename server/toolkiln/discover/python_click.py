@@ -1,7 +1,8 @@
 """click scripts, read with `ast` (never imported): `@click.command()` (or `@click.group()`
 and its `@cli.command()` subcommands) with `@click.option(...)` and `@click.argument(...)`
 decorators, and the command that the script calls when it runs (`cli()` under
-`if __name__ == "__main__":`).
+`if __name__ == "__main__":`; found, with what click shares with typer, by
+`python_commands`).
 
 As click spells them on the command line: a command's name is its function's, lower
 case, `_` made `-` and a `_command`/`_cmd`/`_group`/`_grp` suffix dropped (click 8.2);
@@ -13,18 +14,11 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
-from toolkiln.discover.base import Declaration, NotATool
-from toolkiln.discover.python_cli import (
-    Reading,
-    Subcommand,
-    command_declarations,
-    first_paragraph,
-    is_main_guard,
-    module_constants,
-)
+from toolkiln.discover.base import Declaration
+from toolkiln.discover.python_cli import Reading, first_paragraph, module_constants
+from toolkiln.discover.python_commands import Command, add_parameter, called_commands, declare_commands
 from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import ParamType, value_matches_type
 
@@ -35,22 +29,6 @@ _CLICK_TYPES: dict[str, ParamType] = {
 _SUFFIX = re.compile(r"_(command|cmd|group|grp)$")
 _SKIPPED = ("version_option", "help_option", "pass_context", "pass_obj", "make_pass_decorator")
 _KNOWN = (*_SKIPPED, "option", "argument", "password_option", "confirmation_option", "wraps")
-
-
-@dataclass
-class Command:
-    """A command of a click or typer script: its name on the command line, what it takes,
-    and (for a group) its subcommands."""
-
-    function: str
-    name: str
-    description: str
-    line: int
-    reading: Reading
-    group: bool = False
-    parent: str | None = None
-    optional_command: bool = False
-    children: list[Command] = field(default_factory=list)
 
 
 def read_click(module: ast.Module, path: str, docstring: str) -> Declaration | list[Declaration] | None:
@@ -67,78 +45,6 @@ def read_click(module: ast.Module, path: str, docstring: str) -> Declaration | l
         return None
     _attach_added(module, commands)
     return declare_commands(commands, called_commands(module, set(commands)), path, docstring, "click")
-
-
-def called_commands(module: ast.Module, names: set[str]) -> list[tuple[str, int]]:
-    """The commands called when the file runs: `cli()`, `cli.main()`, `typer.run(main)`,
-    at module level or under `if __name__ == "__main__":`."""
-    found = []
-    for node in module.body:
-        if not (is_main_guard(node) or isinstance(node, ast.Expr | ast.Assign)):
-            continue
-        for inner in ast.walk(node):
-            if not isinstance(inner, ast.Call):
-                continue
-            function = inner.func
-            if isinstance(function, ast.Attribute) and function.attr == "main":
-                function = function.value
-            if isinstance(function, ast.Name) and function.id in names:
-                found.append((function.id, inner.lineno))
-            elif isinstance(function, ast.Attribute) and function.attr == "run" and inner.args:
-                target = inner.args[0]
-                if isinstance(target, ast.Name) and target.id in names:
-                    found.append((target.id, inner.lineno))
-    return found
-
-
-def declare_commands(
-    commands: dict[str, Command], entries: list[tuple[str, int]], path: str, docstring: str, framework: str
-) -> Declaration | list[Declaration]:
-    """The tool of the command the script runs; for a group, one tool per subcommand (see
-    `python_cli`), and the group's own when it runs without one."""
-    if not entries:
-        raise NotATool(
-            f"a Python library: it defines {framework} commands, but nothing calls one when the "
-            'file is run (no `if __name__ == "__main__":` calling it)',
-            kind="library",
-        )
-    names = {name for name, _ in entries}
-    if len(names) > 1:
-        raise DiscoveryError(
-            f"calls several commands when it runs ({', '.join(sorted(names))}): which one is the tool "
-            "cannot be told",
-            path=path,
-            line=entries[0][1],
-        )
-    entry = commands[entries[0][0]]
-    for command in commands.values():
-        if command.parent in commands and command is not entry:
-            commands[command.parent].children.append(command)
-    reading = entry.reading
-    description = entry.description or first_paragraph(docstring)
-    if not entry.group:
-        return Declaration(
-            dialect="python",
-            description=description,
-            parameters=reading.parameters,
-            python_entry="script",
-            warnings=reading.warnings,
-        )
-    subcommands = []
-    for child in sorted(entry.children, key=lambda c: c.line):
-        if child.group:
-            reading.warnings.append(
-                DiscoveryError(
-                    f"subcommand {child.name!r} left out: it has subcommands of its own",
-                    path=path,
-                    line=child.line,
-                )
-            )
-            continue
-        subcommands.append(Subcommand(child.name, child.description, child.line, child.reading))
-    return command_declarations(
-        reading, subcommands, description, entry.line, with_main=entry.optional_command
-    )
 
 
 def _click_command(function: ast.FunctionDef | ast.AsyncFunctionDef, reading: Reading) -> Command | None:
@@ -301,23 +207,3 @@ def click_type(node: ast.expr | None, default: Any, reading: Reading, fields: di
         fields["enum"] = ["true", "false"]
         return "string"
     return _CLICK_TYPES.get(hint, "string")
-
-
-def add_parameter(reading: Reading, line: int, fields: dict[str, Any], what: str) -> None:
-    """Add a parameter; a default the type cannot hold is dropped (the script keeps its own)."""
-    if fields.get("required"):
-        fields["default"] = None
-    if fields.get("default") is not None and not value_matches_type(fields["default"], fields["type"]):
-        fields["default"] = None
-    if any(param.name == fields["name"] for param in reading.parameters):
-        reading.cannot_represent(
-            what, f"its name {fields['name']!r} is taken", line, required=bool(fields["required"])
-        )
-        return
-    fields = {key: value for key, value in fields.items() if value is not None}
-    try:
-        reading.add(line, **fields)
-    except DiscoveryError:
-        fields.pop("default", None)
-        fields.pop("enum", None)
-        reading.add(line, **fields)

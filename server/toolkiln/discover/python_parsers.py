@@ -6,7 +6,8 @@ refers to where it is used, and which `add_argument` calls belong to which parse
 `sub = parser.add_subparsers()`, `p = sub.add_parser("add")`, `parents=[common]`, a helper
 `def add_common(p)` called with a parser, a `for p in (a, b):` loop, a helper that returns
 its parser. A parser handed to a function from elsewhere is marked (`escaped`): its
-arguments cannot all be read.
+arguments cannot all be read. Following a name to what it was bound to is
+`python_names`' job; this module says what each argparse call makes or adds to.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from toolkiln.discover.python_argument import read_argument
 from toolkiln.discover.python_cli import Reading, first_paragraph, module_constants
+from toolkiln.discover.python_names import NameTrace
 from toolkiln.errors import DiscoveryError
 
 
@@ -68,17 +70,9 @@ class ParserTrace:
     def __init__(self, module: ast.Module, path: str) -> None:
         self.module, self.path = module, path
         self.constants = module_constants(module)
-        self.functions = {
-            node.name: node
-            for node in ast.walk(module)
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-        }
-        self.enclosing: dict[int, ast.FunctionDef | ast.AsyncFunctionDef] = {}
-        for function in self.functions.values():
-            for inner in ast.walk(function):
-                self.enclosing.setdefault(id(inner), function)
         self.made: dict[int, ParserObject] = {}  # id(call) -> what it made
-        self.bindings: dict[str, list[tuple[int, ast.expr | list[ast.expr]]]] = {}
+        self.names = NameTrace(module, self.made)
+        self.bindings, self.functions = self.names.bindings, self.names.functions
         self.parsers: list[Parser] = []
         self.warnings: list[DiscoveryError] = []
         self.nameless: set[int] = set()
@@ -86,7 +80,6 @@ class ParserTrace:
             (node for node in ast.walk(module) if isinstance(node, ast.Call)),
             key=lambda node: (node.lineno, node.col_offset),
         )
-        self._bind(module)
         for _ in range(6):  # objects first, until none is new (a helper may come before its caller)
             before = len(self.made)
             for call in calls:
@@ -99,27 +92,6 @@ class ParserTrace:
         for parser in self.parsers:
             if parser.subparsers is not None:
                 parser.subparsers.commands.sort(key=lambda command: command.call.lineno)
-
-    def _bind(self, module: ast.Module) -> None:
-        for node in ast.walk(module):
-            if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for target in targets:
-                    if isinstance(target, ast.Name | ast.Attribute):
-                        self.bindings.setdefault(ast.unparse(target), []).append((node.lineno, node.value))
-            elif isinstance(node, ast.NamedExpr):
-                self.bindings.setdefault(node.target.id, []).append((node.lineno, node.value))
-            elif isinstance(node, ast.For):
-                if isinstance(node.target, ast.Name) and isinstance(node.iter, ast.List | ast.Tuple):
-                    self.bindings.setdefault(node.target.id, []).append((node.lineno, list(node.iter.elts)))
-            elif isinstance(node, ast.With):
-                for item in node.items:
-                    if isinstance(item.optional_vars, ast.Name):
-                        self.bindings.setdefault(item.optional_vars.id, []).append(
-                            (node.lineno, item.context_expr)
-                        )
-        for entries in self.bindings.values():
-            entries.sort(key=lambda entry: entry[0])
 
     def _strings(self) -> dict[str, Any]:
         """The module's constants, and names bound once, to a string (a `main()`'s
@@ -262,65 +234,9 @@ class ParserTrace:
         )
         self.warnings += reading.warnings
 
-    def resolve(self, node: ast.expr, line: int, depth: int = 0) -> list[ParserObject]:
-        """What `node`, at `line`, refers to (several for a loop variable or a helper's parameter)."""
-        if depth > 8:
-            return []
-        if isinstance(node, ast.Call):
-            if id(node) in self.made:
-                return [self.made[id(node)]]
-            function = node.func
-            if isinstance(function, ast.Name) and function.id in self.functions:
-                return self._returned(self.functions[function.id], depth)
-            return []
-        if not isinstance(node, ast.Name | ast.Attribute):
-            return []
-        key = ast.unparse(node)
-        earlier = [value for at, value in self.bindings.get(key, []) if at <= line]
-        helper = self.enclosing.get(id(node))
-        if isinstance(node, ast.Name) and helper is not None and _is_parameter(helper, node.id):
-            inside = [value for at, value in self.bindings.get(key, []) if helper.lineno <= at <= line]
-            if not inside:  # a helper's parameter, not rebound in it: what its callers pass
-                return self._through_calls(helper, node.id, depth)
-        if not earlier:
-            return []
-        value = earlier[-1]
-        values = value if isinstance(value, list) else [value]
-        return [
-            found for item in values for found in self.resolve(item, getattr(item, "lineno", line), depth + 1)
-        ]
-
-    def _returned(self, function: ast.FunctionDef | ast.AsyncFunctionDef, depth: int) -> list[ParserObject]:
-        found: list[ParserObject] = []
-        for node in ast.walk(function):
-            if isinstance(node, ast.Return) and node.value is not None:
-                value = (
-                    node.value.elts[0]
-                    if isinstance(node.value, ast.Tuple) and node.value.elts
-                    else node.value
-                )
-                found += self.resolve(value, node.lineno, depth + 1)
-        return found
-
-    def _through_calls(
-        self, function: ast.FunctionDef | ast.AsyncFunctionDef, name: str, depth: int
-    ) -> list[ParserObject]:
-        """A helper's parameter (`def add_common(p): p.add_argument(...)`): each parser it is called with."""
-        names = [arg.arg for arg in [*function.args.posonlyargs, *function.args.args]]
-        position = names.index(name) if name in names else -1
-        found: list[ParserObject] = []
-        for node in ast.walk(self.module):
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Name)
-                and node.func.id == function.name
-            ):
-                given = next((k.value for k in node.keywords if k.arg == name), None)
-                if given is None and 0 <= position < len(node.args):
-                    given = node.args[position]
-                if given is not None:
-                    found += self.resolve(given, node.lineno, depth + 1)
-        return found
+    def resolve(self, node: ast.expr, line: int) -> list[ParserObject]:
+        """The parsers, groups and subparsers actions `node`, at `line`, may refer to."""
+        return self.names.resolve(node, line)
 
     def root_parser(self) -> Parser:
         used_as_parent: set[int] = set()
@@ -346,12 +262,6 @@ class ParserTrace:
                 line=chosen.call.lineno,
             )
         return chosen
-
-
-def _is_parameter(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
-    return name in [
-        arg.arg for arg in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
-    ]
 
 
 def _is_true(node: ast.expr | None) -> bool:

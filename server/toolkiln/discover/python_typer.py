@@ -16,7 +16,7 @@ from typing import Any
 
 from toolkiln.discover.base import Declaration
 from toolkiln.discover.python_cli import Reading, module_constants
-from toolkiln.discover.python_click import Command, add_parameter, called_commands, declare_commands
+from toolkiln.discover.python_commands import Command, add_parameter, called_commands, declare_commands
 from toolkiln.vocabulary import ParamType
 
 _TYPES: dict[str, ParamType] = {

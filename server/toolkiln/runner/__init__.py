@@ -3,8 +3,9 @@
 No mcp import here: `toolkiln call` runs tools through this package without the SDK.
 """
 
-from toolkiln.runner.call import CallObserver, LoggingObserver, RunSettings, ToolRunner
+from toolkiln.runner.call import RunSettings, ToolRunner
 from toolkiln.runner.environment import server_env
+from toolkiln.runner.observer import CallObserver, LoggingObserver
 from toolkiln.runner.registry import Registry, UnknownToolError
 from toolkiln.runner.result import ToolResult
 from toolkiln.runner.stderr import LogLine, ProgressLine

@@ -7,13 +7,12 @@ from the command line as from an MCP client.
 from __future__ import annotations
 
 import functools
-import logging
 import os
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import anyio
 
@@ -32,17 +31,17 @@ from toolkiln.runner.environment import base_env, script_env
 from toolkiln.runner.interactive import Conversation
 from toolkiln.runner.limits import output_limit
 from toolkiln.runner.named_files import FileFence, tool_fence
+from toolkiln.runner.observer import CallObserver, LoggingObserver
 from toolkiln.runner.outcome import result_from_process, start_hint
 from toolkiln.runner.python_pool import PythonWorkers
 from toolkiln.runner.registry import OutsideFolderError, Registry
 from toolkiln.runner.result import ToolResult
+from toolkiln.runner.slots import CallSlots
 from toolkiln.runner.stderr import LogLine, ProgressLine, classify_line
 from toolkiln.runner.workspace import WorkspaceError, resolve_path
 from toolkiln.schema import prepare_arguments
 from toolkiln.token import default_state_dir
 from toolkiln.vocabulary import SCRIPT_ENTRIES
-
-logger = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT = 60.0
 # A result must fit one message of every client: the SDK refuses an SSE event over 1 MiB,
@@ -51,39 +50,6 @@ DEFAULT_MAX_OUTPUT = 256 * 1024
 DEFAULT_MAX_CONCURRENCY = 2 * (os.cpu_count() or 1)
 STDERR_LINES_KEPT = 40
 STDERR_LINE_CHARS = 1000
-_LOG_LEVELS = {
-    "debug": logging.DEBUG,
-    "info": logging.INFO,
-    "warning": logging.WARNING,
-    "error": logging.ERROR,
-}
-
-
-class CallObserver(Protocol):
-    """Receives a call's structured stderr lines as they arrive."""
-
-    def on_log(self, tool: str, line: LogLine) -> None: ...
-
-    def on_progress(self, tool: str, line: ProgressLine) -> None: ...
-
-    async def on_input(self, tool: str, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
-        """An interactive script's questions (runner/interactive.py): a result per key."""
-        ...
-
-
-class LoggingObserver:
-    """The default observer: script logs go to the server's own log; nobody answers questions."""
-
-    def on_log(self, tool: str, line: LogLine) -> None:
-        logging.getLogger(f"toolkiln.tool.{tool}").log(_LOG_LEVELS[line.level], "%s", line.message)
-
-    def on_progress(self, tool: str, line: ProgressLine) -> None:
-        total = f"/{line.total:g}" if line.total is not None else ""
-        logger.debug("%s progress %g%s %s", tool, line.progress, total, line.message or "")
-
-    async def on_input(self, tool: str, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
-        refusal = {"error": "there is no MCP client to ask: the tool runs outside a client session"}
-        return dict.fromkeys(requests, refusal)
 
 
 @dataclass(frozen=True)
@@ -100,15 +66,6 @@ class RunSettings:
     hidden: tuple[str, ...] = ()
 
 
-async def _acquire(limiter: anyio.CapacityLimiter) -> None:
-    """A free slot is taken at once; `acquire` would also yield to the event loop, which
-    costs every call a turn of it."""
-    try:
-        limiter.acquire_nowait()
-    except anyio.WouldBlock:
-        await limiter.acquire()
-
-
 class ToolRunner:
     """Runs calls of the registry's tools: argument checks, concurrency slots, the process.
 
@@ -122,8 +79,7 @@ class ToolRunner:
         self.settings = settings
         self._env = base_env(settings.env)
         self._hidden = (str(default_state_dir()), *settings.hidden)
-        self._slots: anyio.CapacityLimiter | None = None
-        self._tool_slots: dict[str, anyio.CapacityLimiter] = {}
+        self._slots = CallSlots(settings.max_concurrency)
         self.python_workers = PythonWorkers(max_idle=settings.max_concurrency)
 
     async def call(
@@ -159,13 +115,8 @@ class ToolRunner:
             return ToolResult(text=f"Refused by the workspace of tool {name!r}:\n{listing}", is_error=True)
         timeout = tool.timeout_seconds or self.settings.default_timeout
         deadline = anyio.current_time() + timeout
-        held: list[anyio.CapacityLimiter] = []
-        try:
-            with anyio.move_on_after(timeout):
-                for limiter in self._limiters_for(tool):
-                    await _acquire(limiter)
-                    held.append(limiter)
-            if len(held) < len(self._limiters_for(tool)):
+        async with self._slots.hold(tool, timeout) as free:
+            if not free:
                 return ToolResult(
                     text=f"Tool {name!r} timed out after {timeout:g} s waiting for a free slot "
                     f"(at most {self.settings.max_concurrency} tool processes run at once).",
@@ -175,9 +126,6 @@ class ToolRunner:
             return await self._run(
                 tool, arguments, remaining, timeout, observer or LoggingObserver(), on_started, tail_logs
             )
-        finally:
-            for limiter in reversed(held):
-                limiter.release()
 
     def _sandbox(self, tool: CompiledTool, arguments: dict[str, Any]) -> list[str]:
         """Resolve the `path` arguments in place; what the workspace refuses, as sentences."""
@@ -190,16 +138,6 @@ class ToolRunner:
                 except WorkspaceError as error:
                     refusals.append(f"{param.name}: {error}")
         return refusals
-
-    def _limiters_for(self, tool: CompiledTool) -> list[anyio.CapacityLimiter]:
-        if self._slots is None:  # made on first use: a limiter belongs to a running event loop
-            self._slots = anyio.CapacityLimiter(self.settings.max_concurrency)
-        limiters = [self._slots]
-        if tool.max_concurrency:
-            if tool.name not in self._tool_slots:
-                self._tool_slots[tool.name] = anyio.CapacityLimiter(tool.max_concurrency)
-            limiters.insert(0, self._tool_slots[tool.name])
-        return limiters
 
     async def _run(
         self,

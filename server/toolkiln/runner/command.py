@@ -49,7 +49,7 @@ from toolkiln.runner.limits import output_limit
 from toolkiln.runner.result import ToolResult
 
 if TYPE_CHECKING:
-    from toolkiln.runner.call import CallObserver
+    from toolkiln.runner.observer import CallObserver
 
 logger = logging.getLogger(__name__)
 

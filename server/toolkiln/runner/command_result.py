@@ -12,7 +12,7 @@ from toolkiln.runner.result import ToolResult, signal_name
 from toolkiln.runner.stderr import LogLine, ProgressLine, classify_line
 
 if TYPE_CHECKING:
-    from toolkiln.runner.call import CallObserver
+    from toolkiln.runner.observer import CallObserver
 
 # How much of the command a result's first line repeats.
 HEADLINE_CHARS = 200

@@ -1,0 +1,51 @@
+"""Reading the scripts a discovery run found new or changed, several at once: each by
+its dialect's `declare`, the outcome (a declaration, a verdict, an error) left on its
+`Pending`, and the fallback tried for a file it opts in that its dialect turned down.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from toolkiln.discover import fallback
+from toolkiln.discover.base import NotATool
+from toolkiln.discover.probe import Probe
+from toolkiln.discover.settle import Pending
+from toolkiln.errors import DiscoveryError
+
+ProgressCallback = Callable[[int, int], None]
+
+
+async def declare_all(
+    pending: Sequence[Pending], probe: Probe, jobs: int, on_progress: ProgressCallback | None
+) -> None:
+    """Each pending script read by its dialect, `jobs` at once; a dialect's "not a tool"
+    gives the fallback its turn where config/server.json opts the file in."""
+    import anyio
+
+    limiter = anyio.CapacityLimiter(jobs)
+    done = 0
+
+    async def declare(item: Pending) -> None:
+        nonlocal done
+        async with limiter:
+            try:
+                item.outcome = await item.dialect.declare(item.candidate, probe)
+            except NotATool as verdict:
+                item.outcome = verdict
+                if item.dialect is not fallback and fallback.claims(item.candidate):
+                    try:  # opted in
+                        item.outcome = await fallback.declare(item.candidate, probe)
+                    except NotATool as fallback_verdict:
+                        item.outcome = fallback_verdict
+                    except DiscoveryError:
+                        pass  # the first verdict stands
+            except DiscoveryError as error:
+                item.outcome = error
+        done += 1
+        if on_progress:
+            on_progress(done, len(pending))
+
+    async with anyio.create_task_group() as group:
+        for item in pending:
+            group.start_soon(declare, item)

@@ -1,0 +1,53 @@
+"""Configs whose script is gone, or now declares other tools: reported (with a warning
+that says what to do), never deleted.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from toolkiln.discover.report import ToolStatus, status_of
+from toolkiln.errors import ConfigError, DiscoveryError
+from toolkiln.files import load_tool_config, tool_configs_dir
+
+
+def find_missing_tools(
+    tools_dir: Path, config_dir: Path, seen: dict[str, str], warnings: list[DiscoveryError]
+) -> list[ToolStatus]:
+    """Configs whose script is gone, or is now another tool: reported, never deleted."""
+    tools_of_script: dict[str, list[str]] = {}
+    for name, script_path in seen.items():
+        tools_of_script.setdefault(script_path, []).append(name)
+    folder = tool_configs_dir(config_dir)
+    if not folder.is_dir():
+        return []
+    missing = []
+    for path in sorted(folder.glob("*.json")):
+        if path.stem in seen:
+            continue
+        try:
+            config = load_tool_config(path)
+        except ConfigError:
+            missing.append(ToolStatus(path.stem, "?", "(config file is invalid)", True, False, "missing"))
+            continue
+        script_path = config.script_config.script_path
+        now = tools_of_script.get(script_path)
+        if now and len(now) == 1 and config.script_config.command is None:  # its Name changed
+            warnings.append(
+                DiscoveryError(
+                    f"is now the tool {now[0]!r}; its old config {path.name} "
+                    "is kept: delete it, after copying any settings of yours to the new one",
+                    path=script_path,
+                )
+            )
+        elif now:  # one of the file's commands is gone, or was renamed
+            warnings.append(
+                DiscoveryError(
+                    f"no longer declares the tool {path.stem!r} (it declares {', '.join(sorted(now))}); "
+                    f"its config {path.name} is kept: delete it when you no longer need it",
+                    path=script_path,
+                )
+            )
+        found = (tools_dir / script_path).is_file()
+        missing.append(status_of(config, "missing", script_found=found))
+    return missing
