@@ -39,6 +39,7 @@ def _judged(owner: object) -> bool:
     written the orphans failed: the process table of this machine must not judge again."""
     return True
 
+
 STRUCTURED_SHOWN = 20_000  # characters of a result's structuredContent shown
 
 
