@@ -161,10 +161,15 @@ class ParkedCalls:
     waited longest.
     """
 
-    def __init__(self, max_waiting: int, answer_timeout: Callable[[], float] = lambda: 300.0) -> None:
+    def __init__(
+        self,
+        max_waiting: int,
+        answer_timeout: Callable[[], float] = lambda: 300.0,
+        instance: str | None = None,
+    ) -> None:
         self.max_waiting = max_waiting
         self.answer_timeout = answer_timeout
-        self.instance = secrets.token_hex(6)  # names this process in the states it makes
+        self.instance = instance or secrets.token_hex(12)  # names this process in the states it makes
         self._group: TaskGroup | None = None
         self._waiting: dict[str, _WaitingCall] = {}  # by state, oldest first
         self._timed_out: OrderedDict[str, float] = OrderedDict()  # recent states stopped unanswered
