@@ -16,11 +16,13 @@ A parked call waits for its answers at most `answer_timeout` seconds (config/ser
 hold a process and a slot of `--max-concurrency` for the whole run timeout.
 
 A parked call lives in the process that runs its script. Its `requestState` names that
-process (`instance`), so an answer that a load balancer sends to another replica is
-told so (the state itself opens on any replica given the shared `state.secret_file`,
-serve/keys.py; the script it names does not move). Re-running the script there, its
-earlier answers replayed, would run again whatever it did before it asked: toolkiln does
-not, and the README shows how to route a client's retries to one replica.
+process (`instance`, the server's one name: tasks/owners.py). The state opens on any
+replica given the shared `state.secret_file` (serve/keys.py), but the script does not
+move: re-running it elsewhere, its earlier answers replayed, would run again whatever it
+did before it asked. With Redis (`state.url`) the replica a retry reaches relays the
+answers here and answers the client with what `resume` gives (serve/relayed.py);
+without it, the retry is told that its call waits in another process, and the README
+shows how to route a client's retries to one replica.
 """
 
 from __future__ import annotations

@@ -43,12 +43,16 @@ if TYPE_CHECKING:
     from toolkiln.serve.service import ToolService
 
 
+MAX_STATE = 200  # a parked call's state: `<instance>.<token>`, some 50 characters
+MAX_NAME = 200
+
+
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
 class ResumeBody(_Body):
-    state: str = Field(max_length=200)
+    state: str = Field(max_length=MAX_STATE)
     responses: dict[str, Any] | None
     capabilities: dict[str, Any] | None
     window: float | None
@@ -56,7 +60,7 @@ class ResumeBody(_Body):
     tool: str = Field(max_length=200)
     arguments: dict[str, Any] | None
     transport: str = Field(max_length=20)
-    client: str | None = Field(max_length=200)
+    client: str | None = Field(max_length=MAX_NAME)
 
 
 class UpdateBody(_Body):
@@ -116,7 +120,11 @@ class RelayedCalls:
     def runs_elsewhere(self, state: str) -> bool:
         """Whether a parked call's state names another replica of this deployment."""
         instance = state.partition(".")[0]
-        return instance != self.service.instance and INSTANCE.fullmatch(instance) is not None
+        return (
+            len(state) <= MAX_STATE
+            and instance != self.service.instance
+            and INSTANCE.fullmatch(instance) is not None
+        )
 
     async def resume(
         self,
@@ -139,7 +147,9 @@ class RelayedCalls:
             tool=str(record.fields["tool"]),
             arguments=dict(record.arguments),
             transport=str(record.fields["transport"]),
-            client=record.fields["client"],
+            client=str(record.fields["client"])[:MAX_NAME]
+            if record.fields["client"]
+            else None,  # the client's words
         )
         outcome = await self._send(state.partition(".")[0], "resume", body)
         if outcome.result is not None:
@@ -205,7 +215,7 @@ class RelayedCalls:
                 outcome.waiting.scope.cancel()
                 return _error(types.INVALID_PARAMS, str(unknown))
             record = CallRecord(service.audit, tool, body.tool, body.arguments, body.transport, body.client)
-            went_on = await service.go_on_as_task(tool, outcome, body.principal, capabilities, record)
+            went_on = await service.task_calls.go_on(tool, outcome, body.principal, capabilities, record)
             if isinstance(went_on, CreateTaskResult):
                 return {"task": went_on.model_dump(by_alias=True, mode="json", exclude_none=True)}
             outcome = went_on

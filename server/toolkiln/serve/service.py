@@ -22,7 +22,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolkiln.audit import AuditLog
 from toolkiln.model import CompiledTool, StateSettings
-from toolkiln.runner import LoggingObserver, Registry, ToolResult, ToolRunner, UnknownToolError
+from toolkiln.runner import Registry, ToolResult, ToolRunner, UnknownToolError
 from toolkiln.serve.call_record import CallRecord, client_name
 from toolkiln.serve.changes import Broadcaster
 from toolkiln.serve.confirm import CONFIRM, confirm, elicitation_mode
@@ -31,12 +31,11 @@ from toolkiln.serve.notify import ThrottledNotifier
 from toolkiln.serve.parked import ParkedCalls, RunningCall
 from toolkiln.serve.resources import state_uris
 from toolkiln.serve.results import listed_tool, mcp_result
+from toolkiln.serve.task_calls import TaskCalls
 from toolkiln.serve.tasks import (
     CreateTaskResult,
     TaskCall,
     TaskService,
-    TaskStoreError,
-    create_task_result,
     may_create_task,
     principal_of,
 )
@@ -89,6 +88,9 @@ class ToolService:
             state,
             answer_timeout=lambda: self.registry.catalog.interactive.answer_timeout_seconds,
             instance=self.instance,
+        )
+        self.task_calls = TaskCalls(
+            self.tasks, self.broadcaster, lambda: self.runner.settings.default_timeout
         )
         # With Redis: a client's answers that reach this replica for a call another one runs go there.
         self.relayed: RelayedCalls | None = None
@@ -164,7 +166,7 @@ class ToolService:
         if tool.task_support != "forbidden" and may_create_task(ctx) and self.tasks.serving:
             if tool.interactive and tool.ask_before_task and ctx is not None:  # questions, then the task
                 return await self._ask_then_task(tool, arguments, params, ctx, record)
-            created = await self._start_task(
+            created = await self.task_calls.start(
                 tool, self._runs(tool, arguments, record), principal_of(ctx), capabilities_of(ctx)
             )
             if created is not None:
@@ -206,31 +208,8 @@ class ToolService:
         outcome = await self._run_parked(tool, arguments, params, ctx, record, window)
         if isinstance(outcome, types.InputRequiredResult | CreateTaskResult):
             return outcome  # questions; or a task, made by the replica the call runs on
-        went_on = await self.go_on_as_task(tool, outcome, principal_of(ctx), capabilities_of(ctx), record)
+        went_on = await self.task_calls.go_on(tool, outcome, principal_of(ctx), capabilities_of(ctx), record)
         return went_on if isinstance(went_on, CreateTaskResult) else mcp_result(went_on)
-
-    async def go_on_as_task(
-        self,
-        tool: CompiledTool,
-        outcome: ToolResult | RunningCall,
-        principal: str,
-        capabilities: types.ClientCapabilities | None,
-        record: CallRecord,
-    ) -> CreateTaskResult | ToolResult:
-        """A call past its questions goes on as a task (`RunningCall`), or its result is
-        one; the call's result instead when no task can start (the store is full)."""
-        if isinstance(outcome, RunningCall):
-            follow: TaskCall = outcome.follow
-        else:
-            ended = outcome
-
-            async def follow(observer: Any) -> ToolResult:
-                return ended
-
-        created = await self._start_task(tool, self._followed(tool, follow, record), principal, capabilities)
-        if created is not None:
-            return created
-        return await follow(LoggingObserver())  # the store is full: the call answers itself
 
     def _runs(self, tool: CompiledTool, arguments: Mapping[str, Any] | None, record: CallRecord) -> TaskCall:
         """A task's call of `tool`, audited as it ends."""
@@ -239,48 +218,7 @@ class ToolService:
             call = self.runner.call(tool.name, arguments, observer, record.prepare)
             return await self._guarded(tool.name, call)
 
-        return self._followed(tool, run, record)
-
-    def _followed(self, tool: CompiledTool, run: TaskCall, record: CallRecord) -> TaskCall:
-        """`run` with the audit record and the state subscribers told when it ends."""
-
-        async def call(observer: Any) -> ToolResult:
-            try:
-                result = await run(observer)
-            except anyio.get_cancelled_exc_class():
-                record(success=False, exit_code=None, error="cancelled")
-                raise
-            failure = result.text.splitlines()[0] if result.is_error and result.text else None
-            record(success=not result.is_error, exit_code=result.exit_code, error=failure)
-            if tool.state:
-                for uri in state_uris(tool):
-                    await self.broadcaster.resource_updated(uri)
-            return result
-
-        return call
-
-    async def _start_task(
-        self,
-        tool: CompiledTool,
-        call: TaskCall,
-        principal: str,
-        capabilities: types.ClientCapabilities | None,
-    ) -> CreateTaskResult | None:
-        """Start `call` as a task: its `CreateTaskResult`, or None to run it as a plain
-        call (the store is full and the tool may run either way)."""
-
-        def wire(result: ToolResult) -> dict[str, Any]:
-            return mcp_result(result).model_dump(by_alias=True, mode="json", exclude_none=True)
-
-        timeout = tool.timeout_seconds or self.runner.settings.default_timeout
-        try:
-            task = await self.tasks.start(tool, call, wire, principal, capabilities, timeout)
-        except TaskStoreError as full:  # at its bounds, or (a shared store) unreachable
-            if tool.task_support == "required":
-                raise MCPError(code=types.INTERNAL_ERROR, message=f"No task can start now: {full}.") from None
-            logger.warning("running %r as a plain call: %s", tool.name, full)
-            return None
-        return create_task_result(task)
+        return self.task_calls.followed(tool, run, record)
 
     async def _run(
         self,
