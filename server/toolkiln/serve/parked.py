@@ -16,11 +16,13 @@ A parked call waits for its answers at most `answer_timeout` seconds (config/ser
 hold a process and a slot of `--max-concurrency` for the whole run timeout.
 
 A parked call lives in the process that runs its script. Its `requestState` names that
-process (`instance`), so an answer that a load balancer sends to another replica is
-told so (the state itself opens on any replica given the shared `state.secret_file`,
-serve/keys.py; the script it names does not move). Re-running the script there, its
-earlier answers replayed, would run again whatever it did before it asked: toolkiln does
-not, and the README shows how to route a client's retries to one replica.
+process (`instance`, the server's one name: tasks/owners.py). The state opens on any
+replica given the shared `state.secret_file` (serve/keys.py), but the script does not
+move: re-running it elsewhere, its earlier answers replayed, would run again whatever it
+did before it asked. With Redis (`state.url`) the replica a retry reaches relays the
+answers here and answers the client with what `resume` gives (serve/relayed.py);
+without it, the retry is told that its call waits in another process, and the README
+shows how to route a client's retries to one replica.
 """
 
 from __future__ import annotations
@@ -161,10 +163,15 @@ class ParkedCalls:
     waited longest.
     """
 
-    def __init__(self, max_waiting: int, answer_timeout: Callable[[], float] = lambda: 300.0) -> None:
+    def __init__(
+        self,
+        max_waiting: int,
+        answer_timeout: Callable[[], float] = lambda: 300.0,
+        instance: str | None = None,
+    ) -> None:
         self.max_waiting = max_waiting
         self.answer_timeout = answer_timeout
-        self.instance = secrets.token_hex(6)  # names this process in the states it makes
+        self.instance = instance or secrets.token_hex(12)  # names this process in the states it makes
         self._group: TaskGroup | None = None
         self._waiting: dict[str, _WaitingCall] = {}  # by state, oldest first
         self._timed_out: OrderedDict[str, float] = OrderedDict()  # recent states stopped unanswered

@@ -9,10 +9,9 @@ is a protocol error (-32602), as the spec asks.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp.types as types
@@ -23,7 +22,8 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolkiln.audit import AuditLog
 from toolkiln.model import CompiledTool, StateSettings
-from toolkiln.runner import LoggingObserver, Registry, ToolResult, ToolRunner, UnknownToolError
+from toolkiln.runner import Registry, ToolResult, ToolRunner, UnknownToolError
+from toolkiln.serve.call_record import CallRecord, client_name
 from toolkiln.serve.changes import Broadcaster
 from toolkiln.serve.confirm import CONFIRM, confirm, elicitation_mode
 from toolkiln.serve.keys import StateSecret, load_state_secret
@@ -31,16 +31,19 @@ from toolkiln.serve.notify import ThrottledNotifier
 from toolkiln.serve.parked import ParkedCalls, RunningCall
 from toolkiln.serve.resources import state_uris
 from toolkiln.serve.results import listed_tool, mcp_result
+from toolkiln.serve.task_calls import TaskCalls
 from toolkiln.serve.tasks import (
     CreateTaskResult,
     TaskCall,
     TaskService,
-    TaskStoreError,
-    create_task_result,
     may_create_task,
     principal_of,
 )
+from toolkiln.serve.tasks.owners import new_instance
 from toolkiln.token import default_state_dir
+
+if TYPE_CHECKING:
+    from toolkiln.serve.relayed import RelayedCalls
 
 logger = logging.getLogger(__name__)
 # The SDK's defaults of a `tools/list` result (cache hints, result type) in wire form.
@@ -71,10 +74,12 @@ class ToolService:
             load_state_secret(Path(self.state.secret_file)) if self.state.secret_file else None
         )
         self.reloading = anyio.Lock()  # one rebuild and swap at a time (watch.reload)
+        self.instance = new_instance()  # this server's one name among replicas (tasks/owners.py)
         # `run` it beside the server (cli/serving.py does)
         self.parked = ParkedCalls(
             max_waiting=max(1, runner.settings.max_concurrency // 2),
             answer_timeout=lambda: self.registry.catalog.interactive.answer_timeout_seconds,
+            instance=self.instance,
         )
         # Calls run as MCP tasks, kept in the state folder's task store, or a shared one (`state`).
         self.tasks = TaskService(
@@ -82,7 +87,18 @@ class ToolService:
             lambda: self.registry.catalog.tasks,
             state,
             answer_timeout=lambda: self.registry.catalog.interactive.answer_timeout_seconds,
+            instance=self.instance,
         )
+        self.task_calls = TaskCalls(
+            self.tasks, self.broadcaster, lambda: self.runner.settings.default_timeout
+        )
+        # With Redis: a client's answers that reach this replica for a call another one runs go there.
+        self.relayed: RelayedCalls | None = None
+        if self.state.url is not None:  # `redis` is imported only then
+            from toolkiln.serve.relayed import RelayedCalls
+
+            self.relayed = RelayedCalls.open(self)
+        self.tasks.relayed = self.relayed
 
     async def run_background(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """What runs beside the server: parked interactive calls and tasks. Cancelling it
@@ -90,6 +106,8 @@ class ToolService:
         async with anyio.create_task_group() as group:
             await group.start(self.parked.run)
             await group.start(self.tasks.run)
+            if self.relayed is not None:
+                await group.start(self.relayed.serve)
             task_status.started()
 
     def swap(self, registry: Registry) -> dict[str, bool]:
@@ -126,7 +144,9 @@ class ToolService:
     ) -> types.CallToolResult | types.InputRequiredResult | CreateTaskResult:
         """The call's result; for a client that can follow a task and a tool that may run
         as one, a `CreateTaskResult` (the call goes on in the background)."""
-        record = _CallRecord(self, name, arguments, transport, client_name(ctx))
+        record = CallRecord(
+            self.audit, self.registry.tools.get(name), name, arguments, transport, client_name(ctx)
+        )
         try:
             tool = self.registry.get(name)
         except UnknownToolError as unknown:
@@ -146,15 +166,17 @@ class ToolService:
         if tool.task_support != "forbidden" and may_create_task(ctx) and self.tasks.serving:
             if tool.interactive and tool.ask_before_task and ctx is not None:  # questions, then the task
                 return await self._ask_then_task(tool, arguments, params, ctx, record)
-            created = await self._start_task(tool, self._runs(tool, arguments, record), ctx, record)
+            created = await self.task_calls.start(
+                tool, self._runs(tool, arguments, record), principal_of(ctx), capabilities_of(ctx)
+            )
             if created is not None:
                 return created
         try:
             if tool.interactive and ctx is not None and ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
-                outcome = await self._run_parked(tool, arguments, params, ctx.session.client_capabilities)
+                outcome = await self._run_parked(tool, arguments, params, ctx, record)
                 if isinstance(outcome, types.InputRequiredResult):
                     return outcome  # the script waits for the client's answers
-                assert isinstance(outcome, ToolResult)  # no window: never a RunningCall
+                assert isinstance(outcome, ToolResult)  # no window: never a RunningCall, never a task
                 result = outcome
             else:
                 result = await self._run(name, arguments, notifier, record.prepare)
@@ -176,78 +198,27 @@ class ToolService:
         arguments: Mapping[str, Any] | None,
         params: types.CallToolRequestParams | None,
         ctx: ServerRequestContext[Any],
-        record: _CallRecord,
+        record: CallRecord,
     ) -> types.CallToolResult | types.InputRequiredResult | CreateTaskResult:
         """An interactive tool called by a client that follows tasks: what the script asks
         within `ask_window_seconds` (of starting, or of its latest answers) comes back
         as input-required rounds; once it works on without asking, or ends, the call
         goes on as a task (SEP-2663 with SEP-2322: no task before the questions)."""
         window = self.registry.catalog.tasks.ask_window_seconds
-        outcome = await self._run_parked(tool, arguments, params, ctx.session.client_capabilities, window)
-        if isinstance(outcome, types.InputRequiredResult):
-            return outcome
-        if isinstance(outcome, RunningCall):
-            follow: TaskCall = outcome.follow
-        else:
-            ended = outcome
+        outcome = await self._run_parked(tool, arguments, params, ctx, record, window)
+        if isinstance(outcome, types.InputRequiredResult | CreateTaskResult):
+            return outcome  # questions; or a task, made by the replica the call runs on
+        went_on = await self.task_calls.go_on(tool, outcome, principal_of(ctx), capabilities_of(ctx), record)
+        return went_on if isinstance(went_on, CreateTaskResult) else mcp_result(went_on)
 
-            async def follow(observer: Any) -> ToolResult:
-                return ended
-
-        created = await self._start_task(tool, self._followed(tool, follow, record), ctx, record)
-        if created is not None:
-            return created
-        result = await follow(LoggingObserver())  # the store is full: the call answers itself
-        return mcp_result(result)
-
-    def _runs(self, tool: CompiledTool, arguments: Mapping[str, Any] | None, record: _CallRecord) -> TaskCall:
+    def _runs(self, tool: CompiledTool, arguments: Mapping[str, Any] | None, record: CallRecord) -> TaskCall:
         """A task's call of `tool`, audited as it ends."""
 
         async def run(observer: Any) -> ToolResult:
             call = self.runner.call(tool.name, arguments, observer, record.prepare)
             return await self._guarded(tool.name, call)
 
-        return self._followed(tool, run, record)
-
-    def _followed(self, tool: CompiledTool, run: TaskCall, record: _CallRecord) -> TaskCall:
-        """`run` with the audit record and the state subscribers told when it ends."""
-
-        async def call(observer: Any) -> ToolResult:
-            try:
-                result = await run(observer)
-            except anyio.get_cancelled_exc_class():
-                record(success=False, exit_code=None, error="cancelled")
-                raise
-            failure = result.text.splitlines()[0] if result.is_error and result.text else None
-            record(success=not result.is_error, exit_code=result.exit_code, error=failure)
-            if tool.state:
-                for uri in state_uris(tool):
-                    await self.broadcaster.resource_updated(uri)
-            return result
-
-        return call
-
-    async def _start_task(
-        self, tool: CompiledTool, call: TaskCall, ctx: ServerRequestContext[Any] | None, record: _CallRecord
-    ) -> CreateTaskResult | None:
-        """Start `call` as a task: its `CreateTaskResult`, or None to run it as a plain
-        call (the store is full and the tool may run either way)."""
-        assert ctx is not None
-
-        def wire(result: ToolResult) -> dict[str, Any]:
-            return mcp_result(result).model_dump(by_alias=True, mode="json", exclude_none=True)
-
-        timeout = tool.timeout_seconds or self.runner.settings.default_timeout
-        try:
-            task = await self.tasks.start(
-                tool, call, wire, principal_of(ctx), ctx.session.client_capabilities, timeout
-            )
-        except TaskStoreError as full:  # at its bounds, or (a shared store) unreachable
-            if tool.task_support == "required":
-                raise MCPError(code=types.INTERNAL_ERROR, message=f"No task can start now: {full}.") from None
-            logger.warning("running %r as a plain call: %s", tool.name, full)
-            return None
-        return create_task_result(task)
+        return self.task_calls.followed(tool, run, record)
 
     async def _run(
         self,
@@ -270,13 +241,18 @@ class ToolService:
         tool: CompiledTool,
         arguments: Mapping[str, Any] | None,
         params: types.CallToolRequestParams | None,
-        capabilities: types.ClientCapabilities | None,
+        ctx: ServerRequestContext[Any],
+        record: CallRecord,
         window: float | None = None,
-    ) -> ToolResult | types.InputRequiredResult | RunningCall:
-        """An interactive call of a 2026-07-28 client: started, or resumed with its answers."""
+    ) -> ToolResult | types.InputRequiredResult | RunningCall | CreateTaskResult:
+        """An interactive call of a 2026-07-28 client: started, or resumed with its
+        answers (here, or on the replica it runs on: relayed.py)."""
+        capabilities = capabilities_of(ctx)
         state = params.request_state if params is not None else None
         if state is not None and state != CONFIRM:  # a parked call's (confirm(): the confirmation's)
             responses = params.input_responses if params is not None else None
+            if self.relayed is not None and self.relayed.runs_elsewhere(state):
+                return await self.relayed.resume(state, responses, ctx, record, window)
             return await self.parked.resume(state, responses, capabilities, window)
         return await self.parked.start(
             lambda observer: self._guarded(tool.name, self.runner.call(tool.name, arguments, observer)),
@@ -299,43 +275,5 @@ class ToolService:
             )
 
 
-class _CallRecord:
-    """The audit record of one `tools/call`. `prepare` makes its first fields (the
-    redaction and the JSON are the costly part of a record) while
-    the tool runs, so that the answer waits only for the outcome to be appended."""
-
-    def __init__(
-        self,
-        service: ToolService,
-        name: str,
-        arguments: Mapping[str, Any] | None,
-        transport: str,
-        client: str | None,
-    ) -> None:
-        self.audit = service.audit
-        self.tool = service.registry.tools.get(name)
-        self.fields = {"event": "tools/call", "transport": transport, "client": client, "tool": name}
-        self.arguments = arguments or {}
-        self.arrived = time.time()  # the record's timestamp: when the call came in
-        self.started = time.perf_counter()
-        self.prepared: str | None = None
-
-    def prepare(self) -> None:
-        if self.audit is None or self.prepared is not None:
-            return
-        secrets = [p.name for p in self.tool.parameters if p.secret] if self.tool else []
-        self.prepared = self.audit.prepare(
-            self.arrived, secret_names=secrets, **self.fields, arguments=self.arguments
-        )
-
-    def __call__(self, **outcome: Any) -> None:
-        if self.audit is None:
-            return
-        self.prepare()
-        duration_ms = round((time.perf_counter() - self.started) * 1000, 3)
-        self.audit.record(self.prepared, duration_ms=duration_ms, **outcome)
-
-
-def client_name(ctx: ServerRequestContext[Any] | None) -> str | None:
-    params = ctx.session.client_params if ctx is not None else None
-    return params.client_info.name if params is not None else None
+def capabilities_of(ctx: ServerRequestContext[Any] | None) -> types.ClientCapabilities | None:
+    return ctx.session.client_capabilities if ctx is not None else None

@@ -87,7 +87,7 @@ class SharedEvents:
         return f"{self.prefix}events:{token}"
 
     def owner_key(self, instance: str) -> str:
-        """The heartbeat the task service keeps while its server runs (tasks/jobs.py)."""
+        """The heartbeat the task service keeps while its server runs (tasks/owners.py)."""
         return f"{self.prefix}owner:{instance}"
 
     @property

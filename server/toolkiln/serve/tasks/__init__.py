@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 from toolkiln.lazy_names import lazy_names
 
 if TYPE_CHECKING:
-    from toolkiln.serve.tasks.jobs import TaskCall, TaskNotFoundError, TaskService
+    from toolkiln.serve.tasks.job_run import TaskCall
+    from toolkiln.serve.tasks.jobs import TaskNotFoundError, TaskService
     from toolkiln.serve.tasks.principal import principal_of
     from toolkiln.serve.tasks.protocol import (
         EXTENSION_ID,
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     )
 
 _HOMES = {
-    "TaskCall": "jobs",
+    "TaskCall": "job_run",
     "TaskNotFoundError": "jobs",
     "TaskService": "jobs",
     "principal_of": "principal",

@@ -7,9 +7,8 @@ the result, the error, a cancellation. Cancelling stops the call's scope, which 
 the script's process group (process/ kills it, with a grace period, on the way out).
 
 On start, and when a task is read, a task left `working` by a server that is no
-longer running (it crashed or was killed: the store says, from the process table
-on one machine, from the server's heartbeat in a shared store) is marked failed
-with the reason, never left working. Each new status (and each change of a task's
+longer running is marked failed with the reason, never left working (owners.py: the
+owner of a task, the heartbeat, the orphans). Each new status (and each change of a task's
 questions) is published to the `subscriptions/listen` streams that follow the task
 (notices.py, listen.py). A shared store that cannot be reached fails
 what needs it (a new task, a `tasks/get`) with an error that says so, and nothing
@@ -21,25 +20,23 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import secrets
-import socket
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 import mcp.types as types
 from anyio.abc import TaskGroup, TaskStatus
 from mcp.shared.exceptions import MCPError
 
-from toolkiln.liveness import process_identity
 from toolkiln.model import CompiledTool, StateSettings, TaskSettings
-from toolkiln.runner import ToolResult
 from toolkiln.serve.interactive import as_json
+from toolkiln.serve.tasks.job_run import ResultMaker, TaskCall, run_job
 from toolkiln.serve.tasks.notices import TaskNotices
-from toolkiln.serve.tasks.running_job import Job, TaskObserver, still_asked
+from toolkiln.serve.tasks.owners import Heartbeat, fail_orphans, new_instance, settle_orphan, this_owner
+from toolkiln.serve.tasks.running_job import Job, still_asked
 from toolkiln.serve.tasks.sqlite import STORE_FILE
 from toolkiln.serve.tasks.store import (
     StoreFullError,
@@ -52,24 +49,16 @@ from toolkiln.serve.tasks.stores import open_task_store
 
 logger = logging.getLogger(__name__)
 
-FLUSH_SECONDS = 0.25  # progress and logs reach the store at most this often
 EXPIRE_SECONDS = 60.0  # how often expired tasks are removed
-# A server beats this often in a shared store; one silent for OWNER_SECONDS is gone.
-BEAT_SECONDS = 2.0
-OWNER_SECONDS = 10.0
-CANCEL_SECONDS = 1.0  # a task cancelled through another replica is stopped within about this
 ELSEWHERE = (
     "This task's script runs in another server process (another replica), which alone can "
     "hand it these answers: send tasks/update to that replica (route tasks/* by the Mcp-Name "
     "header, which carries the task id). Nothing was answered."
 )
-DIED = (
-    "The server running this task stopped before it finished (pid {pid}); the task's process ended with it."
-)
 
-# The call a task runs: given the task's observer, the tool's result.
-TaskCall = Callable[[Any], Awaitable[ToolResult]]
-ResultMaker = Callable[[ToolResult], dict[str, Any]]
+
+class Relayer(Protocol):
+    async def update(self, record: TaskRecord, principal: str, responses: dict[str, Any]) -> None: ...
 
 
 class TaskNotFoundError(Exception):
@@ -85,22 +74,20 @@ class TaskService:
         settings: Callable[[], TaskSettings],
         state: StateSettings | None = None,
         answer_timeout: Callable[[], float] = lambda: 300.0,
+        instance: str | None = None,
     ) -> None:
         self.state_dir = state_dir
         self.settings = settings
         self.state = state or StateSettings()
         self.answer_timeout = answer_timeout  # seconds a task waits in input_required
-        # Which server runs a task: its process, and (for a shared store) a name of its own.
-        self.owner = {
-            **process_identity(os.getpid()),
-            "host": socket.gethostname(),
-            "instance": secrets.token_hex(12),
-        }
+        # Which server runs a task: its process, and its instance (the server's one name, owners.py).
+        self.owner = this_owner(instance or new_instance())
+        self.heartbeat = Heartbeat(self.owner, self.open_store)  # in a shared store only
         self.store: TaskStore | None = None
         self._group: TaskGroup | None = None
         self._jobs: dict[str, Job] = {}
         self.notices = TaskNotices()  # the listen streams that follow a task (listen.py)
-        self._beaten_at = -OWNER_SECONDS  # time.monotonic() of the last heartbeat stored
+        self.relayed: Relayer | None = None  # with Redis: how answers reach the replica running a task
 
     @property
     def shared(self) -> bool:
@@ -125,8 +112,8 @@ class TaskService:
             try:
                 store = await anyio.to_thread.run_sync(self.open_store)
                 if self.shared:
-                    await self._beat()
-                failed = await anyio.to_thread.run_sync(self._fail_orphans, store)
+                    await self.heartbeat.beat()
+                failed = await anyio.to_thread.run_sync(fail_orphans, store, self._jobs)
             except TaskStoreError as error:
                 logger.warning("tasks of servers that stopped were not checked: %s", error)
                 failed = 0
@@ -136,7 +123,7 @@ class TaskService:
             async with anyio.create_task_group() as group:
                 self._group = group
                 if self.shared:
-                    group.start_soon(self._beat_while_running)
+                    group.start_soon(self.heartbeat.beat_while_running)
                 task_status.started()
                 while True:
                     await anyio.sleep(EXPIRE_SECONDS)
@@ -166,20 +153,6 @@ class TaskService:
                 logger.warning("task %s was not marked failed: %s", task_id, unreachable)
         await anyio.to_thread.run_sync(store.close)
 
-    async def _beat(self) -> None:
-        """Say in the shared store that this server runs (and so do its tasks)."""
-        assert self.store is not None
-        await anyio.to_thread.run_sync(self.store.beat, self.owner, OWNER_SECONDS)
-        self._beaten_at = time.monotonic()
-
-    async def _beat_while_running(self) -> None:
-        while True:
-            try:
-                await self._beat()
-            except TaskStoreError as error:
-                logger.warning("no heartbeat in the task store: %s", error)
-            await anyio.sleep(BEAT_SECONDS)
-
     @property
     def serving(self) -> bool:
         return self._group is not None
@@ -202,8 +175,8 @@ class TaskService:
         if self._group is None:
             raise StoreFullError("tasks are not being served")
         store = await anyio.to_thread.run_sync(self.open_store)
-        if self.shared and time.monotonic() - self._beaten_at > BEAT_SECONDS:
-            await self._beat()  # the task's owner is seen running from its first moment
+        if self.shared and self.heartbeat.stale:
+            await self.heartbeat.beat()  # the task's owner is seen running from its first moment
         settings = self.settings()
         now = time.time()
         record = TaskRecord(
@@ -225,54 +198,10 @@ class TaskService:
         return record
 
     async def _run_job(self, job: Job, call: TaskCall, make_result: ResultMaker) -> None:
-        outcome: dict[str, Any] = {}
         try:
-            async with anyio.create_task_group() as flushing:
-                flushing.start_soon(self._flush_while_running, job)
-                try:
-                    with job.scope:
-                        result = await call(TaskObserver(self, job))
-                        outcome = {"status": "completed", "result": make_result(result)}
-                except MCPError as error:
-                    outcome = _failed(error.error.model_dump(by_alias=True, mode="json", exclude_none=True))
-                except Exception:
-                    logger.exception("task %s of tool %r failed inside toolkiln", job.task_id, job.tool)
-                    outcome = _failed(
-                        {"code": types.INTERNAL_ERROR, "message": "The task failed inside toolkiln."}
-                    )
-                flushing.cancel_scope.cancel()
-            if job.failure is not None:
-                outcome = _failed(job.failure)
-            elif job.cancelled or not outcome:
-                outcome = {"status": "cancelled", "status_message": "Cancelled by the client."}
-            await self.write(job, input_requests=None, **outcome)
+            await run_job(self, job, call, make_result)
         finally:
             self._jobs.pop(job.task_id, None)
-
-    async def _flush_while_running(self, job: Job) -> None:
-        """Write what the job gathered; when it has nothing to write, still look at the
-        store at least every CANCEL_SECONDS: a cancel written there by another process
-        (`toolkiln tasks cancel`, another replica of a shared store) stops a script that
-        prints nothing."""
-        looked = time.monotonic()
-        while True:
-            await anyio.sleep(FLUSH_SECONDS)
-            if job.dirty:
-                await self.write(job)
-                looked = time.monotonic()
-            elif self.store is not None and time.monotonic() - looked >= CANCEL_SECONDS:
-                await self._look_for_cancel(job)
-                looked = time.monotonic()
-
-    async def _look_for_cancel(self, job: Job) -> None:
-        assert self.store is not None
-        try:
-            record = await anyio.to_thread.run_sync(self.store.get, job.task_id)
-        except TaskStoreError:
-            return
-        if record is not None and record.status == "cancelled" and not job.cancelled:
-            job.cancelled = True
-            job.scope.cancel()
 
     async def write(self, job: Job, **changes: Any) -> None:
         """Write `changes` and what the job has gathered; a task cancelled in the store
@@ -305,12 +234,9 @@ class TaskService:
             record = await anyio.to_thread.run_sync(store.get, task_id)
             if record is None or not secrets.compare_digest(record.principal, principal):
                 raise TaskNotFoundError(task_id)
-            if (
-                not record.terminal
-                and record.task_id not in self._jobs
-                and not await anyio.to_thread.run_sync(store.owner_running, record.owner)
-            ):
-                record = await anyio.to_thread.run_sync(self._fail_orphan, record)
+            settled = await anyio.to_thread.run_sync(settle_orphan, store, record, self._jobs)
+            if settled is not None:  # its server stopped: failed
+                record = settled
                 self.notices.publish(record)
         except StoreUnreachableError as error:
             raise unreachable(error) from None
@@ -325,22 +251,24 @@ class TaskService:
             store = await anyio.to_thread.run_sync(self.open_store)
             records = await anyio.to_thread.run_sync(store.list)
             for index, record in enumerate(records):
-                if (
-                    not record.terminal
-                    and record.task_id not in self._jobs
-                    and not await anyio.to_thread.run_sync(store.owner_running, record.owner)
-                ):
-                    records[index] = await anyio.to_thread.run_sync(self._fail_orphan, record)
-                    self.notices.publish(records[index])
+                settled = await anyio.to_thread.run_sync(settle_orphan, store, record, self._jobs)
+                if settled is not None:  # its server stopped: failed
+                    records[index] = settled
+                    self.notices.publish(settled)
         except StoreUnreachableError as error:
             raise unreachable(error) from None
         return records
 
-    async def answer(self, task_id: str, principal: str, responses: dict[str, Any]) -> None:
-        """Deliver `responses` to the task's outstanding questions; other keys are ignored."""
+    async def answer(
+        self, task_id: str, principal: str, responses: dict[str, Any], *, relay: bool = True
+    ) -> None:
+        """Deliver `responses` to the task's outstanding questions; other keys are ignored.
+        When its script waits on another replica, `relay` them there (with Redis)."""
         record = await self.get(task_id, principal)
         job = self._jobs.get(task_id)
         if job is None and record.status == "input_required":  # its script waits in another process
+            if relay and self.relayed is not None:
+                return await self.relayed.update(record, principal, responses)
             raise MCPError(code=types.INVALID_REQUEST, message=ELSEWHERE)
         if job is None or not job.pending:
             return
@@ -367,28 +295,7 @@ class TaskService:
             job.cancelled = True
             job.scope.cancel()
 
-    def _fail_orphans(self, store: TaskStore) -> int:
-        orphans = [
-            task
-            for task in store.list(active_only=True)
-            if task.task_id not in self._jobs and not store.owner_running(task.owner)
-        ]
-        for task in orphans:
-            self._fail_orphan(task)
-        return len(orphans)
-
-    def _fail_orphan(self, record: TaskRecord) -> TaskRecord:
-        assert self.store is not None
-        message = DIED.format(pid=record.owner.get("pid"))
-        error = {"code": types.INTERNAL_ERROR, "message": message}
-        updated = self.store.update(record.task_id, status="failed", error=error, status_message=message)
-        return updated or record
-
 
 def unreachable(error: StoreUnreachableError) -> MCPError:
     """The JSON-RPC error of a task method whose store is down."""
     return MCPError(code=types.INTERNAL_ERROR, message=f"The task store is unreachable: {error}.")
-
-
-def _failed(error: dict[str, Any]) -> dict[str, Any]:
-    return {"status": "failed", "error": error, "status_message": str(error.get("message", ""))}

@@ -1,0 +1,85 @@
+"""One task's call, run to its end in this process: what it says is flushed to the
+store as it runs, a cancel written to the store by another process stops it, and its
+outcome (completed, failed, cancelled) is the task's last write."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+import anyio
+import mcp.types as types
+from mcp.shared.exceptions import MCPError
+
+from toolkiln.runner import ToolResult
+from toolkiln.serve.tasks.running_job import Job, JobWriter, TaskObserver
+from toolkiln.serve.tasks.store import TaskStore, TaskStoreError
+
+logger = logging.getLogger(__name__)
+
+FLUSH_SECONDS = 0.25  # progress and logs reach the store at most this often
+CANCEL_SECONDS = 1.0  # a task cancelled through another replica is stopped within about this
+
+# The call a task runs: given the task's observer, the tool's result.
+TaskCall = Callable[[Any], Awaitable[ToolResult]]
+ResultMaker = Callable[[ToolResult], dict[str, Any]]
+
+
+class JobHost(JobWriter, Protocol):
+    """What running a job needs of the task service."""
+
+    store: TaskStore | None
+
+
+async def run_job(host: JobHost, job: Job, call: TaskCall, make_result: ResultMaker) -> None:
+    """Run `call` as the task `job` until it ends, and write how it ended."""
+    outcome: dict[str, Any] = {}
+    async with anyio.create_task_group() as flushing:
+        flushing.start_soon(_flush_while_running, host, job)
+        try:
+            with job.scope:
+                result = await call(TaskObserver(host, job))
+                outcome = {"status": "completed", "result": make_result(result)}
+        except MCPError as error:
+            outcome = _failed(error.error.model_dump(by_alias=True, mode="json", exclude_none=True))
+        except Exception:
+            logger.exception("task %s of tool %r failed inside toolkiln", job.task_id, job.tool)
+            outcome = _failed({"code": types.INTERNAL_ERROR, "message": "The task failed inside toolkiln."})
+        flushing.cancel_scope.cancel()
+    if job.failure is not None:
+        outcome = _failed(job.failure)
+    elif job.cancelled or not outcome:
+        outcome = {"status": "cancelled", "status_message": "Cancelled by the client."}
+    await host.write(job, input_requests=None, **outcome)
+
+
+async def _flush_while_running(host: JobHost, job: Job) -> None:
+    """Write what the job gathered; when it has nothing to write, still look at the
+    store at least every CANCEL_SECONDS: a cancel written there by another process
+    (`toolkiln tasks cancel`, another replica of a shared store) stops a script that
+    prints nothing."""
+    looked = time.monotonic()
+    while True:
+        await anyio.sleep(FLUSH_SECONDS)
+        if job.dirty:
+            await host.write(job)
+            looked = time.monotonic()
+        elif host.store is not None and time.monotonic() - looked >= CANCEL_SECONDS:
+            await _look_for_cancel(host.store, job)
+            looked = time.monotonic()
+
+
+async def _look_for_cancel(store: TaskStore, job: Job) -> None:
+    try:
+        record = await anyio.to_thread.run_sync(store.get, job.task_id)
+    except TaskStoreError:
+        return
+    if record is not None and record.status == "cancelled" and not job.cancelled:
+        job.cancelled = True
+        job.scope.cancel()
+
+
+def _failed(error: dict[str, Any]) -> dict[str, Any]:
+    return {"status": "failed", "error": error, "status_message": str(error.get("message", ""))}
