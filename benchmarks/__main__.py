@@ -1,10 +1,12 @@
 """Run the benchmarks: `make bench` (under 10 minutes on 2 cores) or `make bench-quick`.
 
-    .venv/bin/python -m benchmarks [--quick] [--only NAME ...] [--report-only]
+    .venv/bin/python -m benchmarks [--quick] [--only NAME ...] [--merge] [--report-only]
 
 The full run writes benchmarks/results/latest.json, docs/benchmarks.md and
 docs/benchmarks-latency.png; --quick (and --only) write benchmarks/results/quick.json
-and print the report. Figures only: nothing here is asserted.
+and print the report; `--only NAME --merge` measures NAME with the full preset and puts
+its figures into latest.json and the docs in place of the last full run's, with a line
+saying when and where they were measured. Figures only: nothing here is asserted.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import toolkiln
-from benchmarks import confinement, pipeline, serving, tasks
+from benchmarks import confinement, pipeline, relay, serving, tasks
 from benchmarks.report import draw_chart, render_markdown
 from benchmarks.rounds import FULL, QUICK, Figures, Preset
 
@@ -36,6 +38,7 @@ MEASUREMENTS: dict[str, Callable[[Path, Preset], Figures]] = {
     "discovery": pipeline.measure_discovery,
     "flood": serving.measure_flood,
     "python_worker": serving.measure_python_worker,
+    "relay": relay.measure_relay,
     "tasks": tasks.measure_tasks,
     "watch": serving.measure_watch,
 }
@@ -48,14 +51,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the smaller run of make bench-quick")
     parser.add_argument("--only", action="append", choices=list(MEASUREMENTS), help="run only these")
+    parser.add_argument(
+        "--merge", action="store_true", help="with --only: put the figures into latest.json and the docs"
+    )
     parser.add_argument("--report-only", action="store_true", help="rewrite the docs from latest.json")
     options = parser.parse_args()
     if options.report_only:
         write_docs(json.loads((RESULTS / "latest.json").read_text()))
         return
+    if options.merge and (options.quick or not options.only):
+        parser.error("--merge takes --only NAME (the full preset): quick figures would not match the others")
     preset = QUICK if options.quick else FULL
     results = run(preset, options.only or list(MEASUREMENTS))
-    if options.quick or options.only:
+    if options.merge:
+        merged = merge_results(json.loads((RESULTS / "latest.json").read_text()), results)
+        write_json(RESULTS / "latest.json", merged)
+        write_docs(merged)
+        print(
+            f"merged {', '.join(options.only)} into {RESULTS / 'latest.json'}, {DOCS / 'benchmarks.md'}",
+            file=sys.stderr,
+        )
+    elif options.quick or options.only:
         write_json(RESULTS / "quick.json", results)
         print(render_markdown(results, chart=None))
     else:
@@ -77,6 +93,23 @@ def run(preset: Preset, names: list[str]) -> dict[str, Any]:
     results["meta"]["duration_s"] = round(time.perf_counter() - started, 1)
     results["meta"]["load_average"]["end"] = round(os.getloadavg()[0], 2)
     return results
+
+
+def merge_results(latest: dict[str, Any], alone: dict[str, Any]) -> dict[str, Any]:
+    """`latest` with the sections measured `alone`, each noting its own run (`NAME_run`)."""
+    meta = alone["meta"]
+    merged = dict(latest)
+    for name, figures in alone.items():
+        if name != "meta":
+            merged[name] = figures
+            merged[f"{name}_run"] = {
+                "command": meta["command"],
+                "date": meta["date"],
+                "commit": meta["versions"]["commit"],
+                "seconds": meta["seconds"][name],
+                "load_average": meta["load_average"],
+            }
+    return merged
 
 
 def describe_run(preset: Preset) -> dict[str, Any]:

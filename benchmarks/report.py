@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from benchmarks.markdown import join, table
+from benchmarks.report_state import TASK_STORES, relay_table, tasks_table
 
 Results = dict[str, Any]
 # Hand-written: what the profiles found, and what remains.
@@ -72,7 +75,10 @@ def _value(key: str, field: str) -> Callable[[Results, Results], float]:
     return lambda figures, settings: float(figures[key][field])
 
 
-TASK_STORES = {"sqlite": "SQLite", "redis": "Redis"}  # the task stores `benchmarks/tasks.py` measures
+def _figure(key: str) -> Callable[[Results, Results], float]:
+    """A figure of the section itself (a ratio, a difference)."""
+    return lambda figures, settings: float(figures[key])
+
 
 TARGETS = [
     Target("stdio `tools/call` p50, toolkiln / reference", "calls",
@@ -103,6 +109,8 @@ TARGETS = [
              _value(store, "create_ratio"), 1.5, operator.le) for store, name in TASK_STORES.items()),
     *(Target(f"a task to its result (created, polled back to back) / a plain call, {name}", "tasks",
              _value(store, "to_result_ratio"), 2.5, operator.le) for store, name in TASK_STORES.items()),
+    Target("an answer relayed to the replica that asked: retry p50, relayed - local", "relay",
+           _figure("retry_added_ms"), 5, operator.le, " ms"),
 ]  # fmt: skip
 
 
@@ -134,7 +142,7 @@ def render_markdown(results: Results, chart: str | None) -> str:
         "the figures are this one run's (issue 6). Absolute times depend on the machine; "
         "the ratios compare variants measured in the same run.\n",
         "## Targets\n",
-        _table(["target", "limit", "measured", "status"], check_targets(results)),
+        table(["target", "limit", "measured", "status"], check_targets(results)),
     ]
     if "calls" in results:
         parts += ["## `tools/call` of a trivial echo tool\n", _calls_table(results["calls"], meta)]
@@ -154,17 +162,24 @@ def render_markdown(results: Results, chart: str | None) -> str:
     if "watch" in results:
         parts += ["## Hot reload: `serve --watch`\n", _seconds_table(results["watch"])]
     if "tasks" in results:
-        parts += ["## Tasks: creating and polling one against a plain call\n", _tasks_table(results["tasks"])]
-        if "tasks_run" in results:  # measured on its own, then merged into this run's figures
-            run = results["tasks_run"]
-            parts.append(
-                f"Measured on its own by `{run['command']}` on {run['date']} at commit {run['commit']}.\n"
-            )
+        parts += ["## Tasks: creating and polling one against a plain call\n", tasks_table(results["tasks"])]
+        parts += _measured_alone(results, "tasks")
+    if "relay" in results:
+        parts += ["## Replicas: an answer relayed to the replica that asked\n", relay_table(results["relay"])]
+        parts += _measured_alone(results, "relay")
     parts.append(ANALYSIS.read_text())
     if chart:
         parts += ["## Chart\n", f"![tools/call latency and cold start per variant]({chart})\n"]
     parts += ["## Machine and versions\n", _machine(meta), "## How it is measured\n", METHOD]
     return "\n".join(parts)
+
+
+def _measured_alone(results: Results, name: str) -> list[str]:
+    """The line of a section measured on its own (`--only NAME --merge`), merged into this run."""
+    run = results.get(f"{name}_run")
+    if run is None:
+        return []
+    return [f"Measured on its own by `{run['command']}` on {run['date']} at commit {run['commit']}.\n"]
 
 
 def _confinement_table(figures: Results) -> str:
@@ -182,7 +197,7 @@ def _confinement_table(figures: Results) -> str:
         ("cost per call (p50)", f"+{figures['call_cost_ms']:.2f}"),
         ("cost per probe (p50)", f"+{figures['probe_cost_ms']:.2f}"),
     ]
-    return _table(["process (run_process, start to exit)", "p50 ms"], rows)
+    return table(["process (run_process, start to exit)", "p50 ms"], rows)
 
 
 def _calls_table(calls: Results, meta: Results) -> str:
@@ -206,7 +221,7 @@ def _calls_table(calls: Results, meta: Results) -> str:
         f"{settings['rounds']} rounds, each: 10 warm-up calls, {settings['calls']} sequential calls "
         "(p50/p90/p99 per round; the figures are medians of rounds), then calls with 8 outstanding "
         "(throughput); the variants take turns call by call.\n\n"
-        + _table(
+        + table(
             ["variant", "p50 ms", "p90 ms", "p99 ms", "p50 - floor ms", "p50 / reference",
              "calls/s, 8 outstanding", "/ reference", "server CPU ms per call"],
             rows,
@@ -219,13 +234,13 @@ def _cold_table(cold: Results) -> str:
     for key, figures in cold.items():
         reference = cold[key.replace("toolkiln_", "reference_", 1)]["median_ms"]  # as many tools
         ratio = f"{figures['median_ms'] / reference:.2f}x"
-        rows.append((figures["label"], f"{figures['median_ms']:.0f}", ratio, _join(figures["rounds_ms"])))
-    return _table(["server", "median ms", "/ reference", "rounds ms"], rows)
+        rows.append((figures["label"], f"{figures['median_ms']:.0f}", ratio, join(figures["rounds_ms"])))
+    return table(["server", "median ms", "/ reference", "rounds ms"], rows)
 
 
 def _seconds_table(figures: Results) -> str:
-    rows = [(f["label"], f"{f['median_s']:.3f}", _join(f["rounds_s"])) for f in figures.values()]
-    return _table(["run", "median s", "rounds s"], rows)
+    rows = [(f["label"], f"{f['median_s']:.3f}", join(f["rounds_s"])) for f in figures.values()]
+    return table(["run", "median s", "rounds s"], rows)
 
 
 def _python_table(python: Results) -> str:
@@ -240,46 +255,8 @@ def _python_table(python: Results) -> str:
     return (
         "One toolkiln server (stdio) serves the three tools; each round calls them in turn, call "
         "by call, after 10 warm-up calls of each.\n\n"
-        + _table(["tool", "p50 ms", "p90 ms", "p99 ms", "p50 / shell echo"], rows)
+        + table(["tool", "p50 ms", "p90 ms", "p99 ms", "p50 / shell echo"], rows)
     )
-
-
-def _tasks_table(tasks: Results) -> str:
-    labels = {
-        "plain_call": "plain `tools/call` (client without the tasks extension)",
-        "task_create": "`tools/call` answered by a task (`CreateTaskResult`)",
-        "task_get": "one `tasks/get` of a running task",
-        "task_to_result": "a task created, then `tasks/get` back to back until its result",
-    }
-    rows, notes = [], []
-    for store, figures in tasks.items():
-        name = TASK_STORES.get(store, store)
-        if "skipped" in figures:
-            notes.append(f"{name}: not measured, {figures['skipped']}.")
-            continue
-        plain = figures["plain_call"]["p50_ms"]
-        for variant, label in labels.items():
-            f = figures[variant]
-            rows.append(
-                (
-                    name,
-                    label,
-                    *(f"{f[k]:.2f}" for k in ("p50_ms", "p90_ms", "p99_ms")),
-                    f"{f['p50_ms'] / plain:.2f}x",
-                )
-            )
-        notes.append(
-            f"{name}: the echo's task had ended by the poll number {figures['polls_to_result']:g} (median)."
-        )
-    intro = (
-        "One `toolkiln serve --http` per store (its own state folder; Redis: a `redis-server` on loopback, "
-        "started by the benchmark), 2026-07-28 JSON-RPC on one keep-alive connection each, the echo tool "
-        "with `task: optional`; the stores take turns sample by sample, each sample one of every row. "
-        "A task is answered once it is stored, before its script has run, so creating one costs less "
-        "than a plain call; the run is paid for by the polls that follow.\n\n"
-    )
-    table = _table(["store", "request", "p50 ms", "p90 ms", "p99 ms", "p50 / plain call"], rows)
-    return intro + table + "\n" + "\n".join(f"- {note}" for note in notes) + "\n"
 
 
 def _flood_table(flood: Results) -> str:
@@ -294,7 +271,7 @@ def _flood_table(flood: Results) -> str:
         for f in flood.values()
     ]
     headers = ["server", "peak RSS before MB", "peak RSS after MB", "growth MB", "flood call s"]
-    return _table(headers, rows)
+    return table(headers, rows)
 
 
 def _machine(meta: Results) -> str:
@@ -309,16 +286,6 @@ def _machine(meta: Results) -> str:
         f"- Load average (1 min) at the start {load.get('start', '?')}, at the end {load.get('end', '?')}: "
         "anything else running on the machine adds noise to the absolute figures\n"
     )
-
-
-def _table(headers: list[str], rows: Sequence[Sequence[str]]) -> str:
-    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
-
-
-def _join(values: list[float]) -> str:
-    return ", ".join(f"{value:g}" for value in values)
 
 
 def draw_chart(results: Results, path: Path) -> None:
