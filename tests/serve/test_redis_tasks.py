@@ -80,6 +80,8 @@ def test_a_task_over_http_lives_in_redis(project: Path, tmp_path: Path) -> None:
         log = server.log_file.read_text()
     assert f"redis://:***@127.0.0.1:{store.port}/0" in log
     assert PASSWORD not in log
+    # Shared tasks without a shared secret: the operator is told what will not work.
+    assert "but no secret" in log and "state.secret_file" in log
 
 
 def test_redis_down_fails_only_what_needs_it_and_says_so(project: Path, tmp_path: Path) -> None:

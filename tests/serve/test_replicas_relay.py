@@ -164,6 +164,7 @@ def test_rounds_of_questions_answered_through_the_other_replica(pair: Pair, tmp_
     assert asked["structuredContent"] == {"names": list(NAMES.values()), "port": pair.a.port}
     # B answered the client, so B's audit log has the call; it ran nowhere but on A.
     assert [r["success"] for r in pair.b.audited_calls()] == [True]
+    assert "but no secret" not in (tmp_path / "replica-a" / "stderr").read_text()  # it has one
 
 
 @pytest.mark.anyio

@@ -68,4 +68,12 @@ def chosen_state(
             )
         logger.info("requestState is sealed with keys derived from %s: any replica given it opens it", path)
         state = state.model_copy(update={"secret_file": str(path)})
+    elif state.url is not None:
+        logger.warning(
+            "replicas share %s but no secret: each seals requestState with keys of its own, so a "
+            "client's answers or confirmation that reach another replica are refused there; give "
+            "every replica the same state.secret_file (or %s)",
+            describe_store(state_dir, state),
+            SECRET_ENV_VAR,
+        )
     return state
