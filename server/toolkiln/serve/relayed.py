@@ -69,19 +69,6 @@ class UpdateBody(_Body):
     responses: dict[str, Any]
 
 
-class _Result(_Body):
-    """A `ToolResult`, field for field."""
-
-    text: str
-    is_error: bool
-    structured: dict[str, Any] | None = None
-    exit_code: int | None = None
-    duration_ms: float | None = None
-    truncated: bool = False
-    meta: dict[str, Any] | None = None
-    content: list[dict[str, Any]] | None = None
-
-
 class _Error(_Body):
     code: int
     message: str = Field(max_length=4000)
@@ -91,7 +78,7 @@ class _Error(_Body):
 class Outcome(_Body):
     """What the replica running the call replies: exactly one of these."""
 
-    result: _Result | None = None
+    result: ToolResult | None = None  # validated field for field (a dataclass)
     input: dict[str, Any] | None = None  # an InputRequiredResult
     task: dict[str, Any] | None = None  # a CreateTaskResult
     error: _Error | None = None
@@ -153,7 +140,7 @@ class RelayedCalls:
         )
         outcome = await self._send(state.partition(".")[0], "resume", body)
         if outcome.result is not None:
-            return ToolResult(**outcome.result.model_dump())
+            return outcome.result
         try:
             if outcome.input is not None:
                 return types.InputRequiredResult.model_validate(outcome.input)
