@@ -120,6 +120,47 @@ def test_symlink_loops_fifos_and_dangling_links_are_named_and_skipped(
     count(BAD_INPUTS, len(warned) + 1)
 
 
+# Scripts whose text is built to break a reader: nested past what Python's parser can
+# hold, or a docopt usage nested, long or wide enough to exhaust the stack or the clock.
+
+
+def _docopt_script(usage: str) -> str:
+    main = 'if __name__ == "__main__":\n    docopt(__doc__)\n'
+    return f'"""A tool.\n\n{usage}\n"""\nfrom docopt import docopt\n{main}'
+
+
+HOSTILE_TEXTS = {
+    "nested.py": '"""Nested."""\nimport argparse\nx = '
+    + "-" * 200_000
+    + "1\nargparse.ArgumentParser().parse_args()\n",
+    "deep_usage.py": _docopt_script("Usage:\n  deep_usage.py " + "[" * 50_000 + "<x>" + "]" * 50_000),
+    "wide_usage.py": _docopt_script(
+        "Usage:\n  wide_usage.py " + " ".join(f"[--o{i}]" for i in range(20_000))
+    ),
+    "many_options.py": _docopt_script(
+        "Usage:\n  many_options.py [options]\n\nOptions:\n"
+        + "".join(f"  --o{i}=<v>  Option {i}.\n" for i in range(50_000))
+    ),
+}
+
+
+def test_a_script_built_to_break_a_reader_is_its_own_error(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool("echo.sh", ECHO)
+    for name, text in HOSTILE_TEXTS.items():
+        make_tool(name, text)
+    report = discover_tools(tools_dir, config_dir)
+    assert [tool.name for tool in report.tools] == ["echo"]
+    errors = {error.path: error.reason for error in report.errors}
+    assert set(errors) == set(HOSTILE_TEXTS)
+    assert errors["nested.py"] == "toolkiln could not read it (MemoryError)"
+    assert "nested more than 32 deep" in errors["deep_usage.py"]
+    assert "has 20001 words; toolkiln reads at most 2000" in errors["wide_usage.py"]
+    assert "describes 50000 options; toolkiln reads at most 500" in errors["many_options.py"]
+    count(BAD_INPUTS, len(HOSTILE_TEXTS))
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file of mode 000 all the same")
 def test_an_unreadable_script_is_an_error_naming_it(
     make_tool: MakeTool, tools_dir: Path, config_dir: Path

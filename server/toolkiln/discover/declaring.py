@@ -5,6 +5,7 @@ its dialect's `declare`, the outcome (a declaration, a verdict, an error) left o
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 
 from toolkiln.discover import fallback
@@ -14,6 +15,7 @@ from toolkiln.discover.settle import Pending
 from toolkiln.errors import DiscoveryError
 
 ProgressCallback = Callable[[int, int], None]
+logger = logging.getLogger(__name__)
 
 
 async def declare_all(
@@ -42,6 +44,15 @@ async def declare_all(
                         pass  # the first verdict stands
             except DiscoveryError as error:
                 item.outcome = error
+            except Exception as crash:
+                # A reader that fails on a file (a Python file nested past what `ast`
+                # can hold, a shape nobody foresaw) is that file's error, not the run's.
+                logger.debug("reading %s failed", item.candidate.relative_path, exc_info=True)
+                detail = f": {str(crash)[:200]}" if str(crash) else ""
+                item.outcome = DiscoveryError(
+                    f"toolkiln could not read it ({type(crash).__name__}{detail})",
+                    path=item.candidate.relative_path,
+                )
         done += 1
         if on_progress:
             on_progress(done, len(pending))

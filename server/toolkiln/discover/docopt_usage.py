@@ -32,6 +32,11 @@ _USAGE_SECTION = re.compile(
 _OPTION_START = re.compile(r"^(?:.*options:)?[ \t]*(-\S)", re.MULTILINE | re.IGNORECASE)
 _DEFAULT = re.compile(r"\[default: (.*)\]", re.IGNORECASE)
 _PATTERN_TOKENS = re.compile(r"([\[\]()|]|\.\.\.)")
+# Real usage lines hold tens of words and a few levels of brackets; a script's text past
+# these is refused, so that it can neither exhaust the stack nor hold discovery for minutes.
+MAX_WORDS = 2000  # in the usage section
+MAX_OPTIONS = 500  # option descriptions
+MAX_NESTING = 32  # of ( ) and [ ]
 
 
 class UsageError(ValueError):
@@ -95,7 +100,11 @@ def read_usage(doc: str) -> Usage:
     words = body.split()
     if not words:
         raise UsageError('its "usage:" section is empty')
+    if len(words) > MAX_WORDS:
+        raise UsageError(f'its "usage:" section has {len(words)} words; toolkiln reads at most {MAX_WORDS}')
     options = [*read_options(match.group("before")), *read_options(after)]
+    if len(options) > MAX_OPTIONS:
+        raise UsageError(f"it describes {len(options)} options; toolkiln reads at most {MAX_OPTIONS}")
     program = words[0]
     lines: list[tuple[int, list[str]]] = []
     for word in re.finditer(r"\S+", body):
@@ -139,6 +148,11 @@ def parse_pattern(source: str, options: list[Option]) -> Node:
     """One usage line (without the program's name) as a `required` node; options the
     pattern names that no description declares are added to `options`, as docopt does."""
     tokens = [token for token in re.split(r"\s+|(\S*<.*?>)", _PATTERN_TOKENS.sub(r" \1 ", source)) if token]
+    depth = 0
+    for token in tokens:
+        depth += (token in ("(", "[")) - (token in (")", "]"))
+        if depth > MAX_NESTING:
+            raise UsageError(f"brackets nested more than {MAX_NESTING} deep in the usage pattern")
     children = _parse_expr(tokens, options)
     if tokens:
         raise UsageError(f"unexpected {' '.join(tokens)!r} in the usage pattern")
