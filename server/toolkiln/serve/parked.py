@@ -145,11 +145,16 @@ class RunningCall:
             return ToolResult(text="The call ended without a result; see the server log.", is_error=True)
         finally:
             waiting.events.close()
-        if kind == "missing":
-            waiting.scope.cancel()
-            raise missing_capability_error(value)
-        result: ToolResult = value
-        return result
+        return _ended(waiting, kind, value)
+
+
+def _ended(waiting: _WaitingCall, kind: str, value: Any) -> ToolResult:
+    """The result of a call whose last event was `kind` ("done" or "missing")."""
+    if kind == "missing":  # it asks only what the client cannot answer: it cannot go on
+        waiting.scope.cancel()
+        raise missing_capability_error(value)
+    result: ToolResult = value
+    return result
 
 
 class ParkedCalls:
@@ -258,11 +263,7 @@ class ParkedCalls:
         if kind == "input":
             return self._park(waiting)
         waiting.events.close()
-        if kind == "missing":
-            waiting.scope.cancel()
-            raise missing_capability_error(value)
-        result: ToolResult = value
-        return result
+        return _ended(waiting, kind, value)
 
     def _park(self, waiting: _WaitingCall) -> types.InputRequiredResult:
         assert self._group is not None
