@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from tests.conftest import MakeTool
+from tests.conftest import MakeTool, tune_tool
 from tests.serve.http_server import http_server
 from tests.serve.redis_server import needs_redis, redis_server
 from tests.serve.tasks_wire import RpcError, http_request, wait_for
@@ -45,11 +45,8 @@ def project(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
     make_tool("slow.py", SLOW)
     make_tool("only_task.sh", ONLY_TASK)
     assert not discover_tools(tools_dir, config_dir).errors
-    for name, keys in {"slow": {"timeout_seconds": 120}, "only_task": {"task": "required"}}.items():
-        path = config_dir / "tools" / f"{name}.json"
-        config = json.loads(path.read_text())
-        config["script_config"].update(keys)
-        path.write_text(json.dumps(config))
+    tune_tool(config_dir, "slow", timeout_seconds=120)
+    tune_tool(config_dir, "only_task", task="required")
     (config_dir / "server.json").write_text(json.dumps({"state": {"key_prefix": "deploy-a:"}}))
     build_catalog(config_dir, tools_dir)
     return config_dir

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import MakeTool
+from tests.conftest import MakeTool, tune_tool
 from tests.serve.tasks_wire import RpcError, StdioWire, read_pids, wait_for, wait_gone
 from toolkiln.build import build_catalog
 from toolkiln.discover import discover_tools
@@ -83,11 +83,7 @@ def _project(make_tool: MakeTool, tools_dir: Path, config_dir: Path, server: dic
         make_tool(name, body)
     assert not discover_tools(tools_dir, config_dir).errors
     for name in ("ask_then_work", "ask_twice", "work_then_ask", "ask_in_task"):
-        path = config_dir / "tools" / f"{name}.json"
-        config = json.loads(path.read_text())
-        first = name != "ask_in_task"
-        config["script_config"].update(interactive=True, task="optional", ask_before_task=first)
-        path.write_text(json.dumps(config))
+        tune_tool(config_dir, name, interactive=True, task="optional", ask_before_task=name != "ask_in_task")
     (config_dir / "server.json").write_text(json.dumps(server))
     build_catalog(config_dir, tools_dir)
     return config_dir

@@ -6,14 +6,13 @@ that needs the session's CSRF token and stops the script's process group."""
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import MakeTool
+from tests.conftest import MakeTool, tune_tool
 from tests.serve.dashboard.conftest import Browser
 from tests.serve.http_server import RunningServer, http_server
 from tests.serve.tasks_wire import http_request, read_pids, wait_for, wait_gone
@@ -37,11 +36,8 @@ def make_task_tools(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> N
     make_tool("linger.py", LINGER)
     make_tool("shout.sh", SHOUT)
     assert not discover_tools(tools_dir, config_dir).errors
-    for name, keys in {"linger": {"timeout_seconds": 600}, "shout": {"task": "required"}}.items():
-        path = config_dir / "tools" / f"{name}.json"
-        config = json.loads(path.read_text())
-        config["script_config"].update(keys)
-        path.write_text(json.dumps(config))
+    tune_tool(config_dir, "linger", timeout_seconds=600)
+    tune_tool(config_dir, "shout", task="required")
     build_catalog(config_dir, tools_dir)
 
 
