@@ -10,8 +10,6 @@ dashboard), the bearer token, a task's id, an `Mcp-Session-Id` and a sealed
 `requestState` (of the MCP side), and a second session's cookie, CSRF token and handle.
 """
 
-# ruff: noqa: F811  (the dashboard's fixtures, imported by name, are parameters here)
-
 from __future__ import annotations
 
 import functools
@@ -110,7 +108,11 @@ def mcp_session(server: RunningServer) -> str:
         "jsonrpc": "2.0",
         "id": 1,
         "method": "initialize",
-        "params": {"protocolVersion": HANDSHAKE, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+        "params": {
+            "protocolVersion": HANDSHAKE,
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
     }
     answer = httpx2.post(server.mcp_url, json=hello, headers={**server.auth(), "Accept": ACCEPT}, timeout=60)
     assert answer.status_code == 200, answer.text
@@ -118,7 +120,9 @@ def mcp_session(server: RunningServer) -> str:
     return session
 
 
-def slots(server: RunningServer, owner: Browser, challenge: tuple[str, str]) -> dict[str, Callable[[str], bool]]:
+def slots(
+    server: RunningServer, owner: Browser, challenge: tuple[str, str]
+) -> dict[str, Callable[[str], bool]]:
     """Every place the server accepts one of its values: whether it takes `value` there
     (everything else the request needs is genuine, so only `value` can be the reason)."""
     login_cookie, login_csrf = challenge
@@ -145,12 +149,16 @@ def slots(server: RunningServer, owner: Browser, challenge: tuple[str, str]) -> 
     def question(value: str) -> bool:  # a bad answer is 400 once the question is found and ours
         with cookie_jar(server, session=session_cookie) as client:
             url = f"/dashboard/questions/{quote(value, safe='')}"
-            return client.post(url, json={"action": "no"}, headers={"X-CSRF-Token": owner.csrf}).status_code == 400
+            return (
+                client.post(url, json={"action": "no"}, headers={"X-CSRF-Token": owner.csrf}).status_code
+                == 400
+            )
 
     def bearer(value: str) -> bool:
         headers = {"Authorization": f"Bearer {value}"}
         dashboard = httpx2.get(f"{server.base_url}/dashboard/audit", headers=headers, timeout=60)
-        rpc = httpx2.post(f"{server.base_url}/rpc", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers=headers, timeout=60)  # fmt: skip
+        listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        rpc = httpx2.post(f"{server.base_url}/rpc", json=listing, headers=headers, timeout=60)
         assert (dashboard.status_code == 200) == (rpc.status_code == 200)
         return dashboard.status_code == 200
 
@@ -163,7 +171,12 @@ def slots(server: RunningServer, owner: Browser, challenge: tuple[str, str]) -> 
 
     def mcp_session_id(value: str) -> bool:
         listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
-        headers = {**server.auth(), "Accept": ACCEPT, "Mcp-Session-Id": value, "MCP-Protocol-Version": HANDSHAKE}
+        headers = {
+            **server.auth(),
+            "Accept": ACCEPT,
+            "Mcp-Session-Id": value,
+            "MCP-Protocol-Version": HANDSHAKE,
+        }
         return httpx2.post(server.mcp_url, json=listing, headers=headers, timeout=60).status_code == 200
 
     def request_state(value: str) -> bool:
@@ -225,7 +238,9 @@ def test_no_issued_value_is_taken_in_anothers_place(server: RunningServer, tools
                 for place, accepts in places.items()
                 for name, (value, _) in issued.items()
             }
-            expected = {(name, place): place == home for name, (_, home) in issued.items() for place in places}
+            expected = {
+                (name, place): place == home for name, (_, home) in issued.items() for place in places
+            }
             wrong = {pair: accepted for pair, accepted in taken.items() if accepted != expected[pair]}
             assert not wrong, json.dumps({f"{n} as {p}": a for (n, p), a in wrong.items()}, indent=1)
         finally:
@@ -255,11 +270,12 @@ def test_nothing_of_a_session_outlives_its_logout(server: RunningServer, tools_d
             refused = second.http.post("/dashboard/call", json={}, headers={"X-CSRF-Token": csrf})
             assert refused.status_code == 403
             assert second.http.get(f"/dashboard/tasks/{handle}").status_code == 404
-            cancel = second.http.post(f"/dashboard/tasks/{handle}/cancel", headers={"X-CSRF-Token": second.csrf})
+            cancel = second.http.post(
+                f"/dashboard/tasks/{handle}/cancel", headers={"X-CSRF-Token": second.csrf}
+            )
             assert cancel.status_code == 404
             assert mcp("tasks/get", {"taskId": task_id})["status"] == "working"
     finally:
         mcp("tasks/cancel", {"taskId": task_id})
         wait_for(mcp, task_id, "cancelled", "completed", "failed")
         wait_gone(*pids)
-

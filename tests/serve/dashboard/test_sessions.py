@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from starlette.responses import Response
 
-from toolkiln.serve.dashboard import sessions as module
+from toolkiln import signing as module
 from toolkiln.serve.dashboard.sessions import LOGIN_SECONDS, SESSION_SECONDS, Sessions
 
 TOKEN = "s3cret-token"
@@ -102,3 +102,35 @@ def test_without_a_token_there_is_one_open_session_that_still_needs_csrf() -> No
     assert sessions.session({}, "Bearer ") is not None and sessions.session({}, "Bearer x").csrf  # type: ignore[union-attr]
     # The CSRF key is made at start: another server's page cannot know it.
     assert Sessions(None, port=1, secure=False).session({}).csrf != session.csrf  # type: ignore[union-attr]
+
+
+def test_a_login_challenge_is_no_session_and_a_session_no_challenge(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 30, finding 1: the login form's cookie, sent under the session cookie's name,
+    was a session of 12 hours. Each value now checks as its own purpose only."""
+    sessions = Sessions(TOKEN, port=1, secure=False)
+    cookie, login_csrf = sessions.login_challenge()
+    assert sessions.session({sessions.cookie: cookie}) is None
+    assert sessions.session({sessions.cookie: cookie, sessions.login_cookie: cookie}) is None
+    session_cookie = logged_in(sessions)[sessions.cookie]
+    session = sessions.session({sessions.cookie: session_cookie})
+    assert session is not None and session.csrf
+    # A session cookie is no login challenge, and the two kinds of CSRF token do not mix.
+    assert not sessions.login_challenge_met({sessions.login_cookie: session_cookie}, session.csrf)
+    assert not session.allows(login_csrf)
+    # Not at any age: a login challenge is no session even in its first second, and
+    # is nothing at all past its own 10 minutes.
+    now = module.time.time()
+    for later in (0, LOGIN_SECONDS - 5, LOGIN_SECONDS + 5, SESSION_SECONDS - 5):
+        monkeypatch.setattr(module.time, "time", lambda later=later: now + later)
+        assert sessions.session({sessions.cookie: cookie}) is None, later
+    monkeypatch.setattr(module.time, "time", lambda: now + LOGIN_SECONDS + 5)
+    assert not sessions.login_challenge_met({sessions.login_cookie: cookie}, login_csrf)
+
+
+def test_a_task_handle_belongs_to_one_session_and_one_task() -> None:
+    sessions = Sessions(TOKEN, port=1, secure=False)
+    first, second = (sessions.session(logged_in(sessions)) for _ in range(2))
+    assert first is not None and second is not None
+    assert sessions.task_handle(first, "t1") != sessions.task_handle(second, "t1")
+    assert sessions.task_handle(first, "t1") != sessions.task_handle(first, "t2")
+    assert sessions.task_handle(first, "t1") not in (first.csrf, second.csrf)

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import hmac
 import secrets
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 

@@ -5,8 +5,9 @@ The dashboard's user holds the server's token: they are the operator, and see ev
 task of the store (stdio clients' too, when they share the state folder), as
 `toolkiln tasks` shows them. A task's id never reaches the page: a task id is what an
 MCP client polls with (under --no-auth, all a client needs). The page names a task by
-a handle, an HMAC of the id keyed by the session, so a handle is good only with the
-session that was shown it, and only where its CSRF token goes too (the cancel).
+a handle, a MAC of the session and the id under the task handles' own key (sessions.py,
+toolkiln/signing.py), so a handle is good only with the session that was shown it (not
+after its logout), only as a handle, and only where its CSRF token goes too (the cancel).
 A result is shown only when asked for; every value is rendered by the server, escaped.
 """
 
