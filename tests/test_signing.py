@@ -81,3 +81,15 @@ def test_a_purpose_is_declared_once_and_a_payload_is_url_safe() -> None:
     for payload in ("", "a.b", "a b", "x" * 257):
         with pytest.raises(ValueError, match="URL-safe"):
             signer.sign(SHORT, payload)
+
+
+def test_a_retired_secret_still_checks_and_never_signs() -> None:
+    old = Signer(SECRET, "relay")
+    value, tag = old.sign(SHORT, "nonce", now=NOW), old.bind(CSRF, "x")
+    rotating = Signer(b"the new secret, also 32 bytes...", "relay", retired=[SECRET])
+    assert rotating.verify(SHORT, value, now=NOW) == "nonce" and rotating.bound(CSRF, tag, "x")
+    assert rotating.bind(CSRF, "x") != tag  # it signs with the new one
+    assert Signer(SECRET, "relay").verify(SHORT, rotating.sign(SHORT, "n", now=NOW), now=NOW) is None
+    assert rotating.verify(LONG, value, now=NOW) is None  # purposes stay apart under every secret
+    with pytest.raises(ValueError, match="empty"):
+        Signer(SECRET, "relay", retired=[b""])

@@ -19,6 +19,9 @@ by accident. There are two kinds, and the signer takes each only where it fits:
   `bound(binding, presented, *parts)` checks one in constant time. It expires with what
   it is bound to.
 
+A secret is replaced without refusing what the old one signed: `retired` secrets check
+and never sign (the shape of a `state.secret_file`, whose first line seals).
+
 No mcp, no web framework: any part of toolkiln may sign with it (docs/security.md).
 """
 
@@ -30,6 +33,7 @@ import hmac
 import re
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 FORMAT = "toolkiln-signed/1"
@@ -74,21 +78,23 @@ class Binding:
 
 
 class Signer:
-    """Signs and checks values under per-purpose keys derived from `secret`, for `audience`."""
+    """Signs and checks values under per-purpose keys derived from `secret`, for `audience`.
+    `retired` secrets (a secret being replaced) still check, and never sign."""
 
-    def __init__(self, secret: bytes, audience: str) -> None:
-        if not secret:
+    def __init__(self, secret: bytes, audience: str, *, retired: Sequence[bytes] = ()) -> None:
+        if not secret or not all(retired):
             raise ValueError("a signing secret cannot be empty")
         self.audience = audience
-        self._prk = hmac.new(_SALT, secret, hashlib.sha256).digest()  # HKDF-Extract
-        self._keys: dict[str, bytes] = {}
+        # HKDF-Extract of each secret, the signing one first.
+        self._prks = [hmac.new(_SALT, one, hashlib.sha256).digest() for one in (secret, *retired)]
+        self._keys: dict[tuple[int, str], bytes] = {}
 
     def sign(self, purpose: Purpose, payload: str, *, now: float | None = None) -> str:
         """`<issued>.<payload>.<mac>`: good for `purpose` only, for its lifetime."""
         if not _PAYLOAD.fullmatch(payload):
             raise ValueError("a signed payload is 1 to 256 URL-safe characters (A-Z a-z 0-9 _ -)")
         issued = str(int(time.time() if now is None else now))
-        return f"{issued}.{payload}.{self._mac(purpose.name, issued, payload)}"
+        return f"{issued}.{payload}.{self._mac(0, purpose.name, issued, payload)}"
 
     def verify(self, purpose: Purpose, value: str | None, *, now: float | None = None) -> str | None:
         """The payload of `value` if this signer signed it for `purpose` less than the
@@ -97,31 +103,38 @@ class Signer:
         payload, _, mac = rest.partition(".")
         if not (issued.isdigit() and len(issued) <= 12 and _PAYLOAD.fullmatch(payload)):
             return None
-        if not hmac.compare_digest(mac.encode(), self._mac(purpose.name, issued, payload).encode()):
+        if not self._matches(mac, purpose.name, issued, payload):
             return None
         age = (time.time() if now is None else now) - int(issued)
         return payload if -CLOCK_SKEW_SECONDS <= age < purpose.lifetime else None
 
     def bind(self, binding: Binding, *parts: str) -> str:
         """A value good for `binding` with exactly these `parts` (and nothing else)."""
-        return self._mac(binding.name, *parts)
+        return self._mac(0, binding.name, *parts)
 
     def bound(self, binding: Binding, presented: str | None, *parts: str) -> bool:
         """Whether `presented` is `bind(binding, *parts)`, compared in constant time."""
-        if presented is None:
-            return False
-        return hmac.compare_digest(presented.encode(), self.bind(binding, *parts).encode())
+        return presented is not None and self._matches(presented, binding.name, *parts)
 
-    def _mac(self, name: str, *parts: str) -> str:
+    def _matches(self, presented: str, name: str, *parts: str) -> bool:
+        given = presented.encode()
+        matched = [
+            hmac.compare_digest(given, self._mac(i, name, *parts).encode()) for i in range(len(self._prks))
+        ]
+        return any(matched)  # every key tried: the time taken does not say which matched
+
+    def _mac(self, index: int, name: str, *parts: str) -> str:
         # Every part length-prefixed: ("a.b", "c") and ("a", "b.c") are different messages.
         framed = [FORMAT, name, self.audience, *parts]
         message = "".join(f"{len(part)}:{part}" for part in framed).encode()
-        digest = hmac.new(self._key(name), message, hashlib.sha256).digest()
+        digest = hmac.new(self._key(index, name), message, hashlib.sha256).digest()
         return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
-    def _key(self, name: str) -> bytes:
-        key = self._keys.get(name)
+    def _key(self, index: int, name: str) -> bytes:
+        key = self._keys.get((index, name))
         if key is None:  # HKDF-Expand of one block: the purpose's own key
             info = f"{FORMAT}\0{self.audience}\0{name}".encode()
-            key = self._keys[name] = hmac.new(self._prk, info + b"\x01", hashlib.sha256).digest()
+            key = self._keys[index, name] = hmac.new(
+                self._prks[index], info + b"\x01", hashlib.sha256
+            ).digest()
         return key
