@@ -26,7 +26,9 @@ from tests.conftest import MakeTool, tune_tool
 from tests.serve.dashboard.conftest import Browser, hidden_csrf
 from tests.serve.dashboard.test_questions import ASK, Call
 from tests.serve.http_server import RunningServer, http_server
+from tests.serve.redis_server import needs_redis, redis_server
 from tests.serve.tasks_wire import RpcError, http_request, read_pids, wait_for, wait_gone
+from tests.serve.test_http import ECHO
 from tests.serve.test_replicas import CAREFUL
 from tests.serve.test_tasks import LINGER
 from toolkiln.build import build_catalog
@@ -37,19 +39,33 @@ HANDSHAKE = "2025-11-25"
 ACCEPT = "application/json, text/event-stream"
 
 
+@pytest.fixture(params=["one machine", pytest.param("redis", marks=needs_redis)])
+def state_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str | None]:
+    """None (one machine), or the URL of a real Redis (`state.url`: shared streams too)."""
+    if request.param != "redis":
+        yield None
+        return
+    with redis_server(tmp_path / "redis") as store:
+        yield store.url
+
+
 @pytest.fixture
-def server(make_tool: MakeTool, tools_dir: Path, config_dir: Path, state: Path) -> Iterator[RunningServer]:
-    """A task (`linger`), a confirmation (`careful`) and a question (`ask`) to issue
-    every kind of value."""
+def server(
+    state_url: str | None, make_tool: MakeTool, tools_dir: Path, config_dir: Path, state: Path
+) -> Iterator[RunningServer]:
+    """A task (`linger`), a confirmation (`careful`), a question (`ask`) and a quick call
+    (`echo`) to issue every kind of value."""
     make_tool("linger.py", LINGER)
     make_tool("careful.sh", CAREFUL)
     make_tool("ask.py", ASK)
+    make_tool("echo.sh", ECHO)
     assert not discover_tools(tools_dir, config_dir).errors
     tune_tool(config_dir, "linger", timeout_seconds=600)
     tune_tool(config_dir, "careful", requires_confirmation=True)
     tune_tool(config_dir, "ask", interactive=True, timeout_seconds=300)
     build_catalog(config_dir, tools_dir)
-    with http_server(config_dir, state, "--tools-dir", str(tools_dir)) as running:
+    env = {"TOOLKILN_STATE_URL": state_url} if state_url else {}
+    with http_server(config_dir, state, "--tools-dir", str(tools_dir), **env) as running:
         yield running
 
 
@@ -120,6 +136,25 @@ def mcp_session(server: RunningServer) -> str:
     return session
 
 
+def stream_event_id(server: RunningServer) -> str:
+    """The first event id of a call's stream (kept in Redis: `<token>.<entry>`)."""
+    session = mcp_session(server)
+    headers = {
+        **server.auth(),
+        "Accept": ACCEPT,
+        "Mcp-Session-Id": session,
+        "MCP-Protocol-Version": HANDSHAKE,
+    }
+    ready = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert httpx2.post(server.mcp_url, json=ready, headers=headers, timeout=60).status_code == 202
+    params = {"name": "echo", "arguments": {"message": "hi"}}
+    call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": params}
+    answer = httpx2.post(server.mcp_url, json=call, headers=headers, timeout=60)
+    ids = [line[3:].strip() for line in answer.text.splitlines() if line.startswith("id:")]
+    assert ids and "hi" in answer.text, answer.text
+    return ids[0]
+
+
 def slots(
     server: RunningServer, owner: Browser, challenge: tuple[str, str]
 ) -> dict[str, Callable[[str], bool]]:
@@ -187,7 +222,18 @@ def slots(
             return False
         return done.get("resultType", "complete") == "complete"
 
+    def resumption(value: str) -> bool:
+        headers = {
+            **server.auth(),
+            "Accept": ACCEPT,
+            "MCP-Protocol-Version": HANDSHAKE,
+            "Last-Event-ID": value,
+        }
+        with httpx2.stream("GET", server.mcp_url, headers=headers, timeout=60) as answer:
+            return answer.status_code == 200
+
     return {
+        "last event id": resumption,
         "session cookie": session,
         "login cookie": lambda value: login(value, login_csrf),
         "login csrf": lambda value: login(login_cookie, value),
@@ -201,7 +247,9 @@ def slots(
     }
 
 
-def test_no_issued_value_is_taken_in_anothers_place(server: RunningServer, tools_dir: Path) -> None:
+def test_no_issued_value_is_taken_in_anothers_place(
+    server: RunningServer, state_url: str | None, tools_dir: Path
+) -> None:
     mcp = functools.partial(http_request, server.mcp_url, server.token)
     task_id = mcp("tools/call", {"name": "linger", "arguments": {}})["taskId"]
     pids = read_pids(tools_dir)
@@ -226,6 +274,8 @@ def test_no_issued_value_is_taken_in_anothers_place(server: RunningServer, tools
                 "task id": (task_id, "task id"),
                 "mcp session id": (mcp_session(server), "mcp session id"),
                 "request state": (asked["requestState"], "request state"),
+                # Kept only with Redis: elsewhere a stream's ids are a session's own counters.
+                **({"event id": (stream_event_id(server), "last event id")} if state_url else {}),
                 # Another session's: its cookie is a session, its token and handle are not ours.
                 "other's session cookie": (other.http.cookies[f"toolkiln_session_{port}"], "session cookie"),
                 "other's page csrf": (other.csrf, None),
