@@ -7,7 +7,8 @@ presented in every place where one of them is accepted.
 The values: the session cookie, the login form's cookie and CSRF token, the page's CSRF
 token, a task's handle on the page, a question's id on a call's stream (all of the
 dashboard), the bearer token, a task's id, an `Mcp-Session-Id` and a sealed
-`requestState` (of the MCP side), and a second session's cookie, CSRF token and handle.
+`requestState` (of the MCP side), a second session's cookie, CSRF token and handle,
+and, with a real Redis (`state.url`), a shared stream's event id.
 """
 
 from __future__ import annotations
