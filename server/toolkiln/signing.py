@@ -87,7 +87,7 @@ class Signer:
         self.audience = audience
         # HKDF-Extract of each secret, the signing one first.
         self._prks = [hmac.new(_SALT, one, hashlib.sha256).digest() for one in (secret, *retired)]
-        self._keys: dict[tuple[int, str], bytes] = {}
+        self._keys: dict[tuple[int, str], hmac.HMAC] = {}
 
     def sign(self, purpose: Purpose, payload: str, *, now: float | None = None) -> str:
         """`<issued>.<payload>.<mac>`: good for `purpose` only, for its lifetime."""
@@ -126,15 +126,15 @@ class Signer:
     def _mac(self, index: int, name: str, *parts: str) -> str:
         # Every part length-prefixed: ("a.b", "c") and ("a", "b.c") are different messages.
         framed = [FORMAT, name, self.audience, *parts]
-        message = "".join(f"{len(part)}:{part}" for part in framed).encode()
-        digest = hmac.new(self._key(index, name), message, hashlib.sha256).digest()
-        return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+        mac = self._keyed(index, name).copy()
+        mac.update("".join(f"{len(part)}:{part}" for part in framed).encode())
+        return base64.urlsafe_b64encode(mac.digest()).rstrip(b"=").decode()
 
-    def _key(self, index: int, name: str) -> bytes:
-        key = self._keys.get((index, name))
-        if key is None:  # HKDF-Expand of one block: the purpose's own key
+    def _keyed(self, index: int, name: str) -> hmac.HMAC:
+        """An HMAC under the purpose's own key (HKDF-Expand of one block), made once."""
+        keyed = self._keys.get((index, name))
+        if keyed is None:
             info = f"{FORMAT}\0{self.audience}\0{name}".encode()
-            key = self._keys[index, name] = hmac.new(
-                self._prks[index], info + b"\x01", hashlib.sha256
-            ).digest()
-        return key
+            key = hmac.new(self._prks[index], info + b"\x01", hashlib.sha256).digest()
+            keyed = self._keys[index, name] = hmac.new(key, digestmod=hashlib.sha256)
+        return keyed
