@@ -4,7 +4,9 @@ With `state.url` (config/server.json, or TOOLKILN_STATE_URL), a new config/tools
 announced (serve/rebuild_news.py): every replica that shares the config folder loads it
 and tells its clients the lists changed; one with its own copy warns that it serves
 another catalog. Redis down: the build stands, and one line says the replicas were not
-told. Nothing here imports `redis` or the SDK unless there is a URL to tell.
+told. The news is sealed with the replicas' shared secret (state.secret_file, or
+TOOLKILN_STATE_SECRET_FILE), without which they would not believe it. Nothing here
+imports `redis` or the SDK unless there is a URL to tell.
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ from toolkiln.errors import ConfigError
 
 if TYPE_CHECKING:
     from toolkiln.serve import ToolService
+    from toolkiln.serve.sealed_messages import Seals
 
 logger = logging.getLogger("toolkiln")
+SECRET_ENV_VAR = "TOOLKILN_STATE_SECRET_FILE"  # serve/keys.py's, named without importing the SDK
 
 
 def announce_build(config_dir: Path, catalog_file: Path) -> None:
@@ -46,7 +50,12 @@ def announce_build(config_dir: Path, catalog_file: Path) -> None:
     except ValueError as error:
         echo_problem("warning", f"{ENV_VAR}: {error}; the replicas were not told of this build")
         return
-    lag = announce_rebuild(state.model_copy(update={"url": url}), catalog_file, "build")
+    try:
+        seals = _seals(state.key_prefix, os.environ.get(SECRET_ENV_VAR) or state.secret_file)
+    except ConfigError as error:
+        echo_problem("warning", f"{error}; the replicas were not told of this build")
+        return
+    lag = announce_rebuild(state.model_copy(update={"url": url}), catalog_file, "build", seals)
     if lag is not None:
         echo_problem("warning", lag)
         return
@@ -55,6 +64,16 @@ def announce_build(config_dir: Path, catalog_file: Path) -> None:
         f"told the replicas through Redis at {redact_url(url)} ({source}): those that share "
         "this config folder serve it now"
     )
+
+
+def _seals(prefix: str, secret_file: str | None) -> Seals | None:
+    """What a build's news is sealed with: the secret the replicas share, if one is given."""
+    if not secret_file:
+        return None
+    from toolkiln.serve.keys import load_state_secret  # the SDK too, only for this
+    from toolkiln.serve.sealed_messages import Seals
+
+    return Seals(load_state_secret(Path(secret_file).expanduser().absolute()).secrets, prefix)
 
 
 def watch_announcer(service: ToolService) -> Callable[[], Awaitable[None]] | None:
@@ -77,7 +96,12 @@ def watch_announcer(service: ToolService) -> Callable[[], Awaitable[None]] | Non
             return  # the same tools.json: nothing for the replicas to load
         told["digest"] = digest
         tell = functools.partial(
-            announce_rebuild, state, catalog_file, "watch", str(service.tasks.owner["instance"])
+            announce_rebuild,
+            state,
+            catalog_file,
+            "watch",
+            service.seals,
+            str(service.tasks.owner["instance"]),
         )
         lag = await anyio.to_thread.run_sync(tell)
         if lag is not None:

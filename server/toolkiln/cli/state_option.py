@@ -71,8 +71,11 @@ def chosen_state(
     elif state.url is not None:
         logger.warning(
             "replicas share %s but no secret: each seals requestState with keys of its own, so a "
-            "client's answers or confirmation that reach another replica are refused there; give "
-            "every replica the same state.secret_file (or %s)",
+            "client's answers or confirmation that reach another replica are refused there; and "
+            "since nothing replicas tell each other through Redis can be verified, none is told or "
+            "believed: dashboard switches and rebuilds elsewhere are not applied here, answers are "
+            "not relayed, heartbeats are taken on trust; give every replica the same "
+            "state.secret_file (or %s)",
             describe_store(state_dir, state),
             SECRET_ENV_VAR,
         )

@@ -33,6 +33,7 @@ from mcp.server.streamable_http import EventCallback, EventId, EventMessage, Eve
 from mcp.types import JSONRPCError, JSONRPCMessage, JSONRPCResponse, jsonrpc_message_adapter
 
 from toolkiln.model.state import redact_url
+from toolkiln.serve.sealed_messages import Seals, beats
 
 logger = logging.getLogger(__name__)
 
@@ -67,10 +68,11 @@ class Cursor:
 class SharedEvents:
     """The Redis connection and settings of a server's shared event stores."""
 
-    def __init__(self, url: str, *, prefix: str, instance: str) -> None:
+    def __init__(self, url: str, *, prefix: str, instance: str, seals: Seals | None = None) -> None:
         self.where = redact_url(url)
         self.prefix = prefix
         self.instance = instance  # this server's name in the task store's heartbeats
+        self.seals = seals  # what heartbeats are sealed with (sealed_messages.py)
         self.client: redis.asyncio.Redis = redis.asyncio.Redis.from_url(
             url,
             socket_connect_timeout=CONNECT_SECONDS,
@@ -86,9 +88,10 @@ class SharedEvents:
     def key(self, token: str) -> str:
         return f"{self.prefix}events:{token}"
 
-    def owner_key(self, instance: str) -> str:
-        """The heartbeat the task service keeps while its server runs (tasks/owners.py)."""
-        return f"{self.prefix}owner:{instance}"
+    async def runs(self, instance: str) -> bool:
+        """Whether the replica `instance` beats (its heartbeat, kept by the task service
+        while its server runs: tasks/owners.py)."""
+        return beats(self.seals, instance, await self.client.get(f"{self.prefix}owner:{instance}"))
 
     @property
     def down(self) -> bool:

@@ -7,7 +7,9 @@ Keys (each under the configured prefix, so two deployments can share a server):
   their JSON's size, which keep the store's bounds;
 - `owner:<instance>`: a heartbeat of each running server (`beat`), which expires a few
   seconds after the server stops beating: a replica that was killed is seen as gone by
-  the others, which then report its tasks failed.
+  the others, which then report its tasks failed. With the shared secret it is sealed
+  for its instance (serve/sealed_messages.py): a heartbeat written by hand, or copied
+  from another instance's key, or older than HEARTBEAT_SECONDS, is no heartbeat.
 
 Creating a task is one Lua script (drop the expired, check the bounds, store), so two
 replicas never both take the last room; `update` is an optimistic transaction (WATCH)
@@ -30,6 +32,7 @@ import redis
 import redis.exceptions
 
 from toolkiln.model.state import redact_url
+from toolkiln.serve.sealed_messages import Seals, beats
 from toolkiln.serve.tasks.store import (
     FIELDS,
     StoreFullError,
@@ -73,8 +76,11 @@ return false
 class RedisTaskStore:
     """`TaskStore` in Redis; safe to call from several threads (a connection pool)."""
 
-    def __init__(self, url: str, *, prefix: str, max_tasks: int, max_bytes: int) -> None:
+    def __init__(
+        self, url: str, *, prefix: str, max_tasks: int, max_bytes: int, seals: Seals | None = None
+    ) -> None:
         self.where = redact_url(url)
+        self.seals = seals
         self.prefix = prefix
         self.max_tasks = max_tasks
         self.max_bytes = max_bytes
@@ -185,18 +191,24 @@ class RedisTaskStore:
             return int(self._expire(keys=[self._tasks, self._sizes], args=[_ms(now), self._key("")]))
 
     def beat(self, owner: dict[str, Any], seconds: float) -> None:
+        value = "1" if self.seals is None else self.seals.heartbeat(_instance(owner))
         with self._reaching():
-            self._client.set(self._owner_key(owner), "1", px=int(seconds * 1000))
+            self._client.set(self._owner_key(owner), value, px=int(seconds * 1000))
 
     def owner_running(self, owner: dict[str, Any]) -> bool:
         with self._reaching():
-            return bool(self._client.exists(self._owner_key(owner)))
+            value = self._client.get(self._owner_key(owner))
+        return beats(self.seals, _instance(owner), value)
 
     def _owner_key(self, owner: dict[str, Any]) -> str:
-        return f"{self.prefix}owner:{owner.get('instance') or owner.get('pid')}"
+        return f"{self.prefix}owner:{_instance(owner)}"
 
     def close(self) -> None:
         self._client.close()
+
+
+def _instance(owner: dict[str, Any]) -> str:
+    return str(owner.get("instance") or owner.get("pid"))
 
 
 def _ms(seconds: float) -> int:
