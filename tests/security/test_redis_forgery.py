@@ -19,10 +19,11 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 import redis
 
 from tests.serve.redis_server import needs_redis
-from tests.serve.tasks_wire import wait_for
+from tests.serve.tasks_wire import RpcError, wait_for
 from tests.serve.test_replicas_rebuilds import logged
 from tests.serve.test_replicas_relay import ELICITATION, NAMES, Pair, _name, pair, project  # noqa: F401
 from tests.serve.test_replicas_switches import _seen, _switch, _tools, two_replicas, two_tools  # noqa: F401
@@ -118,16 +119,30 @@ def test_forged_or_replayed_answers_never_reach_a_waiting_script(pair: Pair, tmp
     attacker.close()
 
 
-def test_a_forged_replayed_or_borrowed_heartbeat_keeps_no_replica_alive(pair: Pair) -> None:  # noqa: F811
-    """A runs three tasks, waiting for answers, and is killed. A heartbeat written by
-    hand, another replica's genuine one, or A's own replayed, kept for ever: B sees A
-    gone all the same, and says its tasks failed."""
+def test_forged_task_records_and_heartbeats_are_no_tasks_and_no_replicas(
+    pair: Pair,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """A runs four tasks, waiting for answers. A task's record rewritten to say it
+    completed with the attacker's result, or replaced by another task's genuine record:
+    no such task. Then A is killed. A heartbeat written by hand, another replica's genuine
+    one, or A's own replayed, kept for ever: B sees A gone all the same, and says its
+    tasks failed."""
     attacker = redis.Redis.from_url(pair.store.url, decode_responses=True)
-    tasks = [pair.call(pair.a, "tools/call", {"name": "greet_task", "arguments": {}}) for _ in range(3)]
+    tasks = [pair.call(pair.a, "tools/call", {"name": "greet_task", "arguments": {}}) for _ in range(4)]
     get_b = lambda method, params: pair.call(pair.b, method, params)  # noqa: E731
     for task in tasks:
         wait_for(get_b, task["taskId"], "input_required")
-    record = json.loads(str(attacker.get(f"toolkiln:task:{tasks[0]['taskId']}")))
+    keys = [f"toolkiln:task:{task['taskId']}" for task in tasks]
+    record = json.loads(str(attacker.get(keys[0])).split(".", 4)[-1])
+    forged = {**record, "task_id": tasks[3]["taskId"], "status": "completed", "input_requests": None}
+    forged["result"] = {"content": [{"type": "text", "text": "forged"}], "isError": False}
+    for value in (json.dumps(forged), str(attacker.get(keys[1]))):
+        attacker.set(keys[3], value, keepttl=True)
+        with pytest.raises(RpcError, match="No such task"):
+            get_b("tasks/get", {"taskId": tasks[3]["taskId"]})
+    assert "ignored the record of task" in logged(tmp_path / "replica-b", "ignored the record of task")
+    tasks = tasks[:3]
     heartbeat_a = f"toolkiln:owner:{record['owner']['instance']}"
     [heartbeat_b] = [key for key in attacker.scan_iter("toolkiln:owner:*") if key != heartbeat_a]
     genuine_a = attacker.get(heartbeat_a)

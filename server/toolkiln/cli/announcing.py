@@ -21,15 +21,13 @@ from typing import TYPE_CHECKING
 import click
 
 from toolkiln.cli.app import echo_problem
-from toolkiln.cli.state_option import ENV_VAR
+from toolkiln.cli.state_option import ENV_VAR, load_seals
 from toolkiln.errors import ConfigError
 
 if TYPE_CHECKING:
     from toolkiln.serve import ToolService
-    from toolkiln.serve.sealed_messages import Seals
 
 logger = logging.getLogger("toolkiln")
-SECRET_ENV_VAR = "TOOLKILN_STATE_SECRET_FILE"  # serve/keys.py's, named without importing the SDK
 
 
 def announce_build(config_dir: Path, catalog_file: Path) -> None:
@@ -51,7 +49,7 @@ def announce_build(config_dir: Path, catalog_file: Path) -> None:
         echo_problem("warning", f"{ENV_VAR}: {error}; the replicas were not told of this build")
         return
     try:
-        seals = _seals(state.key_prefix, os.environ.get(SECRET_ENV_VAR) or state.secret_file)
+        seals = load_seals(state)
     except ConfigError as error:
         echo_problem("warning", f"{error}; the replicas were not told of this build")
         return
@@ -64,16 +62,6 @@ def announce_build(config_dir: Path, catalog_file: Path) -> None:
         f"told the replicas through Redis at {redact_url(url)} ({source}): those that share "
         "this config folder serve it now"
     )
-
-
-def _seals(prefix: str, secret_file: str | None) -> Seals | None:
-    """What a build's news is sealed with: the secret the replicas share, if one is given."""
-    if not secret_file:
-        return None
-    from toolkiln.serve.keys import load_state_secret  # the SDK too, only for this
-    from toolkiln.serve.sealed_messages import Seals
-
-    return Seals(load_state_secret(Path(secret_file).expanduser().absolute()).secrets, prefix)
 
 
 def watch_announcer(service: ToolService) -> Callable[[], Awaitable[None]] | None:

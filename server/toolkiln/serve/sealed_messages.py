@@ -6,12 +6,12 @@ value a replica acts on that came through Redis is sealed (`Seals.seal`) and ope
 (`Seals.open`) with a key of its own purpose, derived from `state.secret_file`
 (HKDF-SHA256, a label per purpose: a key never serves two), and what is signed holds:
 
-- the purpose (switch news, rebuild news, a relayed message, its reply, a heartbeat):
-  a value sealed for one is refused as another;
+- the purpose (switch news, rebuild news, a relayed message, its reply, a heartbeat, a
+  task's record): a value sealed for one is refused as another;
 - the deployment (the key prefix): a value from another deployment sharing the Redis
   server, even with the same secret, is refused;
 - what the value is about (the instance whose inbox or heartbeat it is in, the message
-  it replies to): it cannot be moved to another key;
+  it replies to, the task it records): it cannot be moved to another key;
 - when it was issued: a reader refuses what is older than it accepts (`max_age`), and
   `SeenOnce` refuses a value used before.
 
@@ -34,13 +34,16 @@ from typing import Literal
 from cryptography.hazmat.primitives.hashes import SHA256
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-Purpose = Literal["switch-news", "rebuild-news", "relay-message", "relay-reply", "owner-heartbeat"]
+Purpose = Literal[
+    "switch-news", "rebuild-news", "relay-message", "relay-reply", "owner-heartbeat", "task-record"
+]
 PURPOSES: tuple[Purpose, ...] = (
     "switch-news",
     "rebuild-news",
     "relay-message",
     "relay-reply",
     "owner-heartbeat",
+    "task-record",
 )
 VERSION = "tk1"
 SKEW_SECONDS = 5.0  # how far ahead of this replica's clock another's may be
@@ -121,6 +124,13 @@ class Seals:
     def heartbeat(self, instance: str) -> str:
         """The value of `instance`'s heartbeat key."""
         return self.seal("owner-heartbeat", "", about=instance)
+
+
+def unsealed_payload(text: str) -> str:
+    """The payload of a sealed `text`, unverified (`text` itself when it is not sealed):
+    for a reader without the secret, which can act on nothing it reads."""
+    parts = text.split(".", 4)
+    return parts[4] if len(parts) == 5 and parts[0] == VERSION else text
 
 
 def beats(seals: Seals | None, instance: str, value: object) -> bool:

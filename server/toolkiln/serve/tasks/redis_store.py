@@ -16,14 +16,18 @@ replicas never both take the last room; `update` is an optimistic transaction (W
 that changes only a task that has not ended. Not for Redis Cluster: the script names
 keys it computes.
 
-Tool results are kept here: whoever can reach the Redis server can read them
-(docs/security.md). `redis` is imported only by this module, and only when a URL is
+With the shared secret, each task's JSON is sealed for that task (serve/sealed_messages.py):
+a record written by hand, or copied from another task's key, is no task (a warning in
+the log), so whoever can write to Redis cannot hand a client a forged result or move a
+task to another principal. Tool results are kept here: whoever can reach the Redis
+server can read them (docs/security.md). `redis` is imported only by this module, and only when a URL is
 configured.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 from collections.abc import Iterator
 from typing import Any, cast
@@ -32,7 +36,7 @@ import redis
 import redis.exceptions
 
 from toolkiln.model.state import redact_url
-from toolkiln.serve.sealed_messages import Seals, beats
+from toolkiln.serve.sealed_messages import SealError, Seals, beats, unsealed_payload
 from toolkiln.serve.tasks.store import (
     FIELDS,
     StoreFullError,
@@ -41,6 +45,8 @@ from toolkiln.serve.tasks.store import (
     dump_record,
     load_record,
 )
+
+logger = logging.getLogger(__name__)
 
 CONNECT_SECONDS = 2.0
 ANSWER_SECONDS = 5.0
@@ -117,8 +123,24 @@ class RedisTaskStore:
                 f"the task store {self.where} failed: {type(error).__name__}: {str(error)[:200]}"
             ) from None
 
-    def create(self, record: TaskRecord) -> None:
+    def _dump(self, record: TaskRecord) -> str:
         body = dump_record(record)
+        return body if self.seals is None else self.seals.seal("task-record", body, about=record.task_id)
+
+    def _load(self, task_id: str, body: str) -> TaskRecord | None:
+        """The record `body` holds for `task_id`; None (with a warning) when it is not one
+        this deployment sealed for that task."""
+        if self.seals is None:
+            return load_record(unsealed_payload(body))
+        try:
+            record = load_record(self.seals.open("task-record", body, about=task_id).payload)
+        except (SealError, ValueError, TypeError) as error:
+            logger.warning("%s: ignored the record of task %s: %s", self.where, task_id[:64], error)
+            return None
+        return record if record.task_id == task_id else None
+
+    def create(self, record: TaskRecord) -> None:
+        body = self._dump(record)
         now_ms = int(time.time() * 1000)
         with self._reaching():
             full = self._create(
@@ -143,10 +165,8 @@ class RedisTaskStore:
     def get(self, task_id: str) -> TaskRecord | None:
         with self._reaching():
             body = self._client.get(self._key(task_id))
-        if body is None:
-            return None
-        record = load_record(str(body))
-        return record if record.expires_at > time.time() else None
+        record = None if body is None else self._load(task_id, str(body))
+        return record if record is not None and record.expires_at > time.time() else None
 
     def update(self, task_id: str, **changes: Any) -> TaskRecord | None:
         unknown = set(changes) - FIELDS
@@ -156,15 +176,15 @@ class RedisTaskStore:
 
         def apply(pipe: Any) -> Any:
             body = pipe.get(key)
-            if body is None:
+            record = None if body is None else self._load(task_id, body)
+            if record is None:
                 return None
-            record = load_record(body)
             if record.terminal:
                 return record
             for name, value in changes.items():
                 setattr(record, name, value)
             record.updated_at = time.time()
-            new = dump_record(record)
+            new = self._dump(record)
             pipe.multi()
             pipe.set(key, new, pxat=_ms(record.expires_at))
             pipe.hset(self._sizes, task_id, len(new.encode()))
@@ -178,11 +198,13 @@ class RedisTaskStore:
         with self._reaching():
             ids = cast("list[str]", self._client.zrangebyscore(self._tasks, _ms(time.time()) + 1, "+inf"))
             bodies = cast("list[str | None]", self._client.mget([self._key(i) for i in ids]) if ids else [])
-        records = [load_record(body) for body in bodies if body is not None]
+        loaded = [self._load(i, body) for i, body in zip(ids, bodies, strict=True) if body is not None]
         records = [
             record
-            for record in records
-            if (principal is None or record.principal == principal) and not (active_only and record.terminal)
+            for record in loaded
+            if record is not None
+            and (principal is None or record.principal == principal)
+            and not (active_only and record.terminal)
         ]
         return sorted(records, key=lambda record: record.created_at)
 
