@@ -19,13 +19,16 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx2
 import pytest
 import redis
 
-from tests.serve.redis_server import needs_redis
+from tests.serve.redis_server import needs_redis, redis_server
 from tests.serve.tasks_wire import RpcError, wait_for
+from tests.serve.test_replicas import replica, write_secret
 from tests.serve.test_replicas_rebuilds import logged
 from tests.serve.test_replicas_relay import ELICITATION, NAMES, Pair, _name, pair, project  # noqa: F401
+from tests.serve.test_replicas_streams import HEADERS, _call, _events, _url, gated  # noqa: F401
 from tests.serve.test_replicas_switches import _seen, _switch, _tools, two_replicas, two_tools  # noqa: F401
 from toolkiln.serve.keys import load_state_secret, request_state_security
 from toolkiln.serve.news_format import digest_of
@@ -134,7 +137,8 @@ def test_forged_task_records_and_heartbeats_are_no_tasks_and_no_replicas(
     for task in tasks:
         wait_for(get_b, task["taskId"], "input_required")
     keys = [f"toolkiln:task:{task['taskId']}" for task in tasks]
-    record = json.loads(str(attacker.get(keys[0])).split(".", 4)[-1])
+    text = str(attacker.get(keys[0]))
+    record = json.loads(text.split(".", 4)[4] if text.startswith("tk1.") else text)  # readable, sealed or not
     forged = {**record, "task_id": tasks[3]["taskId"], "status": "completed", "input_requests": None}
     forged["result"] = {"content": [{"type": "text", "text": "forged"}], "isError": False}
     for value in (json.dumps(forged), str(attacker.get(keys[1]))):
@@ -154,6 +158,47 @@ def test_forged_task_records_and_heartbeats_are_no_tasks_and_no_replicas(
         assert failed["status"] == "failed"
         assert "The server running this task stopped" in failed["statusMessage"]
     attacker.close()
+
+
+def test_a_forged_event_never_reaches_a_resuming_client(gated: Path, tmp_path: Path) -> None:  # noqa: F811
+    """A 2025-11-25 client's call runs on A, its connection drops; the attacker adds to
+    the call's stream in Redis a response of its own (the stream's key, name and writer
+    copied from a genuine entry). The client resumes through B: it gets what A sent."""
+    token_file, secret = tmp_path / "state" / "token", write_secret(tmp_path / "secret")
+    with (
+        redis_server(tmp_path / "redis") as store,
+        replica(
+            gated,
+            token_file,
+            tmp_path / "a",
+            TOOLKILN_STATE_URL=store.url,
+            TOOLKILN_STATE_SECRET_FILE=str(secret),
+        ) as first,
+        replica(
+            gated,
+            token_file,
+            tmp_path / "b",
+            TOOLKILN_STATE_URL=store.url,
+            TOOLKILN_STATE_SECRET_FILE=str(secret),
+        ) as second,
+        httpx2.Client(timeout=30) as http,
+    ):
+        auth = {**HEADERS, "Authorization": f"Bearer {token_file.read_text().strip()}"}
+        with http.stream("POST", _url(first), headers=auth, json=_call(tmp_path / "gate")) as stream:
+            before = _events(stream.iter_lines(), stop_after="before 2")
+        last_id = [event_id for event_id, _ in before if event_id][-1]
+        attacker = redis.Redis.from_url(store.url, decode_responses=True)
+        key = f"toolkiln:events:{last_id.partition('.')[0]}"
+        [(_, genuine)] = attacker.xrevrange(key, count=1)
+        forged = {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "forged"}]}}
+        attacker.xadd(key, {**genuine, "m": json.dumps(forged)})
+        attacker.close()
+        (tmp_path / "gate").touch()
+        with http.stream("GET", _url(second), headers={**auth, "Last-Event-ID": last_id}) as stream:
+            after = _events(stream.iter_lines(), until_id=1)
+    answer = after[-1][1]
+    assert answer is not None and answer["result"]["content"][0]["text"] == f"finished on {first.port}"
+    assert "skipped an event of stream" in (tmp_path / "b" / "stderr").read_text()
 
 
 @contextlib.contextmanager

@@ -7,11 +7,13 @@ value a replica acts on that came through Redis is sealed (`Seals.seal`) and ope
 (HKDF-SHA256, a label per purpose: a key never serves two), and what is signed holds:
 
 - the purpose (switch news, rebuild news, a relayed message, its reply, a heartbeat, a
-  task's record): a value sealed for one is refused as another;
+  task's record, an event of a resumable stream): a value sealed for one is refused as
+  another;
 - the deployment (the key prefix): a value from another deployment sharing the Redis
   server, even with the same secret, is refused;
 - what the value is about (the instance whose inbox or heartbeat it is in, the message
-  it replies to, the task it records): it cannot be moved to another key;
+  it replies to, the task it records, the stream it is in): it cannot be moved to
+  another key;
 - when it was issued: a reader refuses what is older than it accepts (`max_age`), and
   `SeenOnce` refuses a value used before.
 
@@ -35,7 +37,13 @@ from cryptography.hazmat.primitives.hashes import SHA256
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 Purpose = Literal[
-    "switch-news", "rebuild-news", "relay-message", "relay-reply", "owner-heartbeat", "task-record"
+    "switch-news",
+    "rebuild-news",
+    "relay-message",
+    "relay-reply",
+    "owner-heartbeat",
+    "task-record",
+    "stream-event",
 ]
 PURPOSES: tuple[Purpose, ...] = (
     "switch-news",
@@ -44,6 +52,7 @@ PURPOSES: tuple[Purpose, ...] = (
     "relay-reply",
     "owner-heartbeat",
     "task-record",
+    "stream-event",
 )
 VERSION = "tk1"
 SKEW_SECONDS = 5.0  # how far ahead of this replica's clock another's may be

@@ -6,8 +6,10 @@ is `<token>.<entry>`: the id the client holds is the only way to name the stream
 client cannot read another's by guessing (ids are not counters, and the SDK's stream
 names, request ids, never appear in a key). Each entry holds the message (what a tool
 printed included: the same trust as the task store, docs/security.md), the stream's
-name and the replica that writes it. A stream keeps its last `KEPT_EVENTS` entries and
-goes `TTL_SECONDS` after its last one.
+name and the replica that writes it; with the shared secret the message is sealed for
+that stream, name and replica (sealed_messages.py): an entry written by hand, or copied
+from another stream, is never sent to a client (a warning in the log). A stream keeps
+its last `KEPT_EVENTS` entries and goes `TTL_SECONDS` after its last one.
 
 When Redis cannot be reached, events are not kept: a store hands out ids that name no
 stream (`<token>.unkept`), the call itself goes on, and a client that resumes with
@@ -31,9 +33,10 @@ import redis.asyncio
 import redis.exceptions
 from mcp.server.streamable_http import EventCallback, EventId, EventMessage, EventStore, StreamId
 from mcp.types import JSONRPCError, JSONRPCMessage, JSONRPCResponse, jsonrpc_message_adapter
+from pydantic import ValidationError
 
 from toolkiln.model.state import redact_url
-from toolkiln.serve.sealed_messages import Seals, beats
+from toolkiln.serve.sealed_messages import SealError, Seals, beats
 
 logger = logging.getLogger(__name__)
 
@@ -140,11 +143,12 @@ class RedisEventStore(EventStore):
             self._answer = anyio.Event()
         if self.shared.down:
             return f"{token}.{UNKEPT}"
-        fields = {
-            "m": "" if message is None else message.model_dump_json(by_alias=True, exclude_unset=True),
-            "s": stream_id,
-            "o": self.shared.instance,
-        }
+        text = "" if message is None else message.model_dump_json(by_alias=True, exclude_unset=True)
+        if self.shared.seals is not None:
+            text = self.shared.seals.seal(
+                "stream-event", text, about=_about(token, stream_id, self.shared.instance)
+            )
+        fields = {"m": text, "s": stream_id, "o": self.shared.instance}
         key = self.shared.key(token)
         try:
             async with self.shared.client.pipeline(transaction=True) as pipe:
@@ -193,14 +197,14 @@ async def read_after(shared: SharedEvents, cursor: Cursor, *, block: bool = Fals
         entries = answer[0][1] if answer else []  # [[key, entries]] (RESP2, the default)
         if not entries and not await shared.client.exists(key):
             raise StreamGone(cursor.token)
-        return [_event(entry, fields) for entry, fields in entries]
+        return [_event(shared, cursor.token, entry, fields) for entry, fields in entries]
     async with shared.client.pipeline(transaction=True) as pipe:
         pipe.xrange(key, min=cursor.entry, max="+", count=1)  # the client's own event, if kept
         pipe.xrange(key, min=f"({cursor.entry}", max="+")
         held, after = await pipe.execute()
     if not held or held[0][0] != cursor.entry:
         raise StreamGone(cursor.token)  # trimmed past it, expired, or never there
-    return [_event(entry, fields) for entry, fields in after]
+    return [_event(shared, cursor.token, entry, fields) for entry, fields in after]
 
 
 async def writer_of(shared: SharedEvents, cursor: Cursor) -> tuple[str, str]:
@@ -212,10 +216,23 @@ async def writer_of(shared: SharedEvents, cursor: Cursor) -> tuple[str, str]:
     return str(last[0][1].get("o", "")), str(last[0][1].get("s", ""))
 
 
-def _event(entry: str, fields: dict[str, str]) -> Event:
-    text = fields.get("m", "")
-    message = jsonrpc_message_adapter.validate_json(text) if text else None
-    return entry, message, fields.get("s", "")
+def _event(shared: SharedEvents, token: str, entry: str, fields: dict[str, str]) -> Event:
+    """The entry's message; None when there is none, or (said in the log) when it is not
+    sealed for this stream or not a message."""
+    text, stream = fields.get("m", ""), fields.get("s", "")
+    try:
+        if shared.seals is not None:
+            about = _about(token, stream, fields.get("o", ""))
+            text = shared.seals.open("stream-event", text, about=about).payload
+        message = jsonrpc_message_adapter.validate_json(text) if text else None
+    except (SealError, ValidationError) as error:
+        logger.warning("skipped an event of stream %s that is not one: %s", token, str(error)[:200])
+        message = None
+    return entry, message, stream
+
+
+def _about(token: str, stream: str, instance: str) -> str:
+    return f"{token}\0{stream}\0{instance}"
 
 
 def _is_answer(message: JSONRPCMessage | None) -> bool:
