@@ -203,12 +203,12 @@ def _opened(where: Where) -> Iterator[tuple[TaskStore | None, str, Running]]:
     a task's server runs (each asked once). A Redis server that cannot be reached is a
     `ConfigError` naming it (its password as ***)."""
     from toolkiln.serve.tasks.overview import store_liveness
-    from toolkiln.serve.tasks.store import StoreUnreachableError
+    from toolkiln.serve.tasks.store import TaskStoreError
 
     store, place = _open_store(where)
     try:
         yield store, place, store_liveness(store) if store is not None else _gone
-    except StoreUnreachableError as error:
+    except TaskStoreError as error:  # unreachable, or a record sealed with a secret not given
         raise ConfigError(f"{error}{_source(where)}") from None
     finally:
         if store is not None:

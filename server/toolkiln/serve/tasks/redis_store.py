@@ -42,6 +42,7 @@ from toolkiln.serve.tasks.store import (
     StoreFullError,
     StoreUnreachableError,
     TaskRecord,
+    TaskStoreError,
     dump_record,
     load_record,
 )
@@ -176,6 +177,11 @@ class RedisTaskStore:
 
         def apply(pipe: Any) -> Any:
             body = pipe.get(key)
+            if self.seals is None and body is not None and unsealed_payload(body) != body:
+                raise TaskStoreError(
+                    f"task {task_id[:64]}'s record is sealed with the replicas' secret, which was not "
+                    "given here: set TOOLKILN_STATE_SECRET_FILE (or state.secret_file) to change it"
+                )
             record = None if body is None else self._load(task_id, body)
             if record is None:
                 return None
