@@ -33,6 +33,7 @@ from tests.serve.test_replicas_switches import _seen, _switch, _tools, two_repli
 from toolkiln.serve.keys import load_state_secret, request_state_security
 from toolkiln.serve.news_format import digest_of
 from toolkiln.serve.sealed_messages import Seals
+from toolkiln.serve.shared_events import BLOCK_MILLISECONDS
 
 pytestmark = needs_redis
 REFUSED_SECONDS = 3  # a reply that has not come by then is not coming: the message was refused
@@ -163,7 +164,8 @@ def test_forged_task_records_and_heartbeats_are_no_tasks_and_no_replicas(
 def test_a_forged_event_never_reaches_a_resuming_client(gated: Path, tmp_path: Path) -> None:  # noqa: F811
     """A 2025-11-25 client's call runs on A, its connection drops; the attacker adds to
     the call's stream in Redis a response of its own (the stream's key, name and writer
-    copied from a genuine entry). The client resumes through B: it gets what A sent."""
+    copied from a genuine entry), and an entry naming a writer that does not run. The
+    client resumes through B: it gets what A sent, to the end."""
     token_file, secret = tmp_path / "state" / "token", write_secret(tmp_path / "secret")
     with (
         redis_server(tmp_path / "redis") as store,
@@ -192,10 +194,14 @@ def test_a_forged_event_never_reaches_a_resuming_client(gated: Path, tmp_path: P
         [(_, genuine)] = attacker.xrevrange(key, count=1)
         forged = {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "forged"}]}}
         attacker.xadd(key, {**genuine, "m": json.dumps(forged)})
+        attacker.xadd(key, {**genuine, "m": "", "o": "0" * 24})  # a writer that does not run
         attacker.close()
-        (tmp_path / "gate").touch()
+        # The gate opens once B has followed the stream a while (and looked at its writer).
+        opening = threading.Timer(2 * BLOCK_MILLISECONDS / 1000, (tmp_path / "gate").touch)
+        opening.start()
         with http.stream("GET", _url(second), headers={**auth, "Last-Event-ID": last_id}) as stream:
             after = _events(stream.iter_lines(), until_id=1)
+        opening.join()
     answer = after[-1][1]
     assert answer is not None and answer["result"]["content"][0]["text"] == f"finished on {first.port}"
     assert "skipped an event of stream" in (tmp_path / "b" / "stderr").read_text()

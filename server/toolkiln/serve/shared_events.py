@@ -47,6 +47,7 @@ STREAMS_PER_STORE = 1024  # stream names a session's store remembers (a session'
 CONNECT_SECONDS = 2.0
 ANSWER_SECONDS = 5.0  # more than BLOCK_MILLISECONDS
 BLOCK_MILLISECONDS = 1000  # one wait for new events, between checks that the writer lives
+WRITER_LOOKBACK = 16  # entries looked at, from the last, for one sealed by the stream's writer
 UNKEPT = "unkept"
 _EVENT_ID = re.compile(r"(?P<token>[0-9a-f]{32})\.(?P<entry>\d{1,20}-\d{1,20}|unkept)")
 
@@ -208,12 +209,15 @@ async def read_after(shared: SharedEvents, cursor: Cursor, *, block: bool = Fals
 
 
 async def writer_of(shared: SharedEvents, cursor: Cursor) -> tuple[str, str]:
-    """The instance that writes the stream, and the stream's name (from its last entry).
-    `StreamGone` when the stream is not there."""
-    last: Any = await shared.client.xrevrange(shared.key(cursor.token), count=1)
-    if not last:
-        raise StreamGone(cursor.token)
-    return str(last[0][1].get("o", "")), str(last[0][1].get("s", ""))
+    """The instance that writes the stream, and the stream's name (from its last entry
+    sealed for it: one added by hand names no writer). `StreamGone` when the stream is
+    not there."""
+    last: Any = await shared.client.xrevrange(shared.key(cursor.token), count=WRITER_LOOKBACK)
+    for _, fields in last:
+        writer, stream = str(fields.get("o", "")), str(fields.get("s", ""))
+        if shared.seals is None or _sealed(shared.seals, cursor.token, fields):
+            return writer, stream
+    raise StreamGone(cursor.token)
 
 
 def _event(shared: SharedEvents, token: str, entry: str, fields: dict[str, str]) -> Event:
@@ -222,13 +226,25 @@ def _event(shared: SharedEvents, token: str, entry: str, fields: dict[str, str])
     text, stream = fields.get("m", ""), fields.get("s", "")
     try:
         if shared.seals is not None:
-            about = _about(token, stream, fields.get("o", ""))
-            text = shared.seals.open("stream-event", text, about=about).payload
+            text = _open(shared.seals, token, fields)
         message = jsonrpc_message_adapter.validate_json(text) if text else None
     except (SealError, ValidationError) as error:
         logger.warning("skipped an event of stream %s that is not one: %s", token, str(error)[:200])
         message = None
     return entry, message, stream
+
+
+def _open(seals: Seals, token: str, fields: dict[str, str]) -> str:
+    about = _about(token, fields.get("s", ""), fields.get("o", ""))
+    return seals.open("stream-event", fields.get("m", ""), about=about).payload
+
+
+def _sealed(seals: Seals, token: str, fields: dict[str, str]) -> bool:
+    try:
+        _open(seals, token, fields)
+    except SealError:
+        return False
+    return True
 
 
 def _about(token: str, stream: str, instance: str) -> str:
