@@ -79,6 +79,7 @@ def test_a_task_over_http_lives_in_redis(project: Path, tmp_path: Path) -> None:
     assert PASSWORD not in log
     # Shared tasks without a shared secret: the operator is told what will not work.
     assert "but no secret" in log and "state.secret_file" in log
+    assert "nothing replicas tell each other through Redis can be verified, none is told or believed" in log
 
 
 def test_redis_down_fails_only_what_needs_it_and_says_so(project: Path, tmp_path: Path) -> None:

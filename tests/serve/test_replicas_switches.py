@@ -1,5 +1,6 @@
 """A dashboard switch on one replica reaches the others (serve/catalog_news.py): two
-`serve --http --stateless` replicas and one Redis, addressed directly.
+`serve --http --stateless` replicas and one Redis, addressed directly, sharing a
+secret (config/server.json `state.secret_file`) that news is sealed with.
 
 Replicas that share the config folder load what the first one built; replicas that each
 have their own copy write the switch into it and rebuild. With Redis down the switch
@@ -20,7 +21,7 @@ import pytest
 
 from tests.conftest import MakeTool
 from tests.serve.redis_server import RedisServer, needs_redis, redis_server
-from tests.serve.test_replicas import Replica, replica
+from tests.serve.test_replicas import Replica, replica, write_secret
 from toolkiln.build import build_catalog
 from toolkiln.discover import discover_tools
 
@@ -45,6 +46,8 @@ def two_tools(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
     make_tool("echo.sh", ECHO)
     make_tool("other.sh", OTHER)
     assert not discover_tools(tools_dir, config_dir).errors
+    secret = write_secret(config_dir.parent / "replicas-secret")
+    (config_dir / "server.json").write_text(json.dumps({"state": {"secret_file": str(secret)}}))
     build_catalog(config_dir, tools_dir)
     return config_dir
 

@@ -20,11 +20,13 @@ from tests.serve.redis_server import needs_redis, redis_server
 from toolkiln.errors import ConfigError
 from toolkiln.files import load_server_config
 from toolkiln.model import StateSettings, TaskSettings
-from toolkiln.serve.tasks import StoreFullError, StoreUnreachableError, TaskRecord, TaskStore
+from toolkiln.serve.sealed_messages import Seals
+from toolkiln.serve.tasks import StoreFullError, StoreUnreachableError, TaskRecord, TaskStore, TaskStoreError
 from toolkiln.serve.tasks.sqlite import SqliteTaskStore
 from toolkiln.serve.tasks.stores import open_task_store
 
 OpenStore = Callable[..., TaskStore]
+SECRET = b"a replicas' secret of at least 32 bytes"
 
 
 def _task(task_id: str, ttl_ms: int = 60_000, principal: str = "stdio") -> TaskRecord:
@@ -32,19 +34,27 @@ def _task(task_id: str, ttl_ms: int = 60_000, principal: str = "stdio") -> TaskR
     return TaskRecord(task_id, principal, "tool", "working", now, now, ttl_ms, 1000, {"pid": 1})
 
 
-@pytest.fixture(params=["sqlite", pytest.param("redis", marks=needs_redis)])
+@pytest.fixture(
+    params=[
+        "sqlite",
+        pytest.param("redis", marks=needs_redis),
+        pytest.param("redis-sealed", marks=needs_redis),
+    ]
+)
 def open_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OpenStore]:
     """Opens a store of the kind under test with the given bounds; each opened store is
-    empty (a key prefix of its own in the one redis-server) and closed at the end."""
+    empty (a key prefix of its own in the one redis-server) and closed at the end.
+    `redis-sealed`: its records sealed with a replicas' secret."""
     opened: list[TaskStore] = []
-    server_context = redis_server(tmp_path / "redis") if request.param == "redis" else None
+    server_context = redis_server(tmp_path / "redis") if request.param != "sqlite" else None
     server = server_context.__enter__() if server_context else None
 
     def open_one(max_tasks: int = 1000, max_bytes: int = 1_000_000) -> TaskStore:
         limits = TaskSettings(max_tasks=max_tasks, max_bytes=max_bytes)
         name = f"store{len(opened)}"
         state = StateSettings(url=server.url, key_prefix=f"test:{name}:") if server else StateSettings()
-        store = open_task_store(tmp_path / name, limits, state)
+        seals = Seals([SECRET], state.key_prefix) if request.param == "redis-sealed" else None
+        store = open_task_store(tmp_path / name, limits, state, seals)
         opened.append(store)
         return store
 
@@ -170,6 +180,24 @@ def test_a_server_heartbeat_says_whether_its_owner_runs(tmp_path: Path) -> None:
         time.sleep(0.1)
         assert not store.owner_running(owner)  # it stopped beating: gone
         store.close()
+
+
+@needs_redis
+def test_sealed_records_are_read_without_the_secret_and_changed_only_with_it(tmp_path: Path) -> None:
+    """`toolkiln tasks` without the replicas' secret lists their sealed tasks, but a
+    cancel would write a record they refuse: it is refused, saying what to give."""
+    with redis_server(tmp_path / "redis") as server:
+        state = StateSettings(url=server.url)
+        sealed = open_task_store(tmp_path, TaskSettings(), state, Seals([SECRET], state.key_prefix))
+        plain = open_task_store(tmp_path, TaskSettings(), state)
+        sealed.create(_task("t"))
+        assert [record.task_id for record in plain.list()] == ["t"]
+        with pytest.raises(TaskStoreError, match="TOOLKILN_STATE_SECRET_FILE"):
+            plain.update("t", status="cancelled")
+        updated = sealed.update("t", status="cancelled")
+        assert updated is not None and updated.status == "cancelled"
+        sealed.close()
+        plain.close()
 
 
 @needs_redis

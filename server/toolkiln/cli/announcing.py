@@ -4,7 +4,9 @@ With `state.url` (config/server.json, or TOOLKILN_STATE_URL), a new config/tools
 announced (serve/rebuild_news.py): every replica that shares the config folder loads it
 and tells its clients the lists changed; one with its own copy warns that it serves
 another catalog. Redis down: the build stands, and one line says the replicas were not
-told. Nothing here imports `redis` or the SDK unless there is a URL to tell.
+told. The news is sealed with the replicas' shared secret (state.secret_file, or
+TOOLKILN_STATE_SECRET_FILE), without which they would not believe it. Nothing here
+imports `redis` or the SDK unless there is a URL to tell.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import TYPE_CHECKING
 import click
 
 from toolkiln.cli.app import echo_problem
-from toolkiln.cli.state_option import ENV_VAR
+from toolkiln.cli.state_option import ENV_VAR, load_seals
 from toolkiln.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -46,7 +48,12 @@ def announce_build(config_dir: Path, catalog_file: Path) -> None:
     except ValueError as error:
         echo_problem("warning", f"{ENV_VAR}: {error}; the replicas were not told of this build")
         return
-    lag = announce_rebuild(state.model_copy(update={"url": url}), catalog_file, "build")
+    try:
+        seals = load_seals(state)
+    except ConfigError as error:
+        echo_problem("warning", f"{error}; the replicas were not told of this build")
+        return
+    lag = announce_rebuild(state.model_copy(update={"url": url}), catalog_file, "build", seals)
     if lag is not None:
         echo_problem("warning", lag)
         return
@@ -77,7 +84,12 @@ def watch_announcer(service: ToolService) -> Callable[[], Awaitable[None]] | Non
             return  # the same tools.json: nothing for the replicas to load
         told["digest"] = digest
         tell = functools.partial(
-            announce_rebuild, state, catalog_file, "watch", str(service.tasks.owner["instance"])
+            announce_rebuild,
+            state,
+            catalog_file,
+            "watch",
+            service.seals,
+            str(service.tasks.owner["instance"]),
         )
         lag = await anyio.to_thread.run_sync(tell)
         if lag is not None:

@@ -23,9 +23,11 @@ from toolkiln.errors import ConfigError
 
 if TYPE_CHECKING:
     from toolkiln.model import StateSettings
+    from toolkiln.serve.sealed_messages import Seals
 
 logger = logging.getLogger("toolkiln")
 ENV_VAR = "TOOLKILN_STATE_URL"
+SECRET_ENV_VAR = "TOOLKILN_STATE_SECRET_FILE"  # serve/keys.py's, named without importing the SDK
 
 
 state_option: Callable[[Callable[..., Any]], Callable[..., Any]] = click.option(
@@ -37,6 +39,19 @@ state_option: Callable[[Callable[..., Any]], Callable[..., Any]] = click.option(
     "rediss://... (TLS) or unix:///path.sock [default: config/server.json `state.url`; "
     "none: a SQLite file in the state folder]. A URL with a password: give it in the variable.",
 )
+
+
+def load_seals(state: StateSettings) -> Seals | None:
+    """What a command that writes to the replicas' Redis (`build`, `tasks cancel`) seals
+    with: the secret of TOOLKILN_STATE_SECRET_FILE or `state.secret_file`, if one is
+    given (the SDK is imported only then); a `ConfigError` when it cannot be read."""
+    secret_file = os.environ.get(SECRET_ENV_VAR) or state.secret_file
+    if not secret_file:
+        return None
+    from toolkiln.serve.keys import load_state_secret
+    from toolkiln.serve.sealed_messages import Seals
+
+    return Seals(load_state_secret(Path(secret_file).expanduser().absolute()).secrets, state.key_prefix)
 
 
 def chosen_state(
@@ -71,8 +86,11 @@ def chosen_state(
     elif state.url is not None:
         logger.warning(
             "replicas share %s but no secret: each seals requestState with keys of its own, so a "
-            "client's answers or confirmation that reach another replica are refused there; give "
-            "every replica the same state.secret_file (or %s)",
+            "client's answers or confirmation that reach another replica are refused there; and "
+            "since nothing replicas tell each other through Redis can be verified, none is told or "
+            "believed: dashboard switches and rebuilds elsewhere are not applied here, answers are "
+            "not relayed, heartbeats are taken on trust; give every replica the same "
+            "state.secret_file (or %s)",
             describe_store(state_dir, state),
             SECRET_ENV_VAR,
         )

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from toolkiln.cli.app import cli, paint, render_table
-from toolkiln.cli.state_option import ENV_VAR
+from toolkiln.cli.state_option import ENV_VAR, load_seals
 from toolkiln.cli.terminal import terminal_width, visible
 from toolkiln.errors import ConfigError
 
@@ -203,12 +203,12 @@ def _opened(where: Where) -> Iterator[tuple[TaskStore | None, str, Running]]:
     a task's server runs (each asked once). A Redis server that cannot be reached is a
     `ConfigError` naming it (its password as ***)."""
     from toolkiln.serve.tasks.overview import store_liveness
-    from toolkiln.serve.tasks.store import StoreUnreachableError
+    from toolkiln.serve.tasks.store import TaskStoreError
 
     store, place = _open_store(where)
     try:
         yield store, place, store_liveness(store) if store is not None else _gone
-    except StoreUnreachableError as error:
+    except TaskStoreError as error:  # unreachable, or a record sealed with a secret not given
         raise ConfigError(f"{error}{_source(where)}") from None
     finally:
         if store is not None:
@@ -233,8 +233,10 @@ def _open_store(where: Where) -> tuple[TaskStore | None, str]:
         from toolkiln.model.server import TaskSettings
         from toolkiln.serve.tasks import stores
 
-        # Its bounds limit `create` only, which this side never does.
-        return stores.open_task_store(folder, TaskSettings(), state), stores.describe_store(folder, state)
+        # Its bounds limit `create` only, which this side never does. With the replicas'
+        # secret, what it reads is verified and what it writes (a cancel) sealed.
+        store = stores.open_task_store(folder, TaskSettings(), state, load_seals(state))
+        return store, stores.describe_store(folder, state)
     try:
         return open_task_store(folder), str(folder / STORE_FILE)
     except (sqlite3.Error, OSError) as error:  # a file that is not a store, or unreadable

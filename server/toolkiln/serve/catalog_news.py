@@ -17,13 +17,21 @@ nothing: news may not make a replica read scripts or run anything (news_format.p
 Either way its clients are told the lists changed. The last news is also kept (with an
 id of its own) in `<prefix>catalog:last`: a replica whose connection to Redis broke applies it
 once it is back, if it missed it. When Redis cannot be reached, the switch still
-applies on the replica that served it, and the answer says the others may lag. What is
-not news, exactly (news_format.py), is ignored with a warning.
+applies on the replica that served it, and the answer says the others may lag.
+
+News is sealed with the shared secret (`state.secret_file`; sealed_messages.py), as a
+switch or as a rebuild, for this deployment: whoever can write to Redis cannot switch
+a tool or announce a rebuild. A replica applies only news issued after the newest it
+has applied (and after it started, give or take SKEW_SECONDS of clocks that disagree):
+a genuine news replayed later, to switch a tool back, is refused. Without a secret no
+news is told or applied (the server's start says so). What does not open, or is not
+news exactly (news_format.py), is ignored with a warning.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 
 import anyio
@@ -34,7 +42,8 @@ from toolkiln.errors import ToolkilnError
 from toolkiln.model.state import redact_url
 from toolkiln.runner import Registry
 from toolkiln.serve.dashboard.catalog import set_enabled
-from toolkiln.serve.news_format import RebuildNews, digest_of, dump_news, read_news, switch_news
+from toolkiln.serve.news_format import News, RebuildNews, digest_of, dump_news, read_news, switch_news
+from toolkiln.serve.sealed_messages import SKEW_SECONDS, SealError, Seals
 from toolkiln.serve.service import ToolService
 from toolkiln.serve.watch import Rebuild, reload
 
@@ -48,7 +57,14 @@ class CatalogNews:
     """Publishes this replica's switches, and applies the others'."""
 
     def __init__(
-        self, url: str, *, prefix: str, service: ToolService, config_dir: Path, rebuild: Rebuild
+        self,
+        url: str,
+        *,
+        prefix: str,
+        service: ToolService,
+        config_dir: Path,
+        rebuild: Rebuild,
+        seals: Seals | None,
     ) -> None:
         self.where = redact_url(url)
         self.channel = f"{prefix}catalog"
@@ -62,11 +78,18 @@ class CatalogNews:
             url, socket_connect_timeout=CONNECT_SECONDS, decode_responses=True
         )
         self._heard: str | None = None  # the id of the last news applied or seen
+        self.seals = seals  # None: no shared secret, no news told or applied
+        self._newest = time.time() - SKEW_SECONDS  # when the newest news applied was issued
 
     async def announce(self, key: str, enabled: bool) -> str | None:
         """Tell the other replicas of a switch applied here; None, or why they may lag."""
-        news = switch_news(self.instance, key, enabled, self._digest())
-        text = dump_news(news)
+        if self.seals is None:
+            return (
+                "applied on this replica only: replicas tell each other of a switch only when they "
+                "share a secret to seal it with (state.secret_file, or TOOLKILN_STATE_SECRET_FILE)"
+            )
+        news, now = switch_news(self.instance, key, enabled, self._digest()), time.time()
+        text = self.seals.seal("switch-news", dump_news(news), now=now)
         try:
             async with self.client.pipeline(transaction=True) as pipe:
                 pipe.set(self.last_key, text)
@@ -79,7 +102,7 @@ class CatalogNews:
                 "cannot be reached), and serve the previous tools until a later switch reaches them "
                 "or they restart"
             )
-        self._heard = news.id
+        self._heard, self._newest = news.id, max(self._newest, int(now * 1000) / 1000)
         return None
 
     async def listen(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
@@ -120,17 +143,43 @@ class CatalogNews:
             return
         if apply:
             await self._apply(last)
-        elif (news := read_news(last)) is not None:
-            self._heard = news.id
+        elif (opened := self._open(last, quiet=True)) is not None:
+            self._heard, self._newest = opened[0].id, max(self._newest, opened[1])
+
+    def _open(self, text: object, *, quiet: bool = False) -> tuple[News, float] | None:
+        """The news `text` seals, and when it was issued; None (said in the log) when it is
+        not news sealed by this deployment."""
+        if self.seals is None:
+            why = "this replica has no shared secret (state.secret_file) to verify news with"
+        else:
+            try:
+                purpose, opened = self.seals.open_one_of(("switch-news", "rebuild-news"), text)
+            except SealError as error:
+                why = str(error)
+            else:
+                news = read_news(opened.payload)
+                if news is not None and purpose == _purpose(news):
+                    return news, opened.issued
+                why = "it is not news of a switch or a rebuild"
+        if not quiet:
+            logger.warning("ignored a message on %s: %s", self.channel, why)
+        return None
 
     async def _apply(self, text: object) -> None:
-        news = read_news(text)
-        if news is None:
-            logger.warning("ignored a message on %s that is not news of a switch or a rebuild", self.channel)
+        opened = self._open(text)
+        if opened is None:
             return
+        news, issued = opened
         if news.sender == self.instance or news.id == self._heard:
             return
-        self._heard = news.id
+        if issued <= self._newest:
+            logger.warning(
+                "ignored news on %s issued before the newest this replica applied (replayed, or "
+                "from a replica whose clock is behind)",
+                self.channel,
+            )
+            return
+        self._heard, self._newest = news.id, issued
         if isinstance(news, RebuildNews):
             await self._apply_rebuild(news)
             return
@@ -175,6 +224,10 @@ class CatalogNews:
         return digest_of(self.service.registry.catalog_file)
 
 
+def _purpose(news: News) -> str:
+    return "rebuild-news" if isinstance(news, RebuildNews) else "switch-news"
+
+
 def _builder(news: RebuildNews) -> str:
     return "`toolkiln build`" if news.by == "build" else "serve --watch"
 
@@ -185,5 +238,10 @@ def open_catalog_news(service: ToolService, config_dir: Path, rebuild: Rebuild |
     if state.url is None or rebuild is None:
         return None
     return CatalogNews(
-        state.url, prefix=state.key_prefix, service=service, config_dir=config_dir, rebuild=rebuild
+        state.url,
+        prefix=state.key_prefix,
+        service=service,
+        config_dir=config_dir,
+        rebuild=rebuild,
+        seals=service.seals,
     )

@@ -207,7 +207,8 @@ def shared_events(service: ToolService) -> SharedEvents | None:
         return None
     from toolkiln.serve.shared_events import SharedEvents
 
-    return SharedEvents(state.url, prefix=state.key_prefix, instance=str(service.tasks.owner["instance"]))
+    instance = str(service.tasks.owner["instance"])
+    return SharedEvents(state.url, prefix=state.key_prefix, instance=instance, seals=service.seals)
 
 
 def _resuming(app: Any, shared: SharedEvents) -> Any:

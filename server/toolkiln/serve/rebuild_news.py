@@ -4,8 +4,10 @@ The news (news_format.py: the digest of the new tools.json, who built it) goes w
 dashboard's switches go: published on `<prefix>catalog`, and kept in `<prefix>catalog:last`
 for a replica that was not listening then. Each replica that hears it reloads its
 tools.json when that is the one announced (a shared config folder), and warns when it
-is not (serve/catalog_news.py). Synchronous, and `redis` is imported only here and only
-when there is a URL: `toolkiln build` loads it just to tell.
+is not (serve/catalog_news.py). The news is sealed with the shared secret
+(sealed_messages.py); without one the replicas are not told, as they would not believe
+it. Synchronous, and `redis` is imported only here and only when there is a URL:
+`toolkiln build` loads it just to tell.
 """
 
 from __future__ import annotations
@@ -16,24 +18,30 @@ from pathlib import Path
 from toolkiln.model import StateSettings
 from toolkiln.model.state import redact_url
 from toolkiln.serve.news_format import Builder, digest_of, dump_news, rebuild_news
+from toolkiln.serve.sealed_messages import Seals
 
 CONNECT_SECONDS = 2.0
 
 
 def announce_rebuild(
-    state: StateSettings, catalog_file: Path, by: Builder, sender: str | None = None
+    state: StateSettings, catalog_file: Path, by: Builder, seals: Seals | None, sender: str | None = None
 ) -> str | None:
-    """Publish the rebuild of `catalog_file`; None once told, else why the replicas were not
-    told, in words for a user. `state.url` must be set."""
+    """Publish the rebuild of `catalog_file`, sealed with `seals`; None once told, else why
+    the replicas were not told, in words for a user. `state.url` must be set."""
+    assert state.url is not None
+    if seals is None:
+        return (
+            "the replicas were not told: they believe news of a rebuild only when it is sealed with "
+            "their shared secret; give state.secret_file (or TOOLKILN_STATE_SECRET_FILE)"
+        )
     import redis
     import redis.exceptions
 
-    assert state.url is not None
     where = redact_url(state.url)
     digest = digest_of(catalog_file)
     if digest is None:
         return f"the replicas were not told: {catalog_file} cannot be read"
-    text = dump_news(rebuild_news(sender or secrets.token_hex(12), by, digest))
+    text = seals.seal("rebuild-news", dump_news(rebuild_news(sender or secrets.token_hex(12), by, digest)))
     client = redis.Redis.from_url(
         state.url, socket_connect_timeout=CONNECT_SECONDS, socket_timeout=CONNECT_SECONDS
     )

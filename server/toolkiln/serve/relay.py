@@ -13,15 +13,18 @@ WAIT_SECONDS and, between rounds, looks at the replica's heartbeat
 client at once, never waited for. A message not taken within ACCEPT_SECONDS is taken
 back (LREM), so it cannot act later with nobody to hear it.
 
-Redis is inside the trust boundary (docs/security.md), and yet every message and reply
-is parsed strictly (pydantic models that forbid other keys, sizes at most
-MAX_MESSAGE_BYTES): nothing in one is executed, and none names a file or a key
-other than the ones computed here.
+Both are sealed with the shared secret (sealed_messages.py): a message for the
+replica whose inbox it is in, issued at most MESSAGE_SECONDS ago and taken once (its id
+is remembered); a reply for the message it answers. What does not open is dropped
+with a warning: whoever can write to Redis cannot hand a waiting script answers, or a
+client an outcome. So the relay runs only with `state.secret_file`. The heartbeat
+looked at is sealed too. And every message and reply is parsed strictly (pydantic
+models that forbid other keys, sizes at most MAX_MESSAGE_BYTES): nothing in one is
+executed, and none names a file or a key other than the ones computed here.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import secrets
@@ -37,6 +40,7 @@ from mcp.types import INTERNAL_ERROR, INVALID_PARAMS
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from toolkiln.model.state import redact_url
+from toolkiln.serve.sealed_messages import SKEW_SECONDS, SealError, Seals, SeenOnce, beats
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +51,7 @@ KEEP_SECONDS = 60  # a list nobody reads is dropped after this
 RETRY_SECONDS = 2.0  # after Redis failed, the listener tries again
 CONNECT_SECONDS = 2.0
 ANSWER_SECONDS = 5.0  # more than WAIT_SECONDS
+MESSAGE_SECONDS = ACCEPT_SECONDS + 2 * WAIT_SECONDS  # a message older than this is refused
 INSTANCE = re.compile(r"[0-9a-f]{24}")  # owners.new_instance()
 
 Kind = Literal["resume", "task-update"]
@@ -82,10 +87,12 @@ class Reply(_Strict):
 class Relay:
     """This replica's end of the relay: `send` to another, `serve` what others send."""
 
-    def __init__(self, url: str, *, prefix: str, instance: str) -> None:
+    def __init__(self, url: str, *, prefix: str, instance: str, seals: Seals) -> None:
         self.where = redact_url(url)
         self.prefix = prefix
         self.instance = instance
+        self.seals = seals
+        self._taken = SeenOnce(MESSAGE_SECONDS + 2 * SKEW_SECONDS)  # ids of the messages taken
         self.client: redis.asyncio.Redis = redis.asyncio.Redis.from_url(
             url,
             socket_connect_timeout=CONNECT_SECONDS,
@@ -107,27 +114,28 @@ class Relay:
         stopped, does not take the message, or Redis fails."""
         if not INSTANCE.fullmatch(instance):
             raise RelayError("the call names no replica of this deployment")
-        message = Message(v=1, id=secrets.token_hex(16), kind=kind, body=body).model_dump_json()
+        message_id = secrets.token_hex(16)
+        message = Message(v=1, id=message_id, kind=kind, body=body).model_dump_json()
         if len(message.encode()) > MAX_MESSAGE_BYTES:
             raise RelayError(f"the answers are too large to relay (over {MAX_MESSAGE_BYTES} bytes)")
-        message_id = json.loads(message)["id"]
+        sealed = self.seals.seal("relay-message", message, about=instance)
         try:
-            return await self._send(instance, message, self._reply_key(message_id))
+            return await self._send(instance, sealed, message_id)
         except (redis.exceptions.RedisError, OSError) as error:
             raise RelayError(
                 f"the shared state store (Redis at {self.where}) cannot be reached to relay the "
                 f"answers ({type(error).__name__})"
             ) from None
 
-    async def _send(self, instance: str, message: str, reply_key: str) -> dict[str, Any]:
+    async def _send(self, instance: str, message: str, message_id: str) -> dict[str, Any]:
         gone = RelayError(
             "the replica running this call has stopped (it crashed, was killed or restarted), "
             "and the call's script with it; call the tool again",
             INVALID_PARAMS,
         )
-        if not await self.client.exists(self._owner_key(instance)):
+        if not await self._runs(instance):
             raise gone
-        inbox = self._inbox(instance)
+        reply_key, inbox = self._reply_key(message_id), self._inbox(instance)
         async with self.client.pipeline(transaction=True) as pipe:
             pipe.rpush(inbox, message)
             pipe.expire(inbox, KEEP_SECONDS)
@@ -136,20 +144,34 @@ class Relay:
         while True:
             got: Any = await self.client.blpop([reply_key], timeout=WAIT_SECONDS)
             if got is not None:
-                reply = _parse(Reply, got[1])
+                reply = self._open_reply(got[1], message_id)
                 if reply is None:
-                    raise RelayError("the replica running this call sent a reply that is not one")
+                    continue  # not the replica's: wait on for its own
                 if reply.outcome is not None:
                     return reply.outcome
                 accepted = True
                 continue
-            if not await self.client.exists(self._owner_key(instance)):
+            if not await self._runs(instance):
                 raise gone
             if not accepted and time.monotonic() > deadline and await self.client.lrem(inbox, 1, message):
                 raise RelayError(
                     f"the replica running this call did not take its answers within {ACCEPT_SECONDS:g} s "
                     "(it is overloaded, or cannot reach Redis); nothing was answered, try again"
                 )
+
+    async def _runs(self, instance: str) -> bool:
+        return beats(self.seals, instance, await self.client.get(self._owner_key(instance)))
+
+    def _open_reply(self, text: str, message_id: str) -> Reply | None:
+        try:
+            opened = self.seals.open("relay-reply", text, about=message_id, max_age=KEEP_SECONDS)
+        except SealError as error:
+            logger.warning("dropped a reply to a relayed message that does not verify: %s", error)
+            return None
+        reply = _parse(Reply, opened.payload)
+        if reply is None:
+            logger.warning("dropped a reply to a relayed message that is not one (%d bytes)", len(text))
+        return reply
 
     async def serve(
         self, handle: Handler, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED
@@ -177,14 +199,30 @@ class Relay:
                 if got is not None:
                     group.start_soon(self._reply, handle, got[1])
 
-    async def _reply(self, handle: Handler, text: str) -> None:
-        message = _parse(Message, text)
+    def _open_message(self, text: str) -> Message | None:
+        """The message `text` seals for this replica, the first time it comes; else None,
+        said in the log."""
+        try:
+            opened = self.seals.open("relay-message", text, about=self.instance, max_age=MESSAGE_SECONDS)
+        except SealError as error:
+            logger.warning("dropped a relayed message that does not verify: %s", error)
+            return None
+        message = _parse(Message, opened.payload)
         if message is None:
             logger.warning("dropped a relayed message that is not one (%d bytes)", len(text))
+            return None
+        if not self._taken.first(message.id):
+            logger.warning("dropped a relayed message taken before (replayed): %s", message.id)
+            return None
+        return message
+
+    async def _reply(self, handle: Handler, text: str) -> None:
+        message = self._open_message(text)
+        if message is None:
             return
         key = self._reply_key(message.id)
         try:
-            await self._push(key, Reply(accepted=True))
+            await self._push(key, Reply(accepted=True), message.id)
             try:
                 outcome = await handle(message.kind, message.body)
             except Exception:  # never lost: the sender hears of it
@@ -194,15 +232,16 @@ class Relay:
             if len(reply.model_dump_json().encode()) > MAX_MESSAGE_BYTES:
                 too_large = f"The call's outcome is too large to relay (over {MAX_MESSAGE_BYTES} bytes)."
                 reply = Reply(outcome={"error": {"code": -32603, "message": too_large}})
-            await self._push(key, reply)
+            await self._push(key, reply, message.id)
         except (redis.exceptions.RedisError, OSError) as error:
             logger.warning(
                 "the reply to a relayed %s was lost: Redis at %s: %s", message.kind, self.where, error
             )
 
-    async def _push(self, key: str, reply: Reply) -> None:
+    async def _push(self, key: str, reply: Reply, message_id: str) -> None:
+        text = self.seals.seal("relay-reply", reply.model_dump_json(exclude_defaults=True), about=message_id)
         async with self.client.pipeline(transaction=True) as pipe:
-            pipe.rpush(key, reply.model_dump_json(exclude_defaults=True))
+            pipe.rpush(key, text)
             pipe.expire(key, KEEP_SECONDS)
             await pipe.execute()
 

@@ -95,8 +95,9 @@ class RelayedCalls:
     @classmethod
     def open(cls, service: ToolService) -> RelayedCalls:
         state = service.state
-        assert state.url is not None
-        return cls(service, Relay(state.url, prefix=state.key_prefix, instance=service.instance))
+        assert state.url is not None and service.seals is not None
+        relay = Relay(state.url, prefix=state.key_prefix, instance=service.instance, seals=service.seals)
+        return cls(service, relay)
 
     async def serve(self, *, task_status: TaskStatus[None]) -> None:
         try:

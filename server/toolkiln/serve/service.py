@@ -31,6 +31,7 @@ from toolkiln.serve.notify import ThrottledNotifier
 from toolkiln.serve.parked import ParkedCalls, RunningCall
 from toolkiln.serve.resources import state_uris
 from toolkiln.serve.results import listed_tool, mcp_result
+from toolkiln.serve.sealed_messages import Seals
 from toolkiln.serve.task_calls import TaskCalls
 from toolkiln.serve.tasks import (
     CreateTaskResult,
@@ -73,6 +74,8 @@ class ToolService:
         self.secret: StateSecret | None = (
             load_state_secret(Path(self.state.secret_file)) if self.state.secret_file else None
         )
+        # What replicas tell each other through Redis is sealed with it (sealed_messages.py).
+        self.seals: Seals | None = Seals(self.secret.secrets, self.state.key_prefix) if self.secret else None
         self.reloading = anyio.Lock()  # one rebuild and swap at a time (watch.reload)
         self.instance = new_instance()  # this server's one name among replicas (tasks/owners.py)
         # `run` it beside the server (cli/serving.py does)
@@ -88,13 +91,14 @@ class ToolService:
             state,
             answer_timeout=lambda: self.registry.catalog.interactive.answer_timeout_seconds,
             instance=self.instance,
+            seals=self.seals,
         )
         self.task_calls = TaskCalls(
             self.tasks, self.broadcaster, lambda: self.runner.settings.default_timeout
         )
         # With Redis: a client's answers that reach this replica for a call another one runs go there.
         self.relayed: RelayedCalls | None = None
-        if self.state.url is not None:  # `redis` is imported only then
+        if self.state.url is not None and self.seals is not None:  # `redis` is imported only then
             from toolkiln.serve.relayed import RelayedCalls
 
             self.relayed = RelayedCalls.open(self)

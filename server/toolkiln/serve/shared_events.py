@@ -6,8 +6,10 @@ is `<token>.<entry>`: the id the client holds is the only way to name the stream
 client cannot read another's by guessing (ids are not counters, and the SDK's stream
 names, request ids, never appear in a key). Each entry holds the message (what a tool
 printed included: the same trust as the task store, docs/security.md), the stream's
-name and the replica that writes it. A stream keeps its last `KEPT_EVENTS` entries and
-goes `TTL_SECONDS` after its last one.
+name and the replica that writes it; with the shared secret the message is sealed for
+that stream, name and replica (sealed_messages.py): an entry written by hand, or copied
+from another stream, is never sent to a client (a warning in the log). A stream keeps
+its last `KEPT_EVENTS` entries and goes `TTL_SECONDS` after its last one.
 
 When Redis cannot be reached, events are not kept: a store hands out ids that name no
 stream (`<token>.unkept`), the call itself goes on, and a client that resumes with
@@ -31,8 +33,10 @@ import redis.asyncio
 import redis.exceptions
 from mcp.server.streamable_http import EventCallback, EventId, EventMessage, EventStore, StreamId
 from mcp.types import JSONRPCError, JSONRPCMessage, JSONRPCResponse, jsonrpc_message_adapter
+from pydantic import ValidationError
 
 from toolkiln.model.state import redact_url
+from toolkiln.serve.sealed_messages import SealError, Seals, beats
 
 logger = logging.getLogger(__name__)
 
@@ -43,6 +47,7 @@ STREAMS_PER_STORE = 1024  # stream names a session's store remembers (a session'
 CONNECT_SECONDS = 2.0
 ANSWER_SECONDS = 5.0  # more than BLOCK_MILLISECONDS
 BLOCK_MILLISECONDS = 1000  # one wait for new events, between checks that the writer lives
+WRITER_LOOKBACK = 16  # entries looked at, from the last, for one sealed by the stream's writer
 UNKEPT = "unkept"
 _EVENT_ID = re.compile(r"(?P<token>[0-9a-f]{32})\.(?P<entry>\d{1,20}-\d{1,20}|unkept)")
 
@@ -67,10 +72,11 @@ class Cursor:
 class SharedEvents:
     """The Redis connection and settings of a server's shared event stores."""
 
-    def __init__(self, url: str, *, prefix: str, instance: str) -> None:
+    def __init__(self, url: str, *, prefix: str, instance: str, seals: Seals | None = None) -> None:
         self.where = redact_url(url)
         self.prefix = prefix
         self.instance = instance  # this server's name in the task store's heartbeats
+        self.seals = seals  # what heartbeats are sealed with (sealed_messages.py)
         self.client: redis.asyncio.Redis = redis.asyncio.Redis.from_url(
             url,
             socket_connect_timeout=CONNECT_SECONDS,
@@ -86,9 +92,10 @@ class SharedEvents:
     def key(self, token: str) -> str:
         return f"{self.prefix}events:{token}"
 
-    def owner_key(self, instance: str) -> str:
-        """The heartbeat the task service keeps while its server runs (tasks/owners.py)."""
-        return f"{self.prefix}owner:{instance}"
+    async def runs(self, instance: str) -> bool:
+        """Whether the replica `instance` beats (its heartbeat, kept by the task service
+        while its server runs: tasks/owners.py)."""
+        return beats(self.seals, instance, await self.client.get(f"{self.prefix}owner:{instance}"))
 
     @property
     def down(self) -> bool:
@@ -137,11 +144,12 @@ class RedisEventStore(EventStore):
             self._answer = anyio.Event()
         if self.shared.down:
             return f"{token}.{UNKEPT}"
-        fields = {
-            "m": "" if message is None else message.model_dump_json(by_alias=True, exclude_unset=True),
-            "s": stream_id,
-            "o": self.shared.instance,
-        }
+        text = "" if message is None else message.model_dump_json(by_alias=True, exclude_unset=True)
+        if self.shared.seals is not None:
+            text = self.shared.seals.seal(
+                "stream-event", text, about=_about(token, stream_id, self.shared.instance)
+            )
+        fields = {"m": text, "s": stream_id, "o": self.shared.instance}
         key = self.shared.key(token)
         try:
             async with self.shared.client.pipeline(transaction=True) as pipe:
@@ -190,29 +198,57 @@ async def read_after(shared: SharedEvents, cursor: Cursor, *, block: bool = Fals
         entries = answer[0][1] if answer else []  # [[key, entries]] (RESP2, the default)
         if not entries and not await shared.client.exists(key):
             raise StreamGone(cursor.token)
-        return [_event(entry, fields) for entry, fields in entries]
+        return [_event(shared, cursor.token, entry, fields) for entry, fields in entries]
     async with shared.client.pipeline(transaction=True) as pipe:
         pipe.xrange(key, min=cursor.entry, max="+", count=1)  # the client's own event, if kept
         pipe.xrange(key, min=f"({cursor.entry}", max="+")
         held, after = await pipe.execute()
     if not held or held[0][0] != cursor.entry:
         raise StreamGone(cursor.token)  # trimmed past it, expired, or never there
-    return [_event(entry, fields) for entry, fields in after]
+    return [_event(shared, cursor.token, entry, fields) for entry, fields in after]
 
 
 async def writer_of(shared: SharedEvents, cursor: Cursor) -> tuple[str, str]:
-    """The instance that writes the stream, and the stream's name (from its last entry).
-    `StreamGone` when the stream is not there."""
-    last: Any = await shared.client.xrevrange(shared.key(cursor.token), count=1)
-    if not last:
-        raise StreamGone(cursor.token)
-    return str(last[0][1].get("o", "")), str(last[0][1].get("s", ""))
+    """The instance that writes the stream, and the stream's name (from its last entry
+    sealed for it: one added by hand names no writer). `StreamGone` when the stream is
+    not there."""
+    last: Any = await shared.client.xrevrange(shared.key(cursor.token), count=WRITER_LOOKBACK)
+    for _, fields in last:
+        writer, stream = str(fields.get("o", "")), str(fields.get("s", ""))
+        if shared.seals is None or _sealed(shared.seals, cursor.token, fields):
+            return writer, stream
+    raise StreamGone(cursor.token)
 
 
-def _event(entry: str, fields: dict[str, str]) -> Event:
-    text = fields.get("m", "")
-    message = jsonrpc_message_adapter.validate_json(text) if text else None
-    return entry, message, fields.get("s", "")
+def _event(shared: SharedEvents, token: str, entry: str, fields: dict[str, str]) -> Event:
+    """The entry's message; None when there is none, or (said in the log) when it is not
+    sealed for this stream or not a message."""
+    text, stream = fields.get("m", ""), fields.get("s", "")
+    try:
+        if shared.seals is not None:
+            text = _open(shared.seals, token, fields)
+        message = jsonrpc_message_adapter.validate_json(text) if text else None
+    except (SealError, ValidationError) as error:
+        logger.warning("skipped an event of stream %s that is not one: %s", token, str(error)[:200])
+        message = None
+    return entry, message, stream
+
+
+def _open(seals: Seals, token: str, fields: dict[str, str]) -> str:
+    about = _about(token, fields.get("s", ""), fields.get("o", ""))
+    return seals.open("stream-event", fields.get("m", ""), about=about).payload
+
+
+def _sealed(seals: Seals, token: str, fields: dict[str, str]) -> bool:
+    try:
+        _open(seals, token, fields)
+    except SealError:
+        return False
+    return True
+
+
+def _about(token: str, stream: str, instance: str) -> str:
+    return f"{token}\0{stream}\0{instance}"
 
 
 def _is_answer(message: JSONRPCMessage | None) -> bool:

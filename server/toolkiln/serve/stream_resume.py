@@ -125,7 +125,7 @@ async def _dead_stream(shared: SharedEvents, cursor: Cursor) -> str | None:
     """None while the replica that writes the stream runs (and the stream is kept while
     this client follows it, however long the call is silent); else the stream's name."""
     writer, stream = await writer_of(shared, cursor)
-    if writer != shared.instance and not await shared.client.exists(shared.owner_key(writer)):
+    if writer != shared.instance and not await shared.runs(writer):
         return stream
     await shared.client.expire(shared.key(cursor.token), TTL_SECONDS)
     return None

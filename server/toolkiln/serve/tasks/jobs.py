@@ -33,6 +33,7 @@ from mcp.shared.exceptions import MCPError
 
 from toolkiln.model import CompiledTool, StateSettings, TaskSettings
 from toolkiln.serve.interactive import as_json
+from toolkiln.serve.sealed_messages import Seals
 from toolkiln.serve.tasks.job_run import ResultMaker, TaskCall, run_job
 from toolkiln.serve.tasks.notices import TaskNotices
 from toolkiln.serve.tasks.owners import Heartbeat, fail_orphans, new_instance, settle_orphan, this_owner
@@ -75,8 +76,10 @@ class TaskService:
         state: StateSettings | None = None,
         answer_timeout: Callable[[], float] = lambda: 300.0,
         instance: str | None = None,
+        seals: Seals | None = None,
     ) -> None:
         self.state_dir = state_dir
+        self.seals = seals  # a shared store's heartbeats are sealed with them
         self.settings = settings
         self.state = state or StateSettings()
         self.answer_timeout = answer_timeout  # seconds a task waits in input_required
@@ -102,7 +105,7 @@ class TaskService:
         """The store, opened (and made, 0600 in a 0700 folder) on first use: a server
         whose clients never run a task writes nothing."""
         if self.store is None:
-            self.store = open_task_store(self.state_dir, self.settings(), self.state)
+            self.store = open_task_store(self.state_dir, self.settings(), self.state, self.seals)
         return self.store
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:

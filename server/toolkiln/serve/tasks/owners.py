@@ -28,13 +28,14 @@ import anyio
 import mcp.types as types
 
 from toolkiln.liveness import process_identity
+from toolkiln.serve.sealed_messages import HEARTBEAT_SECONDS
 from toolkiln.serve.tasks.store import TaskRecord, TaskStore, TaskStoreError
 
 logger = logging.getLogger(__name__)
 
 # A server beats this often in a shared store; one silent for OWNER_SECONDS is gone.
 BEAT_SECONDS = 2.0
-OWNER_SECONDS = 10.0
+OWNER_SECONDS = HEARTBEAT_SECONDS  # how long a sealed heartbeat is good for, too
 DIED = (
     "The server running this task stopped before it finished (pid {pid}); the task's process ended with it."
 )

@@ -7,21 +7,27 @@ Keys (each under the configured prefix, so two deployments can share a server):
   their JSON's size, which keep the store's bounds;
 - `owner:<instance>`: a heartbeat of each running server (`beat`), which expires a few
   seconds after the server stops beating: a replica that was killed is seen as gone by
-  the others, which then report its tasks failed.
+  the others, which then report its tasks failed. With the shared secret it is sealed
+  for its instance (serve/sealed_messages.py): a heartbeat written by hand, or copied
+  from another instance's key, or older than HEARTBEAT_SECONDS, is no heartbeat.
 
 Creating a task is one Lua script (drop the expired, check the bounds, store), so two
 replicas never both take the last room; `update` is an optimistic transaction (WATCH)
 that changes only a task that has not ended. Not for Redis Cluster: the script names
 keys it computes.
 
-Tool results are kept here: whoever can reach the Redis server can read them
-(docs/security.md). `redis` is imported only by this module, and only when a URL is
+With the shared secret, each task's JSON is sealed for that task (serve/sealed_messages.py):
+a record written by hand, or copied from another task's key, is no task (a warning in
+the log), so whoever can write to Redis cannot hand a client a forged result or move a
+task to another principal. Tool results are kept here: whoever can reach the Redis
+server can read them (docs/security.md). `redis` is imported only by this module, and only when a URL is
 configured.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 from collections.abc import Iterator
 from typing import Any, cast
@@ -30,14 +36,18 @@ import redis
 import redis.exceptions
 
 from toolkiln.model.state import redact_url
+from toolkiln.serve.sealed_messages import SealError, Seals, beats, unsealed_payload
 from toolkiln.serve.tasks.store import (
     FIELDS,
     StoreFullError,
     StoreUnreachableError,
     TaskRecord,
+    TaskStoreError,
     dump_record,
     load_record,
 )
+
+logger = logging.getLogger(__name__)
 
 CONNECT_SECONDS = 2.0
 ANSWER_SECONDS = 5.0
@@ -73,8 +83,11 @@ return false
 class RedisTaskStore:
     """`TaskStore` in Redis; safe to call from several threads (a connection pool)."""
 
-    def __init__(self, url: str, *, prefix: str, max_tasks: int, max_bytes: int) -> None:
+    def __init__(
+        self, url: str, *, prefix: str, max_tasks: int, max_bytes: int, seals: Seals | None = None
+    ) -> None:
         self.where = redact_url(url)
+        self.seals = seals
         self.prefix = prefix
         self.max_tasks = max_tasks
         self.max_bytes = max_bytes
@@ -111,8 +124,24 @@ class RedisTaskStore:
                 f"the task store {self.where} failed: {type(error).__name__}: {str(error)[:200]}"
             ) from None
 
-    def create(self, record: TaskRecord) -> None:
+    def _dump(self, record: TaskRecord) -> str:
         body = dump_record(record)
+        return body if self.seals is None else self.seals.seal("task-record", body, about=record.task_id)
+
+    def _load(self, task_id: str, body: str) -> TaskRecord | None:
+        """The record `body` holds for `task_id`; None (with a warning) when it is not one
+        this deployment sealed for that task."""
+        if self.seals is None:
+            return load_record(unsealed_payload(body))
+        try:
+            record = load_record(self.seals.open("task-record", body, about=task_id).payload)
+        except (SealError, ValueError, TypeError) as error:
+            logger.warning("%s: ignored the record of task %s: %s", self.where, task_id[:64], error)
+            return None
+        return record if record.task_id == task_id else None
+
+    def create(self, record: TaskRecord) -> None:
+        body = self._dump(record)
         now_ms = int(time.time() * 1000)
         with self._reaching():
             full = self._create(
@@ -137,10 +166,8 @@ class RedisTaskStore:
     def get(self, task_id: str) -> TaskRecord | None:
         with self._reaching():
             body = self._client.get(self._key(task_id))
-        if body is None:
-            return None
-        record = load_record(str(body))
-        return record if record.expires_at > time.time() else None
+        record = None if body is None else self._load(task_id, str(body))
+        return record if record is not None and record.expires_at > time.time() else None
 
     def update(self, task_id: str, **changes: Any) -> TaskRecord | None:
         unknown = set(changes) - FIELDS
@@ -150,15 +177,20 @@ class RedisTaskStore:
 
         def apply(pipe: Any) -> Any:
             body = pipe.get(key)
-            if body is None:
+            if self.seals is None and body is not None and unsealed_payload(body) != body:
+                raise TaskStoreError(
+                    f"task {task_id[:64]}'s record is sealed with the replicas' secret, which was not "
+                    "given here: set TOOLKILN_STATE_SECRET_FILE (or state.secret_file) to change it"
+                )
+            record = None if body is None else self._load(task_id, body)
+            if record is None:
                 return None
-            record = load_record(body)
             if record.terminal:
                 return record
             for name, value in changes.items():
                 setattr(record, name, value)
             record.updated_at = time.time()
-            new = dump_record(record)
+            new = self._dump(record)
             pipe.multi()
             pipe.set(key, new, pxat=_ms(record.expires_at))
             pipe.hset(self._sizes, task_id, len(new.encode()))
@@ -172,11 +204,13 @@ class RedisTaskStore:
         with self._reaching():
             ids = cast("list[str]", self._client.zrangebyscore(self._tasks, _ms(time.time()) + 1, "+inf"))
             bodies = cast("list[str | None]", self._client.mget([self._key(i) for i in ids]) if ids else [])
-        records = [load_record(body) for body in bodies if body is not None]
+        loaded = [self._load(i, body) for i, body in zip(ids, bodies, strict=True) if body is not None]
         records = [
             record
-            for record in records
-            if (principal is None or record.principal == principal) and not (active_only and record.terminal)
+            for record in loaded
+            if record is not None
+            and (principal is None or record.principal == principal)
+            and not (active_only and record.terminal)
         ]
         return sorted(records, key=lambda record: record.created_at)
 
@@ -185,18 +219,24 @@ class RedisTaskStore:
             return int(self._expire(keys=[self._tasks, self._sizes], args=[_ms(now), self._key("")]))
 
     def beat(self, owner: dict[str, Any], seconds: float) -> None:
+        value = "1" if self.seals is None else self.seals.heartbeat(_instance(owner))
         with self._reaching():
-            self._client.set(self._owner_key(owner), "1", px=int(seconds * 1000))
+            self._client.set(self._owner_key(owner), value, px=int(seconds * 1000))
 
     def owner_running(self, owner: dict[str, Any]) -> bool:
         with self._reaching():
-            return bool(self._client.exists(self._owner_key(owner)))
+            value = self._client.get(self._owner_key(owner))
+        return beats(self.seals, _instance(owner), value)
 
     def _owner_key(self, owner: dict[str, Any]) -> str:
-        return f"{self.prefix}owner:{owner.get('instance') or owner.get('pid')}"
+        return f"{self.prefix}owner:{_instance(owner)}"
 
     def close(self) -> None:
         self._client.close()
+
+
+def _instance(owner: dict[str, Any]) -> str:
+    return str(owner.get("instance") or owner.get("pid"))
 
 
 def _ms(seconds: float) -> int:

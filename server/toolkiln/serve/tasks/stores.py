@@ -11,17 +11,25 @@ from pathlib import Path
 
 from toolkiln.model import StateSettings, TaskSettings
 from toolkiln.model.state import redact_url
+from toolkiln.serve.sealed_messages import Seals
 from toolkiln.serve.tasks.sqlite import STORE_FILE
 from toolkiln.serve.tasks.store import TaskStore
 
 
-def open_task_store(state_dir: Path, limits: TaskSettings, state: StateSettings) -> TaskStore:
-    """The store `state` names, opened (a Redis server is not reached before its first use)."""
+def open_task_store(
+    state_dir: Path, limits: TaskSettings, state: StateSettings, seals: Seals | None = None
+) -> TaskStore:
+    """The store `state` names, opened (a Redis server is not reached before its first use);
+    `seals`: its heartbeats are sealed (with the shared secret)."""
     if state.url is not None:
         from toolkiln.serve.tasks.redis_store import RedisTaskStore
 
         return RedisTaskStore(
-            state.url, prefix=state.key_prefix, max_tasks=limits.max_tasks, max_bytes=limits.max_bytes
+            state.url,
+            prefix=state.key_prefix,
+            max_tasks=limits.max_tasks,
+            max_bytes=limits.max_bytes,
+            seals=seals,
         )
     from toolkiln.serve.tasks.sqlite import SqliteTaskStore
 
