@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("toolkiln")
 ENV_VAR = "TOOLKILN_STATE_URL"
+# serve/keys.py reads it (that module imports the SDK; this one must not).
+SECRET_FILE_VARIABLE = "TOOLKILN_STATE_SECRET_FILE"
 
 
 state_option: Callable[[Callable[..., Any]], Callable[..., Any]] = click.option(
