@@ -96,24 +96,26 @@ def _probe_confinement(candidate: Candidate, probe: Probe, interpreter: Sequence
     home = os.path.realpath(os.environ.get("HOME", "/root"))
     hidden = [folder for folder in (*HOMES, home) if folder != "/"]
     return Confinement(
-        network=False, hidden=tuple(hidden), visible=tuple(_needed_folders(candidate, interpreter))
+        network=False, hidden=tuple(hidden), visible=tuple(_needed_folders(candidate, interpreter, hidden))
     )
 
 
-def _needed_folders(candidate: Candidate, interpreter: Sequence[str]) -> list[str]:
+def _needed_folders(candidate: Candidate, interpreter: Sequence[str], hidden: Sequence[str]) -> list[str]:
     """What a probe must still see inside the hidden folders: the tools folder, each PATH
-    entry itself (not the folder it lies in) and the installation of the interpreter
-    that runs the script (`~/.pyenv/versions/3.12` for a shim's `python`). toolkiln's
-    own Python and files are shown to every confined process (`process/confine.py`)."""
+    entry itself (not the folder it lies in), and the installation of the program that
+    runs the script, found on PATH and resolved (`~/.pyenv` for pyenv's `shims/python3`,
+    never a whole hidden folder). toolkiln's own Python and files are shown to every
+    confined process (`process/confine.py`); the state folder is hidden after all of it."""
     depth = len(Path(candidate.relative_path).parts)
     needed = {str(candidate.path.parents[depth - 1])}
     entries = [entry for entry in os.environ.get("PATH", "").split(os.pathsep) if os.path.isabs(entry)]
     needed.update(entries)
     program = _program(candidate.path, interpreter)
     found = shutil.which(program, path=os.pathsep.join(entries)) if program else None
-    if found is not None:
-        real = Path(os.path.realpath(found))
-        needed.add(str(real.parent.parent if real.parent.name == "bin" else real.parent))
+    if found is not None:  # its installation: the folder above the one holding it, resolved
+        installation = Path(os.path.realpath(found)).parent.parent
+        if not any(str(installation) == folder for folder in (*hidden, "/")):
+            needed.add(str(installation))
     return sorted(needed)
 
 
