@@ -23,7 +23,7 @@ import pytest
 
 from tests.conftest import MakeTool, child_env, tune_tool
 from tests.serve.stdio_server import connect, text_of
-from toolkiln.build import build_catalog
+from toolkiln.build import BuildReport, build_catalog
 from toolkiln.discover import discover_tools
 from toolkiln.process import confinement_problem
 
@@ -86,14 +86,14 @@ echo end
 OPEN = {"confinement": {"mode": "required", "filesystem": "open", "pass_env": ["SECRET_DIR"]}}
 
 
-def build(tools_dir: Path, config_dir: Path, server: dict[str, Any], **tuned: Any) -> None:
+def build(tools_dir: Path, config_dir: Path, server: dict[str, Any], **tuned: Any) -> BuildReport:
     config_dir.mkdir(parents=True, exist_ok=True)
     (config_dir / "server.json").write_text(json.dumps(server))
     report = discover_tools(tools_dir, config_dir)
     assert not report.errors, report.errors
     for name, settings in tuned.items():
         tune_tool(config_dir, name, **settings)
-    build_catalog(config_dir, tools_dir)
+    return build_catalog(config_dir, tools_dir)
 
 
 @pytest.mark.anyio
@@ -167,6 +167,11 @@ async def test_a_writable_folder_that_became_a_symlink_is_refused(
     assert result.is_error
     assert "goes through a symlink" in text_of(result) and "out" in text_of(result), text_of(result)
     assert (home / ".bashrc").read_text() == "# mine\n"
+    # Where the build can see the link, it refuses the config too.
+    report = await anyio.to_thread.run_sync(
+        lambda: build(tools_dir, config_dir, {"confinement": {"mode": "required"}}, **tuned)
+    )
+    assert len(report.errors) == 1 and "goes through a symlink" in report.errors[0], report.errors
 
 
 @pytest.mark.anyio
@@ -174,7 +179,8 @@ async def test_a_writable_folder_inside_another_is_refused(
     make_tool: MakeTool, tools_dir: Path, config_dir: Path, tmp_path: Path
 ) -> None:
     """The issue's two calls: the first makes `workspace/out` a link to the home (the
-    workspace is writable), the second was bound read-write to the home."""
+    workspace is writable), the second was bound read-write to the home. `build` refuses
+    the config; a `tools.json` built before (or edited by hand) is refused at each call."""
     home = tmp_path / "home"
     home.mkdir()
     (home / ".bashrc").write_text("# mine\n")
@@ -184,9 +190,18 @@ async def test_a_writable_folder_inside_another_is_refused(
     confinement = {"writable": ["{TOOL_DIR}/workspace/out"], "pass_env": ["HOME_DIR", "OUT"]}
     workspace = {"allowed_paths": ["{TOOL_DIR}/workspace"]}
     tuned = {"plant": {"confinement": confinement, "workspace_config": workspace}}
-    await anyio.to_thread.run_sync(
-        lambda: build(tools_dir, config_dir, {"confinement": {"mode": "required"}}, **tuned)
-    )
+    required = {"confinement": {"mode": "required"}}
+    report = await anyio.to_thread.run_sync(lambda: build(tools_dir, config_dir, required, **tuned))
+    (error,) = report.errors
+    assert "plant.json" in error and "lies inside the writable folder" in error
+    catalog = json.loads((config_dir / "tools.json").read_text())
+    assert catalog["tools"] == []
+    tuned["plant"]["confinement"] = {**confinement, "writable": ["{TOOL_DIR}/elsewhere"]}
+    await anyio.to_thread.run_sync(lambda: build(tools_dir, config_dir, required, **tuned))
+    catalog = json.loads((config_dir / "tools.json").read_text())
+    (tool,) = catalog["tools"]
+    tool["confinement"]["writable"] = ["{TOOL_DIR}/workspace/out"]
+    (config_dir / "tools.json").write_text(json.dumps(catalog))
     env = {"HOME_DIR": str(home), "OUT": str(tool_dir / "workspace" / "out")}
     async with connect(config_dir, "legacy", **env) as client:
         results = [await client.call_tool("plant", {}) for _ in range(2)]
