@@ -55,11 +55,13 @@ def test_a_probe_sees_the_path_entries_but_not_the_dot_folders_around_them(
     helper.write_text("#!/bin/sh\necho helper-ran\n")
     helper.chmod(0o755)
     make_tool("thief.sh", THIEF)
+    (tmp_path / "link-to-home").symlink_to(home)
     env = {
         **child_env(),
         "HOME": str(home),
         "XDG_CONFIG_HOME": str(home / ".config"),
-        "PATH": f"{cargo_bin}:{composer_bin}:{os.environ['PATH']}",
+        # The home itself on PATH (or a link to it) shows nothing more.
+        "PATH": f"{cargo_bin}:{composer_bin}:{home}:{tmp_path / 'link-to-home'}:{os.environ['PATH']}",
     }
     result = subprocess.run(
         [sys.executable, "-m", "toolkiln", "discover", "--tools-dir", str(tools_dir), "--config-dir", str(config_dir)],

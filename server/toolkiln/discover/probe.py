@@ -109,13 +109,15 @@ def _needed_folders(candidate: Candidate, interpreter: Sequence[str], hidden: Se
     depth = len(Path(candidate.relative_path).parts)
     needed = {str(candidate.path.parents[depth - 1])}
     entries = [entry for entry in os.environ.get("PATH", "").split(os.pathsep) if os.path.isabs(entry)]
-    needed.update(entries)
     program = _program(candidate.path, interpreter)
     found = shutil.which(program, path=os.pathsep.join(entries)) if program else None
-    if found is not None:  # its installation: the folder above the one holding it, resolved
-        installation = Path(os.path.realpath(found)).parent.parent
-        if not any(str(installation) == folder for folder in (*hidden, "/")):
-            needed.add(str(installation))
+    # its installation: the folder above the one holding it, resolved
+    installation = [str(Path(os.path.realpath(found)).parent.parent)] if found else []
+    for folder in (*entries, *installation):
+        real = os.path.realpath(folder)
+        # Never a hidden folder itself, nor one holding it (a PATH entry `~`, or a link to it).
+        if not any(real == outer or outer.startswith(real.rstrip("/") + "/") for outer in (*hidden, "/")):
+            needed.add(real)
     return sorted(needed)
 
 
