@@ -64,7 +64,8 @@ def test_a_probe_sees_the_path_entries_but_not_the_dot_folders_around_them(
         "PATH": f"{cargo_bin}:{composer_bin}:{home}:{tmp_path / 'link-to-home'}:{os.environ['PATH']}",
     }
     result = subprocess.run(
-        [sys.executable, "-m", "toolkiln", "discover", "--tools-dir", str(tools_dir), "--config-dir", str(config_dir)],
+        [sys.executable, "-m", "toolkiln", "discover", "--tools-dir", str(tools_dir),
+         "--config-dir", str(config_dir)],
         env=env, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
