@@ -20,7 +20,7 @@ from typing import TypeVar
 
 from toolkiln.build_compile import compile_prompt, compile_resource, compile_tool
 from toolkiln.build_run_command import catalog_run_command, compile_run_command
-from toolkiln.build_writable import leave_out_unsafe_writable
+from toolkiln.build_writable_binds import leave_out_unsafe_writable
 from toolkiln.containment import escape_reason
 from toolkiln.errors import BuildError, ConfigError
 from toolkiln.fallback_globs import is_opted_in

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from toolkiln.model import CompiledRunCommand, CompiledTool, ConfinementSettings
 from toolkiln.process import Confinement, confinement_problem
-from toolkiln.writable import WritableRefused, writable_folders
+from toolkiln.writable_binds import WritableRefused, writable_folders
 
 logger = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
 """`build` refuses a confined tool whose writable folders could widen what a call may
-write: one that goes through a symlink, or lies inside another (`writable.py`). The
+write: one that goes through a symlink, or lies inside another (`writable_binds.py`). The
 runner checks again before every call, since a folder can become a link between two."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from toolkiln.model import CompiledTool
-from toolkiln.writable import WritableRefused, writable_folders
+from toolkiln.writable_binds import WritableRefused, writable_folders
 
 
 def leave_out_unsafe_writable(
