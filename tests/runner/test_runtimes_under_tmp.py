@@ -20,8 +20,13 @@ from pathlib import Path
 import pytest
 
 from tests.package.test_wheel import REPO, Install, uv
+from toolkiln.interpreters import node_command
 from toolkiln.process import confinement_problem
 
+# The Script Kit runtime needs node 20.6 or later (module hooks).
+NEEDS_NODE = pytest.mark.skipif(
+    node_command(typescript=False) is None, reason="node 20.6 or later is not installed"
+)
 pytestmark = [
     pytest.mark.timeout(600),
     pytest.mark.skipif(confinement_problem() is not None, reason=f"{confinement_problem()}"),
@@ -48,6 +53,15 @@ SIDECAR_META = {
     "description": "Say hello in mcp-bash",
     "inputSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
 }
+KIT = """\
+// Name: Weather
+// Description: Say the weather
+// mcp: kithello
+import "@johnlindquist/kit"
+
+const { name } = await params({ name: "Who" })
+await sendResult({ type: "text", text: `kit hello [${name}]` })
+"""
 PYTHON = '''\
 """Say hello from Python.
 
@@ -76,6 +90,7 @@ def install(tmp_path_factory: pytest.TempPathFactory) -> Install:
         (tools / "greet" / "greet.sh", ARGC),
         (tools / "bashhello" / "tool.sh", SIDECAR),
         (tools / "pyhello.py", PYTHON),
+        (tools / "kithello.js", KIT),
     ):
         path.write_text(text)
         path.chmod(path.stat().st_mode | stat.S_IXUSR)
@@ -96,7 +111,12 @@ def call(install: Install, name: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize(
     ("tool", "expected"),
-    [("greet__greet", "hello [Ada]"), ("bashhello", "bash hello [Ada]"), ("pyhello", "py hello [Ada]")],
+    [
+        ("greet__greet", "hello [Ada]"),
+        ("bashhello", "bash hello [Ada]"),
+        ("pyhello", "py hello [Ada]"),
+        pytest.param("kithello", "kit hello [Ada]", marks=NEEDS_NODE),
+    ],
 )
 def test_a_confined_tool_reaches_toolkilns_runtimes_installed_under_tmp(
     install: Install, tool: str, expected: str
