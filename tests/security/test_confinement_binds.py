@@ -234,3 +234,21 @@ async def test_a_writable_parent_of_the_state_folder_leaves_it_hidden(
         result = await client.call_tool("peek", {})
     assert text_of(result).split() == ["end"]  # the home is writable, the state folder unseen
     assert (home / "written").read_text() == "written\n"
+
+
+@pytest.mark.anyio
+async def test_a_writable_folder_in_the_state_folder_is_refused_with_the_reason(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, tmp_path: Path
+) -> None:
+    """The state folder is hidden after every bind: a writable folder in it could not be
+    written, so the call says so rather than fail in the script."""
+    state = tmp_path / "xdg" / "toolkiln"
+    (state / "work").mkdir(parents=True)
+    make_tool("peek/run.sh", PEEK)
+    tuned = {"peek": {"confinement": {"writable": [str(state / "work")]}}}
+    await anyio.to_thread.run_sync(
+        lambda: build(tools_dir, config_dir, {"confinement": {"mode": "required"}}, **tuned)
+    )
+    async with connect(config_dir, "legacy", XDG_CONFIG_HOME=str(tmp_path / "xdg")) as client:
+        result = await client.call_tool("peek", {})
+    assert result.is_error and "no confined process sees" in text_of(result), text_of(result)

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from toolkiln.model import CompiledRunCommand, CompiledTool, ConfinementSettings
-from toolkiln.process import Confinement, confinement_problem
+from toolkiln.process import Confinement, confinement_problem, secret_paths
 from toolkiln.writable_binds import WritableRefused, writable_folders
 
 logger = logging.getLogger(__name__)
@@ -73,12 +73,21 @@ def _confinement(
         folders = writable_folders(writable, base_dir)
     except WritableRefused as error:
         raise ConfinementRefused(f"Tool {name!r} cannot run: {error}.") from None
+    secrets = tuple(hidden)
+    for folder in folders:
+        for secret in map(os.path.realpath, (*secrets, *secret_paths())):
+            if folder == secret or folder.startswith(secret.rstrip("/") + "/"):
+                raise ConfinementRefused(
+                    f"Tool {name!r} cannot run: its writable folder {folder} lies in {secret}, which "
+                    "no confined process sees (toolkiln's state folder, or a secret the server "
+                    "keeps there); give it a folder elsewhere."
+                )
     return Confinement(
         network=settings.network is True,
         read_only=settings.filesystem != "open",
         writable=tuple(folders),
         visible=tuple(visible),
-        secret=tuple(hidden),
+        secret=secrets,
     )
 
 
