@@ -20,6 +20,7 @@ from typing import TypeVar
 
 from toolkiln.build_compile import compile_prompt, compile_resource, compile_tool
 from toolkiln.build_run_command import catalog_run_command, compile_run_command
+from toolkiln.build_writable_binds import leave_out_unsafe_writable
 from toolkiln.containment import escape_reason
 from toolkiln.errors import BuildError, ConfigError
 from toolkiln.fallback_globs import is_opted_in
@@ -97,6 +98,7 @@ def build_catalog(
     if errors:
         raise BuildError("\n".join([*errors, f"{report.path} was left as it was."]))
     _leave_out_escapes(report, tools_dir, prompts_dir, resources_dir)
+    report.tools = leave_out_unsafe_writable(report.tools, tools_dir, report.path.parent, report.errors)
     _leave_out_missing_files(report, tools_dir, prompts_dir, resources_dir)
     _leave_out_not_opted_in(report, server.discovery.fallback)
     if command is not None:

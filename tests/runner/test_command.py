@@ -145,14 +145,17 @@ def test_stdin_is_passed(commands: Callable[..., Call]) -> None:
 
 
 def test_the_command_gets_the_servers_environment(commands: Callable[..., Call]) -> None:
-    result = commands(allow=["printenv"], deny=[])("printenv TOOLKILN_TEST_MARK")
+    result = commands(allow=["printenv"], deny=[])("printenv TEST_MARK_OF_THE_SERVER")
     assert result.exit_code == 1  # not set in the server, so not in the command
-    os.environ["TOOLKILN_TEST_MARK"] = "seen"
+    os.environ["TEST_MARK_OF_THE_SERVER"] = "seen"
+    os.environ["TOOLKILN_TEST_MARK"] = "a server setting"
     try:
-        result = commands(allow=["printenv"], deny=[])("printenv TOOLKILN_TEST_MARK")
+        result = commands(allow=["printenv"], deny=[])("printenv TEST_MARK_OF_THE_SERVER")
+        setting = commands(allow=["printenv"], deny=[])("printenv TOOLKILN_TEST_MARK")
     finally:
-        del os.environ["TOOLKILN_TEST_MARK"]
+        del os.environ["TEST_MARK_OF_THE_SERVER"], os.environ["TOOLKILN_TEST_MARK"]
     assert stdout(result) == "seen\n"
+    assert setting.exit_code == 1  # but none of the server's own settings (docs/security.md)
 
 
 def test_output_is_capped_and_says_so(tmp_path: Path) -> None:

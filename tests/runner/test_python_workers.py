@@ -176,7 +176,11 @@ async def test_the_cpu_limit_is_a_budget_per_call_on_a_warm_worker(runner: ToolR
     assert not any(result.is_error for result in burns), [result.text for result in burns]
     assert len({result.structured["pid"] for result in burns if result.structured}) == 1
     result = await runner.call("misbehaving", {"how": "loop"})
-    assert result.is_error and "CPU limit (cpu_seconds: 1)" in result.text
+    # The CPU limit names itself; on a machine so loaded that the loop gets less than a
+    # second of CPU before the wall-clock timeout, the timeout fires first (issue 31):
+    # either way the call is an error and the worker is stopped.
+    stopped = ("CPU limit (cpu_seconds: 1)", "timed out after")
+    assert result.is_error and any(reason in result.text for reason in stopped), result.text
     assert not (await runner.call("misbehaving", {"how": "ok"})).is_error
 
 

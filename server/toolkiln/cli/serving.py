@@ -116,6 +116,7 @@ def serve(
     latest audit entries and health.
     """
     transport = choose_transport(stdio, http_flag, transport)
+    _hide_server_secrets(http)
     served = served_folder()
     if served is not None:
         discover_first = True
@@ -156,6 +157,20 @@ def serve(
         anyio.run(
             _serve_http, folders, registry, run, http, max_concurrency, audit, rebuild, switches, state_url
         )
+
+
+def _hide_server_secrets(http: HttpOptions) -> None:
+    """Before any script runs (a probe of `serve DIR` too): a --token-file's folder (the
+    task store lives beside it) and the replicas' secret file are never seen by one."""
+    import os
+
+    from toolkiln.cli.state_option import SECRET_ENV_VAR
+    from toolkiln.process import hide_from_every_process
+
+    secret_file = os.environ.get(SECRET_ENV_VAR)
+    hide_from_every_process(
+        *([http.token_file.parent] if http.token_file else []), *filter(None, [secret_file])
+    )
 
 
 @contextlib.contextmanager
@@ -248,7 +263,8 @@ async def _serve_http(
     service = ToolService(
         ToolRunner(
             registry,
-            # A confined tool never sees the token's folder, wherever --token-file puts it.
+            # A confined tool never sees the token's folder, wherever --token-file puts it
+            # (`_hide_server_secrets` also hides it from probes).
             dataclasses.replace(
                 run.settings(registry, "http", max_concurrency, **server_vars), hidden=(str(state_dir),)
             ),

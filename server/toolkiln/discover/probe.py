@@ -2,9 +2,11 @@
 
 A folder being discovered may not have been reviewed yet: its scripts are not trusted.
 A probe runs inside bubblewrap (`process/confine.py`) with no network, a filesystem
-it cannot change, a private /tmp and an empty home (but for the tools folder and the
-folders of the programs on PATH, so that interpreters still start), a minimal
-environment, and a PID namespace that ends with it. Where bubblewrap cannot run, no
+it cannot change, a private /tmp and an empty home (but for the tools folder, the
+PATH entries themselves and the interpreter that runs the script, so that it still
+starts; never their neighbours, such as `~/.cargo/credentials.toml` beside
+`~/.cargo/bin`), toolkiln's state folder hidden after every bind (`process/confine.py`),
+a minimal environment, and a PID namespace that ends with it. Where bubblewrap cannot run, no
 script is probed unless the user asks for unconfined probes; discovery says so.
 `discover --list` and `doctor` probe nothing at all (`mode="none"`).
 """
@@ -12,7 +14,7 @@ script is probed unless the user asks for unconfined probes; discovery says so.
 from __future__ import annotations
 
 import os
-import sys
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,14 +57,14 @@ async def run_probe(
 ) -> ProcessResult:
     """`candidate` run with `args` as `probe` allows (by `interpreter`, when it cannot run
     by itself); `NotProbed` when it may not run, and `ProcessStartError` when it cannot start."""
+    from toolkiln.interpreters import script_command
     from toolkiln.process import run_process  # (and anyio) only when a script is probed
 
-    confinement = _probe_confinement(candidate, probe)
+    interpreter = tuple(interpreter or script_command(candidate.path)[:-1])
+    confinement = _probe_confinement(candidate, probe, interpreter)
     env = {key: os.environ[key] for key in PROBE_ENV if key in os.environ}
-    from toolkiln.interpreters import script_command
-
     return await run_process(
-        [*(interpreter or script_command(candidate.path)[:-1]), str(candidate.path), *args],
+        [*interpreter, str(candidate.path), *args],
         timeout=probe.timeout,
         cwd=candidate.path.parent,
         env={**env, "HOME": os.environ.get("HOME", "/")},
@@ -72,7 +74,7 @@ async def run_probe(
     )
 
 
-def _probe_confinement(candidate: Candidate, probe: Probe) -> Confinement | None:
+def _probe_confinement(candidate: Candidate, probe: Probe, interpreter: Sequence[str]) -> Confinement | None:
     from toolkiln.process import Confinement, confinement_problem
 
     path = candidate.relative_path
@@ -91,24 +93,45 @@ def _probe_confinement(candidate: Candidate, probe: Probe) -> Confinement | None
             "`toolkiln discover --unconfined-probes` runs it as you, if you trust this folder",
             path=path,
         )
-    from toolkiln.token import default_state_dir
-
     home = os.path.realpath(os.environ.get("HOME", "/root"))
-    hidden = [folder for folder in (*HOMES, home, str(default_state_dir())) if folder != "/"]
-    return Confinement(network=False, hidden=tuple(hidden), visible=tuple(_needed_folders(candidate, hidden)))
+    hidden = [folder for folder in (*HOMES, home) if folder != "/"]
+    return Confinement(
+        network=False, hidden=tuple(hidden), visible=tuple(_needed_folders(candidate, interpreter, hidden))
+    )
 
 
-def _needed_folders(candidate: Candidate, hidden: Sequence[str]) -> list[str]:
-    """What a probe must still see: the tools folder, and inside the hidden folders the
-    interpreter running toolkiln and each PATH entry's top folder there (~/.local, ~/.pyenv)."""
+def _needed_folders(candidate: Candidate, interpreter: Sequence[str], hidden: Sequence[str]) -> list[str]:
+    """What a probe must still see inside the hidden folders: the tools folder, each PATH
+    entry itself (not the folder it lies in), and the installation of the program that
+    runs the script, found on PATH and resolved (`~/.pyenv` for pyenv's `shims/python3`,
+    never a whole hidden folder). toolkiln's own Python and files are shown to every
+    confined process (`process/confine.py`); the state folder is hidden after all of it."""
     depth = len(Path(candidate.relative_path).parts)
     needed = {str(candidate.path.parents[depth - 1])}
-    folders = [sys.prefix, sys.base_prefix, *os.environ.get("PATH", "").split(os.pathsep)]
-    for folder in filter(None, folders):
+    entries = [entry for entry in os.environ.get("PATH", "").split(os.pathsep) if os.path.isabs(entry)]
+    program = _program(candidate.path, interpreter)
+    found = shutil.which(program, path=os.pathsep.join(entries)) if program else None
+    # its installation: the folder above the one holding it, resolved
+    installation = [str(Path(os.path.realpath(found)).parent.parent)] if found else []
+    for folder in (*entries, *installation):
         real = os.path.realpath(folder)
-        for outer in hidden:
-            if real.startswith(outer.rstrip("/") + "/"):
-                top = real[len(outer.rstrip("/")) + 1 :].split("/")[0]
-                # A home's dot folder as a whole (an interpreter's shims need their versions).
-                needed.add(os.path.join(outer, top) if top.startswith(".") else real)
+        # Never a hidden folder itself, nor one holding it (a PATH entry `~`, or a link to it).
+        if not any(real == outer or outer.startswith(real.rstrip("/") + "/") for outer in (*hidden, "/")):
+            needed.add(real)
     return sorted(needed)
+
+
+def _program(script: Path, interpreter: Sequence[str]) -> str | None:
+    """The program that runs `script`: `interpreter`'s first word, else its shebang's
+    (the one after `env`)."""
+    words = list(interpreter)
+    if not words:
+        try:
+            with script.open("rb") as handle:
+                line = handle.readline(256)
+        except OSError:
+            return None
+        words = os.fsdecode(line[2:]).split() if line.startswith(b"#!") else []
+    if words and os.path.basename(words[0]) == "env":
+        words = [word for word in words[1:] if not word.startswith("-") and "=" not in word]
+    return words[0] if words else None

@@ -14,7 +14,7 @@ One module a job: `spawn` starts a process, `confine` wraps it in bubblewrap,
 `run` runs one to its end, `live` keeps a worker answering line by line.
 """
 
-from toolkiln.process.confine import Confinement, confinement_problem
+from toolkiln.process.confine import Confinement, confinement_problem, hide_from_every_process, secret_paths
 from toolkiln.process.groups import RUN_MARKER, kill_all_groups
 from toolkiln.process.live import LineTooLong, LiveProcess
 from toolkiln.process.pipes import StderrLineHandler, decode
@@ -30,7 +30,9 @@ __all__ = [
     "StderrLineHandler",
     "confinement_problem",
     "decode",
+    "hide_from_every_process",
     "kill_all_groups",
     "rlimit_preexec",
     "run_process",
+    "secret_paths",
 ]

@@ -3,9 +3,12 @@
 A confined process and everything it starts:
 - see the filesystem read-only, but for the folders it may write (`writable`) and a
   private, empty /tmp, and without /run's sockets (`read_only`); or, not `read_only`,
-  as the user sees it. Either way, folders it must not see (`hidden`, such as the
-  server's state folder with its token) are empty, and `visible` ones are shown again
-  inside those;
+  as the user sees it. Folders it must not see (`hidden`: the home folders, for a
+  probe) are empty, and `visible` ones are shown again inside those, read-only, as are
+  toolkiln's own files (its runtimes, the Python that runs it) wherever it is installed;
+- never see the secrets (`secret`, toolkiln's state folder with its token and task
+  store, and whatever `hide_from_every_process` named): they are hidden last, after
+  every bind that could show them again, on their resolved paths (`bind_list`);
 - reach no network unless `network` is set (a namespace of its own with only a loopback);
 - live in a PID namespace of their own, with no capabilities: when the main process
   exits, or the server dies however it dies (`--die-with-parent`), the kernel kills
@@ -23,6 +26,7 @@ import logging
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -37,6 +41,7 @@ PRIVATE = ("/tmp", "/var/tmp")
 # state (a D-Bus session, a Docker socket) live there, and a socket stays usable read-only.
 ALWAYS_HIDDEN = ("/run", "/var/run")
 _TRIAL_SECONDS = 10
+_SECRETS: set[str] = set()
 
 
 class ConfinementUnavailable(Exception):
@@ -52,6 +57,8 @@ class Confinement:
     writable: tuple[str, ...] = ()  # folders it may write (missing ones are skipped)
     hidden: tuple[str, ...] = ()  # folders it sees empty
     visible: tuple[str, ...] = ()  # folders inside hidden ones that it sees again, read-only
+    # Files and folders hidden after every other bind (besides `secret_paths()`, always).
+    secret: tuple[str, ...] = ()
 
 
 def confined_argv(
@@ -61,30 +68,68 @@ def confined_argv(
     command = [bwrap_path(), "--unshare-all", "--die-with-parent", "--cap-drop", "ALL"]
     if confinement.network:
         command.append("--share-net")
-    command += [
-        "--ro-bind" if confinement.read_only else "--bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--proc",
-        "/proc",
-    ]
-    private = (*PRIVATE, *ALWAYS_HIDDEN) if confinement.read_only else ()
-    emptied = [path for path in (*private, *confinement.hidden) if _is_real_dir(path)]
-    for path in sorted(set(emptied), key=len):  # outer folders first: an inner one is mounted on it
-        command += ["--tmpfs", path]
-    shown = list(confinement.visible)
-    if confinement.network:  # DNS: resolv.conf is often a link into /run
-        shown.append(os.path.realpath("/etc/resolv.conf"))
-    for path in shown:
-        if any(_inside(path, folder) for folder in emptied):
-            command += ["--ro-bind-try", path, path]
-    for path in confinement.writable:
-        command += ["--bind-try", path, path]
+    command += bind_list(confinement)
     if cwd is not None:
         command += ["--chdir", os.fspath(cwd)]
     return [*command, "--", *argv]
+
+
+def bind_list(confinement: Confinement) -> list[str]:
+    """bubblewrap's mounts for `confinement`, in the one order that keeps secrets hidden:
+    the filesystem, the emptied folders, what is shown again inside them (toolkiln's own
+    files among it), the writable folders, and last, after every bind that could show
+    them again, the secrets: toolkiln's state folder and every path `hide_from_every_process`
+    named, each on its resolved path (a symlinked state folder is hidden where it really is)."""
+    binds = ["--ro-bind" if confinement.read_only else "--bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    private = (*PRIVATE, *ALWAYS_HIDDEN) if confinement.read_only else ()
+    emptied = sorted({real for path in (*private, *confinement.hidden) if (real := _real_dir(path))}, key=len)
+    for path in emptied:  # outer folders first: an inner one is mounted on it
+        binds += ["--tmpfs", path]
+    shown = [*confinement.visible, *toolkiln_own_folders()]
+    if confinement.network:  # DNS: resolv.conf is often a link into /run
+        shown.append("/etc/resolv.conf")
+    for path in dict.fromkeys(os.path.realpath(path) for path in shown):
+        if any(_inside(path, folder) for folder in emptied):
+            binds += ["--ro-bind-try", path, path]
+    for path in confinement.writable:
+        binds += ["--bind-try", path, path]
+    return binds + _hiding([*confinement.secret, *secret_paths()])
+
+
+def hide_from_every_process(*paths: str | os.PathLike[str]) -> None:
+    """Hide `paths` (files or folders: a token file put elsewhere, the replicas' secret
+    file) from every process confined from now on, probes and tool calls alike."""
+    _SECRETS.update(os.path.abspath(path) for path in paths)
+
+
+def secret_paths() -> tuple[str, ...]:
+    """What no confined process ever sees: toolkiln's state folder (its token, the running
+    server's file, the task store) and what `hide_from_every_process` added."""
+    from toolkiln.token import default_state_dir
+
+    return (str(default_state_dir()), *sorted(_SECRETS))
+
+
+@functools.cache
+def toolkiln_own_folders() -> tuple[str, ...]:
+    """What toolkiln itself provides to the scripts it runs, read-only wherever it is
+    installed (under /tmp, or a hidden home): its package (the argc shim, the mcp-bash
+    SDK, the Script Kit shims, the Python worker) and the Python that runs it."""
+    import toolkiln
+
+    return tuple(dict.fromkeys([os.path.dirname(toolkiln.__file__), sys.prefix, sys.base_prefix]))
+
+
+def _hiding(paths: Sequence[str]) -> list[str]:
+    """Mounts that hide each of `paths` where it really is (every spelling of it reaches
+    that place): an empty folder over a folder, /dev/null over a file."""
+    binds: list[str] = []
+    for real in dict.fromkeys(os.path.realpath(path) for path in paths):
+        if os.path.isdir(real):
+            binds += ["--tmpfs", real, "--remount-ro", real]
+        elif os.path.exists(real):
+            binds += ["--ro-bind", "/dev/null", real]
+    return binds
 
 
 def exit_status(returncode: int | None) -> int | None:
@@ -144,8 +189,10 @@ def confined_pid(bwrap_pid: int) -> int | None:
     return pid
 
 
-def _is_real_dir(path: str) -> bool:
-    return os.path.isdir(path) and not os.path.islink(path)
+def _real_dir(path: str) -> str | None:
+    """`path` resolved, when it is a folder; None when there is none to empty."""
+    real = os.path.realpath(path)
+    return real if os.path.isdir(real) else None
 
 
 def _inside(path: str, folder: str) -> bool:

@@ -10,17 +10,18 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from toolkiln.model import CompiledRunCommand, CompiledTool, ConfinementSettings
-from toolkiln.process import Confinement, confinement_problem
-from toolkiln.runner.workspace import TOOL_DIR
+from toolkiln.process import Confinement, confinement_problem, secret_paths
+from toolkiln.writable_binds import WritableRefused, writable_folders
 
 logger = logging.getLogger(__name__)
 
-# The server's variables a confined tool always gets (besides toolkiln's own, its
-# arguments, and those its `pass_env` names): what a program needs to run as the user.
+# The server's variables a confined tool always gets (besides those toolkiln sets for
+# it, runner/environment.py's TOOL_VARIABLES, its arguments, and those its `pass_env`
+# names): what a program needs to run as the user. Never the server's own settings.
 STANDARD_ENV = frozenset(
     {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM", "COLORTERM", "NO_COLOR"}
 )
-STANDARD_ENV_PREFIXES = ("LC_", "TOOLKILN_", "MCPD_")
+STANDARD_ENV_PREFIXES = ("LC_",)
 
 
 class ConfinementRefused(Exception):
@@ -31,9 +32,10 @@ def confinement_for(
     tool: CompiledTool, tool_dir: Path, hidden: Iterable[str], tools_dir: Path
 ) -> Confinement | None:
     """How a call of `tool` is confined, or None when it runs unconfined: its workspace
-    and `writable` folders writable, `hidden` ones empty, the tools folder always seen
-    (even in /tmp, which is private to each call). Raises `ConfinementRefused` for a
-    tool whose mode is `required` where bubblewrap cannot run."""
+    and `writable` folders writable, `hidden` ones (and toolkiln's state folder) never
+    seen, the tools folder always seen (even in /tmp, which is private to each call).
+    Raises `ConfinementRefused` for a tool whose mode is `required` where bubblewrap
+    cannot run, and for a writable folder that is a symlink or inside another."""
     writable = [*tool.workspace.allowed_paths, *(tool.confinement.writable or [])]
     return _confinement(tool.name, tool.confinement, writable, tool_dir, hidden, [str(tools_dir)])
 
@@ -67,12 +69,25 @@ def _confinement(
             )
         _warn_unconfined(problem)
         return None
+    try:
+        folders = writable_folders(writable, base_dir)
+    except WritableRefused as error:
+        raise ConfinementRefused(f"Tool {name!r} cannot run: {error}.") from None
+    secrets = tuple(hidden)
+    for folder in folders:
+        for secret in map(os.path.realpath, (*secrets, *secret_paths())):
+            if folder == secret or folder.startswith(secret.rstrip("/") + "/"):
+                raise ConfinementRefused(
+                    f"Tool {name!r} cannot run: its writable folder {folder} lies in {secret}, which "
+                    "no confined process sees (toolkiln's state folder, or a secret the server "
+                    "keeps there); give it a folder elsewhere."
+                )
     return Confinement(
         network=settings.network is True,
         read_only=settings.filesystem != "open",
-        writable=tuple(_folder(path, base_dir) for path in writable),
-        hidden=tuple(hidden),
+        writable=tuple(folders),
         visible=tuple(visible),
+        secret=secrets,
     )
 
 
@@ -100,10 +115,10 @@ def _matches(names: frozenset[str], prefixes: tuple[str, ...], name: str) -> boo
     return name in names or name.startswith(prefixes)
 
 
-def _folder(path: str, tool_dir: Path) -> str:
-    """A `writable` or workspace folder, absolute, with its own symlinks resolved."""
-    expanded = Path(path.replace(TOOL_DIR, str(tool_dir)))
-    return os.path.realpath(expanded if expanded.is_absolute() else tool_dir / expanded)
+def _folder(path: str, base_dir: Path) -> str:
+    """A `run_command` root, absolute, with its own symlinks resolved."""
+    expanded = Path(path)
+    return os.path.realpath(expanded if expanded.is_absolute() else base_dir / expanded)
 
 
 @functools.cache

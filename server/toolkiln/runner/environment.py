@@ -1,5 +1,10 @@
 """The environment every script gets from the server (seeds/000), under both the
-`MCPD_CONFIG_*` names that mcpd scripts read and toolkiln's own `TOOLKILN_*` names."""
+`MCPD_CONFIG_*` names that mcpd scripts read and toolkiln's own `TOOLKILN_*` names.
+
+Those two families are toolkiln's: a script gets only the names toolkiln sets for it
+(`TOOL_VARIABLES`, and `--script-config`'s), never one from the server's own
+environment, where they are the server's settings (`TOOLKILN_STATE_URL` with the Redis
+password, `TOOLKILN_STATE_SECRET_FILE`, `TOOLKILN_TOKEN`, the folders), confined or not."""
 
 from __future__ import annotations
 
@@ -49,6 +54,20 @@ def server_env(
     return env
 
 
+# The server's own variables end with these: none reaches a script from its environment.
+SERVER_PREFIXES = ("TOOLKILN_", "MCPD_")
+# Every variable of those families that toolkiln sets for a script (docs/security.md).
+TOOL_VARIABLES = frozenset(
+    {
+        *server_env(tools_dir=Path(), catalog_file=Path(), transport="", log_level=""),
+        "TOOLKILN_TOOL_NAME",
+        "TOOLKILN_TOOL_DIR",
+        "TOOLKILN_RUN_ID",
+        "TOOLKILN_ARGC_PYTHON",
+    }
+)
+
+
 def check_script_config_key(key: str) -> None:
     if not PARAM_NAME_PATTERN.match(key) or is_sensitive_env_name(key):
         raise ConfigError(
@@ -59,9 +78,11 @@ def check_script_config_key(key: str) -> None:
 
 
 def base_env(server: Mapping[str, str]) -> dict[str, str]:
-    """The server's own environment with the server variables: made once per runner, as
-    reading `os.environ` decodes every variable again (~25 us a call with 35 of them)."""
-    return {**os.environ, **server}
+    """The server's own environment without its settings (`SERVER_PREFIXES`), with the
+    server variables: made once per runner, as reading `os.environ` decodes every
+    variable again (~25 us a call with 35 of them)."""
+    inherited = {key: value for key, value in os.environ.items() if not key.startswith(SERVER_PREFIXES)}
+    return {**inherited, **server}
 
 
 def script_env(

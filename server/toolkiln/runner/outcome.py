@@ -12,6 +12,7 @@ from toolkiln.runner.content import json_object, rich_result
 from toolkiln.runner.limits import limit_hit, output_limit_hit
 from toolkiln.runner.named_files import FileFence
 from toolkiln.runner.result import ToolResult, exit_meaning, signal_name
+from toolkiln.runner.runtime_answer import runtime_missing
 
 
 async def result_from_process(
@@ -38,6 +39,8 @@ async def result_from_process(
         headlines.append(limit_hit(tool.limits, result.returncode, result.stderr_text, tool=tool.name))
         headlines.append(_failure(tool.name, result.returncode))
     headlines.append(output_hit)
+    if not result.timed_out:
+        headlines.append(runtime_missing(tool, result.stderr_text))
     if any(headlines):
         headline = "\n".join(line for line in headlines if line)
         return ToolResult(text=_join(headline, text, stderr), is_error=True, **common)

@@ -30,6 +30,7 @@ from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.shared.exceptions import MCPError
 
 from toolkiln.errors import ConfigError
+from toolkiln.process import hide_from_every_process
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +66,7 @@ def derive_key(secret: bytes, purpose: bytes) -> bytes:
 def load_state_secret(path: Path) -> StateSecret:
     """The secret in `path`; a `ConfigError` that says what to do when the file is
     missing, readable by others, or too short."""
+    hide_from_every_process(path)  # no script toolkiln runs ever sees it
     try:
         status = path.stat()
         text = path.read_bytes()
