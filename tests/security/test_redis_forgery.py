@@ -30,10 +30,11 @@ from tests.serve.test_replicas_rebuilds import logged
 from tests.serve.test_replicas_relay import ELICITATION, NAMES, Pair, _name, pair, project  # noqa: F401
 from tests.serve.test_replicas_streams import HEADERS, _call, _events, _url, gated  # noqa: F401
 from tests.serve.test_replicas_switches import _seen, _switch, _tools, two_replicas, two_tools  # noqa: F401
-from toolkiln.serve.keys import load_state_secret, request_state_security
+from toolkiln.serve.keys import request_state_security
 from toolkiln.serve.news_format import digest_of
 from toolkiln.serve.sealed_messages import Seals
 from toolkiln.serve.shared_events import BLOCK_MILLISECONDS
+from toolkiln.state_secret import load_state_secret
 
 pytestmark = needs_redis
 REFUSED_SECONDS = 3  # a reply that has not come by then is not coming: the message was refused

@@ -20,7 +20,8 @@ from tests.serve.tasks_wire import RpcError, http_request
 from tests.serve.test_replicas import CAREFUL, replica, write_secret
 from toolkiln.build import build_catalog
 from toolkiln.discover import discover_tools
-from toolkiln.serve.keys import REQUEST_STATE, StateSecret, derive_key, request_state_security
+from toolkiln.serve.keys import REQUEST_STATE, request_state_security
+from toolkiln.state_secret import StateSecret, derive_key
 
 ELICITATION = {"elicitation": {}}
 YES = {"confirm": {"action": "accept", "content": {"confirm": True}}}

@@ -164,8 +164,8 @@ def _hide_server_secrets(http: HttpOptions) -> None:
     task store lives beside it) and the replicas' secret file are never seen by one."""
     import os
 
-    from toolkiln.cli.state_option import SECRET_ENV_VAR
     from toolkiln.process import hide_from_every_process
+    from toolkiln.state_secret import SECRET_ENV_VAR
 
     secret_file = os.environ.get(SECRET_ENV_VAR)
     hide_from_every_process(

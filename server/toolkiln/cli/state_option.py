@@ -5,7 +5,7 @@ password (`redis://:PASSWORD@host:6379/0`), which is never printed: logs and err
 show the URL with `***` in its place.
 
 TOOLKILN_STATE_SECRET_FILE wins over `state.secret_file` in the same way: the file of the
-secret replicas derive their requestState keys from (serve/keys.py). It is checked here,
+secret replicas derive their keys from (toolkiln/state_secret.py). It is checked here,
 before the server starts: private, long enough, and not the bearer token.
 """
 
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from toolkiln.errors import ConfigError
+from toolkiln.state_secret import SECRET_ENV_VAR
 
 if TYPE_CHECKING:
     from toolkiln.model import StateSettings
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("toolkiln")
 ENV_VAR = "TOOLKILN_STATE_URL"
-SECRET_ENV_VAR = "TOOLKILN_STATE_SECRET_FILE"  # serve/keys.py's, named without importing the SDK
 
 
 state_option: Callable[[Callable[..., Any]], Callable[..., Any]] = click.option(
@@ -48,8 +48,8 @@ def load_seals(state: StateSettings) -> Seals | None:
     secret_file = os.environ.get(SECRET_ENV_VAR) or state.secret_file
     if not secret_file:
         return None
-    from toolkiln.serve.keys import load_state_secret
     from toolkiln.serve.sealed_messages import Seals
+    from toolkiln.state_secret import load_state_secret
 
     return Seals(load_state_secret(Path(secret_file).expanduser().absolute()).secrets, state.key_prefix)
 
@@ -60,8 +60,8 @@ def chosen_state(
     """The catalog's `state`, with `url` (from the option or variable) in its place, and
     the secret file of TOOLKILN_STATE_SECRET_FILE; its secret checked (never `token`)."""
     from toolkiln.model.state import check_state_url
-    from toolkiln.serve.keys import SECRET_ENV_VAR, load_state_secret
     from toolkiln.serve.tasks.stores import describe_store
+    from toolkiln.state_secret import load_state_secret
 
     state = configured
     if url:

@@ -26,7 +26,6 @@ from toolkiln.runner import Registry, ToolResult, ToolRunner, UnknownToolError
 from toolkiln.serve.call_record import CallRecord, client_name
 from toolkiln.serve.changes import Broadcaster
 from toolkiln.serve.confirm import CONFIRM, confirm, elicitation_mode
-from toolkiln.serve.keys import StateSecret, load_state_secret
 from toolkiln.serve.notify import ThrottledNotifier
 from toolkiln.serve.parked import ParkedCalls, RunningCall
 from toolkiln.serve.resources import state_uris
@@ -41,6 +40,7 @@ from toolkiln.serve.tasks import (
     principal_of,
 )
 from toolkiln.serve.tasks.owners import new_instance
+from toolkiln.state_secret import StateSecret, load_state_secret
 from toolkiln.token import default_state_dir
 
 if TYPE_CHECKING:
