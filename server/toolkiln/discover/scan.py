@@ -11,19 +11,26 @@ from pathlib import Path
 from toolkiln.containment import escape_reason
 from toolkiln.discover.base import Candidate, Dialect
 from toolkiln.discover.naming import ENTRY_POINT
+from toolkiln.discover.report import NotTool
 from toolkiln.errors import DiscoveryError
+from toolkiln.writable import WritableFolders
 
 logger = logging.getLogger(__name__)
 
 MAX_DEPTH = 5  # folders below the tools folder, as in seeds/000
 SKIPPED_FOLDERS = {"__pycache__", "node_modules", "TEMPLATE", "venv", "site-packages"}
+WRITABLE_KIND = "writable-folder"  # the `NotTool.kind` of what lies in a folder a tool may write
 
 
 Claimant = Callable[[Candidate], Dialect | None]
 
 
 def scan_tools(
-    tools_dir: Path, claimant: Claimant, skipped: list[DiscoveryError] | None = None
+    tools_dir: Path,
+    claimant: Claimant,
+    skipped: list[DiscoveryError] | None = None,
+    writable: WritableFolders | None = None,
+    left_out: list[NotTool] | None = None,
 ) -> Iterator[tuple[Candidate, Dialect | None]]:
     """Yield each file with the dialect that claims it (None: no dialect does), in a
     stable order. `claimant` names it: `first_claimant`, or one that may know it
@@ -32,17 +39,26 @@ def scan_tools(
     A folder whose `run.sh` is claimed is one tool: its other files and subfolders
     are that tool's implementation and are not offered again (seeds/003). A file that
     cannot be looked at (a symlink loop or one to nothing, a FIFO, a device) is left
-    out, and said so in `skipped`.
+    out, and said so in `skipped`. A folder a tool may write (`writable`), and a symlink
+    into one, is never read: it is no source of tools (a client could have written its
+    files), and is said so in `left_out`.
     """
     skipped = [] if skipped is None else skipped
+    left_out = [] if left_out is None else left_out
+    writable = writable or WritableFolders(())
     root = str(tools_dir)
+    if _written_by(writable, tools_dir, "", left_out):
+        return
     for folder, subfolders, files in os.walk(tools_dir):
         here = Path(folder)
         prefix = folder[len(root) + 1 :] + "/" if folder != root else ""  # relative, POSIX, as a string
         depth = prefix.count("/")
         subfolders[:] = sorted(name for name in subfolders if _wanted_folder(here / name, depth))
         candidates = [
-            c for name in sorted(files) if (c := _candidate(tools_dir, here / name, prefix + name, skipped))
+            c
+            for name in sorted(files)
+            if (c := _candidate(tools_dir, here / name, prefix + name, skipped))
+            and not (c.path.is_symlink() and _written_by(writable, c.path, c.relative_path, left_out))
         ]
         claims = {c.path.name: claimant(c) for c in candidates if c.path.name in FOLDER_ENTRY_POINTS}
         entry = next((name for name in FOLDER_ENTRY_POINTS if _makes_one_tool(name, claims.get(name))), None)
@@ -50,6 +66,11 @@ def scan_tools(
             subfolders.clear()
             yield next(c for c in candidates if c.path.name == entry), claims[entry]
             continue
+        subfolders[:] = [
+            name
+            for name in subfolders
+            if not _written_by(writable, here / name, f"{prefix}{name}/", left_out)
+        ]
         for candidate in candidates:
             name = candidate.path.name
             yield candidate, (claims[name] if name in claims else claimant(candidate))
@@ -59,6 +80,19 @@ def scan_tools(
 # `run.sh` with a declaration (seeds/003), and mcp-bash-framework's `tool.sh` beside its
 # `tool.meta.json` (its other files are the tool's own: helpers, a smoke test).
 FOLDER_ENTRY_POINTS = {ENTRY_POINT: None, "tool.sh": "toolkiln.discover.sidecar"}
+
+
+def _written_by(writable: WritableFolders, path: Path, relative: str, left_out: list[NotTool]) -> bool:
+    """Whether `path` lies in a folder a tool may write; if so, said in `left_out`."""
+    folder = writable.writer_of(path) if writable else None
+    if folder is None:
+        return False
+    reason = (
+        f"in {folder.describe()}: a folder a tool may write is never a source of tools, "
+        'so nothing in it is read (docs/security.md, "Where tools come from")'
+    )
+    left_out.append(NotTool(relative or "./", WRITABLE_KIND, reason))
+    return True
 
 
 def _makes_one_tool(name: str, dialect: Dialect | None) -> bool:

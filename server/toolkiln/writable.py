@@ -1,0 +1,189 @@
+"""The folders a tool may write, and whether a file lies in one (docs/security.md, "Where
+tools come from").
+
+A tool is published only from a file a trusted party put there, so no folder a tool may
+write is ever a source of tools: discovery does not read scripts under one, build refuses a
+config whose script lies in one, and the runner refuses to run such a script. The folders
+are every tool's workspace (`workspace_config.allowed_paths`, by default
+`{TOOL_DIR}/workspace`), its `confinement.writable` folders (its own, else those of
+`config/server.json`), and `run_command`'s `confinement.writable` folders. Read from the
+per-tool configs (discovery and build: every config, enabled or not, since a disabled
+tool is one switch from running) or from the compiled catalog (the runner).
+
+"Lies in" is decided twice, and either is enough: on the paths as written (`..` folded)
+and on the paths with every symlink resolved, so neither a symlinked script nor a
+symlinked folder hides the relation. Shared by discovery, build and the runner, so it
+imports none of them, and reads per-tool configs as plain JSON (a discovery that finds
+nothing changed never imports pydantic).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolkiln.model import Catalog
+
+TOOL_DIR = "{TOOL_DIR}"
+DEFAULT_WORKSPACE = f"{TOOL_DIR}/workspace"
+WORKSPACE_FIELD = "script_config.workspace_config.allowed_paths"
+WRITABLE_FIELD = "script_config.confinement.writable"
+SERVER_WRITABLE_FIELD = "confinement.writable"
+COMMAND_WRITABLE_FIELD = "run_command.confinement.writable"
+RUN_COMMAND_WRITER = "run_command"
+
+
+@dataclass(frozen=True)
+class WritableFolder:
+    """A folder someone may write: `writer` ("tool 'notes'", "run_command") says who, and
+    `source` and `field` where that is said (a config file and the field in it)."""
+
+    path: Path  # absolute, `..` folded, symlinks as they are
+    writer: str
+    source: str
+    field: str
+
+    def describe(self) -> str:
+        """`<folder>, which tool 'x' may write (<file>: <field>)`."""
+        return f"{self.path}, which {self.writer} may write ({self.source}: {self.field})"
+
+
+class WritableFolders:
+    """A set of writable folders, asked whether a path lies in one. A lookup walks the
+    path's own parents (a few dict lookups), so it costs the same with 1,000 tools."""
+
+    def __init__(self, folders: Iterable[WritableFolder]) -> None:
+        self.folders = list(folders)
+        self._index: dict[str, WritableFolder] = {}
+        for folder in self.folders:
+            self._index.setdefault(str(folder.path), folder)
+            if "\0" not in str(folder.path):  # the model refuses it; realpath would raise
+                self._index.setdefault(os.path.realpath(folder.path), folder)
+
+    def __bool__(self) -> bool:
+        return bool(self.folders)
+
+    def writer_of(self, path: Path, *, resolve: bool = True) -> WritableFolder | None:
+        """The folder that holds `path` (absolute), or is it, with `path` as written
+        (`..` folded) or, unless `resolve` is False, with its symlinks resolved; or None."""
+        lexical = os.path.abspath(path)
+        if "\0" in lexical:  # names no file (build and the runner refuse it as such)
+            return None
+        found = self._lookup(lexical)
+        if found is None and resolve:
+            real = os.path.realpath(lexical)
+            found = self._lookup(real) if real != lexical else None
+        return found
+
+    def _lookup(self, path: str) -> WritableFolder | None:
+        while True:
+            found = self._index.get(path)
+            if found is not None:
+                return found
+            parent = os.path.dirname(path)
+            if parent == path:
+                return None
+            path = parent
+
+
+def expand_folder(given: str, base: Path) -> Path:
+    """A workspace or `writable` folder as absolute: `{TOOL_DIR}` is `base` (the tool's
+    folder), and a relative one is taken from `base` (as the runner takes it)."""
+    path = Path(given.replace(TOOL_DIR, str(base)))
+    return Path(os.path.abspath(path if path.is_absolute() else base / path))
+
+
+def config_writable_folders(config_dir: Path, tools_dir: Path) -> list[WritableFolder]:
+    """Every folder a tool or `run_command` may write, from the per-tool configs (enabled
+    or not) and `config/server.json`. A file that cannot be read is skipped: build
+    reports it."""
+    server = _read_json(config_dir / "server.json")
+    server_writable = _strings(_get(server, "confinement", "writable")) or []
+    folders: list[WritableFolder] = []
+    tool_configs = config_dir / "tools"
+    for path in sorted(tool_configs.glob("*.json")) if tool_configs.is_dir() else []:
+        config = _read_json(path)
+        script = _get(config, "script_config")
+        if not isinstance(script, dict) or not isinstance(script.get("script_path"), str):
+            continue
+        tool_dir = Path(os.path.abspath(tools_dir / script["script_path"])).parent
+        writer = f"tool {script.get('name', path.stem)!r}"
+        workspace = _strings(_get(script, "workspace_config", "allowed_paths"))
+        own = _strings(_get(script, "confinement", "writable"))
+        for given in workspace if workspace is not None else [DEFAULT_WORKSPACE]:
+            folders.append(WritableFolder(expand_folder(given, tool_dir), writer, str(path), WORKSPACE_FIELD))
+        for given in own if own is not None else server_writable:
+            field = WRITABLE_FIELD if own is not None else SERVER_WRITABLE_FIELD
+            source = str(path) if own is not None else str(config_dir / "server.json")
+            folders.append(WritableFolder(expand_folder(given, tool_dir), writer, source, field))
+    if _get(server, "run_command", "enabled") is True:
+        command = _strings(_get(server, "run_command", "confinement", "writable"))
+        field = COMMAND_WRITABLE_FIELD if command is not None else SERVER_WRITABLE_FIELD
+        source = str(config_dir / "server.json")
+        folders += [
+            WritableFolder(expand_folder(given, config_dir), RUN_COMMAND_WRITER, source, field)
+            for given in (command if command is not None else server_writable)
+        ]
+    return folders
+
+
+def catalog_writable_folders(catalog: Catalog, catalog_file: Path, tools_dir: Path) -> list[WritableFolder]:
+    """Every folder a tool or `run_command` may write, as the compiled catalog says: the
+    folders build listed (`writable_folders`, which has the disabled tools' too) and those of
+    each tool it serves (so a catalog of an older toolkiln, or one edited since, is
+    checked all the same)."""
+    base = catalog_file.parent
+    folders = [
+        WritableFolder(expand_folder(given, base), "a tool", str(catalog_file), "writable_folders")
+        for given in catalog.writable_folders
+    ]
+    for tool in catalog.tools:
+        if not tool.script_path:
+            continue
+        tool_dir = Path(os.path.abspath(tools_dir / tool.script_path)).parent
+        source = f"{catalog_file} (tool {tool.name!r})"
+        writer = f"tool {tool.name!r}"
+        folders += [
+            WritableFolder(expand_folder(given, tool_dir), writer, source, "workspace.allowed_paths")
+            for given in tool.workspace.allowed_paths
+        ]
+        folders += [
+            WritableFolder(expand_folder(given, tool_dir), writer, source, "confinement.writable")
+            for given in tool.confinement.writable or []
+        ]
+    command = catalog.run_command
+    if command is not None:
+        source = f"{catalog_file} (run_command)"
+        folders += [
+            WritableFolder(expand_folder(given, base), RUN_COMMAND_WRITER, source, "confinement.writable")
+            for given in command.confinement.writable or []
+        ]
+    return folders
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        with path.open("rb") as file:
+            return json.load(file)
+    except (OSError, ValueError):
+        return None
+
+
+def _get(data: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _strings(value: Any) -> list[str] | None:
+    """A list of strings, or None (absent, or not a list of strings: the model refuses it)."""
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return value
+    return None
