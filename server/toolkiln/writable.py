@@ -102,15 +102,23 @@ def config_writable_folders(config_dir: Path, tools_dir: Path) -> list[WritableF
     """Every folder a tool or `run_command` may write, from the per-tool configs (enabled
     or not) and `config/server.json`. A file that cannot be read is skipped: build
     reports it."""
+    return read_config_fences(config_dir, tools_dir)[0]
+
+
+def read_config_fences(config_dir: Path, tools_dir: Path) -> tuple[list[WritableFolder], frozenset[str]]:
+    """`config_writable_folders`, and the scripts (relative to the tools folder) that have
+    a config: a script without one gets the default workspace when discovery writes it."""
     server = _read_json(config_dir / "server.json")
     server_writable = _strings(_get(server, "confinement", "writable")) or []
     folders: list[WritableFolder] = []
+    scripts: set[str] = set()
     tool_configs = config_dir / "tools"
     for path in sorted(tool_configs.glob("*.json")) if tool_configs.is_dir() else []:
         config = _read_json(path)
         script = _get(config, "script_config")
         if not isinstance(script, dict) or not isinstance(script.get("script_path"), str):
             continue
+        scripts.add(script["script_path"])
         tool_dir = Path(os.path.abspath(tools_dir / script["script_path"])).parent
         writer = f"tool {script.get('name', path.stem)!r}"
         workspace = _strings(_get(script, "workspace_config", "allowed_paths"))
@@ -129,7 +137,7 @@ def config_writable_folders(config_dir: Path, tools_dir: Path) -> list[WritableF
             WritableFolder(expand_folder(given, config_dir), RUN_COMMAND_WRITER, source, field)
             for given in (command if command is not None else server_writable)
         ]
-    return folders
+    return folders, frozenset(scripts)
 
 
 def catalog_writable_folders(catalog: Catalog, catalog_file: Path, tools_dir: Path) -> list[WritableFolder]:
@@ -138,10 +146,7 @@ def catalog_writable_folders(catalog: Catalog, catalog_file: Path, tools_dir: Pa
     each tool it serves (so a catalog of an older toolkiln, or one edited since, is
     checked all the same)."""
     base = catalog_file.parent
-    folders = [
-        WritableFolder(expand_folder(given, base), "a tool", str(catalog_file), "writable_folders")
-        for given in catalog.writable_folders
-    ]
+    folders: list[WritableFolder] = []
     for tool in catalog.tools:
         if not tool.script_path:
             continue
@@ -163,6 +168,11 @@ def catalog_writable_folders(catalog: Catalog, catalog_file: Path, tools_dir: Pa
             WritableFolder(expand_folder(given, base), RUN_COMMAND_WRITER, source, "confinement.writable")
             for given in command.confinement.writable or []
         ]
+    # Last, so that a folder a served tool writes is named by that tool.
+    folders += [
+        WritableFolder(expand_folder(given, base), "a tool", str(catalog_file), "writable_folders")
+        for given in catalog.writable_folders
+    ]
     return folders
 
 

@@ -12,6 +12,7 @@ from toolkiln.containment import escape_reason
 from toolkiln.discover.base import Candidate, Dialect
 from toolkiln.discover.naming import ENTRY_POINT
 from toolkiln.discover.report import NotTool
+from toolkiln.discover.sources import DEFAULT_WORKSPACE_NAME, SourceFence
 from toolkiln.errors import DiscoveryError
 from toolkiln.writable import WritableFolders
 
@@ -19,7 +20,6 @@ logger = logging.getLogger(__name__)
 
 MAX_DEPTH = 5  # folders below the tools folder, as in seeds/000
 SKIPPED_FOLDERS = {"__pycache__", "node_modules", "TEMPLATE", "venv", "site-packages"}
-WRITABLE_KIND = "writable-folder"  # the `NotTool.kind` of what lies in a folder a tool may write
 
 
 Claimant = Callable[[Candidate], Dialect | None]
@@ -29,7 +29,7 @@ def scan_tools(
     tools_dir: Path,
     claimant: Claimant,
     skipped: list[DiscoveryError] | None = None,
-    writable: WritableFolders | None = None,
+    fence: SourceFence | None = None,
     left_out: list[NotTool] | None = None,
 ) -> Iterator[tuple[Candidate, Dialect | None]]:
     """Yield each file with the dialect that claims it (None: no dialect does), in a
@@ -39,15 +39,15 @@ def scan_tools(
     A folder whose `run.sh` is claimed is one tool: its other files and subfolders
     are that tool's implementation and are not offered again (seeds/003). A file that
     cannot be looked at (a symlink loop or one to nothing, a FIFO, a device) is left
-    out, and said so in `skipped`. A folder a tool may write (`writable`), and a symlink
+    out, and said so in `skipped`. A folder a tool may write (`fence`), and a symlink
     into one, is never read: it is no source of tools (a client could have written its
     files), and is said so in `left_out`.
     """
     skipped = [] if skipped is None else skipped
     left_out = [] if left_out is None else left_out
-    writable = writable or WritableFolders(())
+    fence = fence or SourceFence(WritableFolders(()), frozenset())
     root = str(tools_dir)
-    if _written_by(writable, tools_dir, "", left_out):
+    if _fenced(fence.refusal(tools_dir, ""), left_out):
         return
     for folder, subfolders, files in os.walk(tools_dir):
         here = Path(folder)
@@ -58,7 +58,7 @@ def scan_tools(
             c
             for name in sorted(files)
             if (c := _candidate(tools_dir, here / name, prefix + name, skipped))
-            and not (c.path.is_symlink() and _written_by(writable, c.path, c.relative_path, left_out))
+            and not (c.path.is_symlink() and _fenced(fence.link_refusal(c, tools_dir), left_out))
         ]
         claims = {c.path.name: claimant(c) for c in candidates if c.path.name in FOLDER_ENTRY_POINTS}
         entry = next((name for name in FOLDER_ENTRY_POINTS if _makes_one_tool(name, claims.get(name))), None)
@@ -66,33 +66,31 @@ def scan_tools(
             subfolders.clear()
             yield next(c for c in candidates if c.path.name == entry), claims[entry]
             continue
+        claims.update((c.path.name, claimant(c)) for c in candidates if c.path.name not in claims)
+        new_tools = [c.relative_path for c in candidates if claims[c.path.name] is not None]
+        workspace = fence.default_workspace(here, prefix, new_tools)
         subfolders[:] = [
             name
             for name in subfolders
-            if not _written_by(writable, here / name, f"{prefix}{name}/", left_out)
+            if not _fenced(fence.refusal(here / name, f"{prefix}{name}/"), left_out)
+            and not (name == DEFAULT_WORKSPACE_NAME and _fenced(workspace, left_out))
         ]
         for candidate in candidates:
-            name = candidate.path.name
-            yield candidate, (claims[name] if name in claims else claimant(candidate))
+            yield candidate, claims[candidate.path.name]
+
+
+def _fenced(refusal: NotTool | None, left_out: list[NotTool]) -> bool:
+    """Whether a folder or file is left out (said in `left_out`)."""
+    if refusal is None:
+        return False
+    left_out.append(refusal)
+    return True
 
 
 # A folder whose entry point one of these dialects claims for certain is one tool:
 # `run.sh` with a declaration (seeds/003), and mcp-bash-framework's `tool.sh` beside its
 # `tool.meta.json` (its other files are the tool's own: helpers, a smoke test).
 FOLDER_ENTRY_POINTS = {ENTRY_POINT: None, "tool.sh": "toolkiln.discover.sidecar"}
-
-
-def _written_by(writable: WritableFolders, path: Path, relative: str, left_out: list[NotTool]) -> bool:
-    """Whether `path` lies in a folder a tool may write; if so, said in `left_out`."""
-    folder = writable.writer_of(path) if writable else None
-    if folder is None:
-        return False
-    reason = (
-        f"in {folder.describe()}: a folder a tool may write is never a source of tools, "
-        'so nothing in it is read (docs/security.md, "Where tools come from")'
-    )
-    left_out.append(NotTool(relative or "./", WRITABLE_KIND, reason))
-    return True
 
 
 def _makes_one_tool(name: str, dialect: Dialect | None) -> bool:
