@@ -32,6 +32,8 @@ GREETER = '''\
 import pathlib
 import subprocess
 
+INPUTS = {{}}
+
 
 def execute(params):
     """Say hello."""
