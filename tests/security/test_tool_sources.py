@@ -17,11 +17,12 @@ from typing import Any
 
 import anyio
 import pytest
-from click.testing import Result
+from click.testing import CliRunner, Result
 from mcp import Client
 
 from tests.conftest import MakeTool
 from tests.serve.stdio_server import connect, text_of
+from toolkiln.cli import cli
 
 NOTES = Path(__file__).parents[2] / "tools" / "notes" / "run.sh"
 WAIT = 20
@@ -253,3 +254,27 @@ async def wait_for(condition: Callable[[], Any]) -> None:
 def _tool_rows(output: str) -> str:
     """The table of tools of `discover --list` (before the one of files that are not tools)."""
     return output.split("NOT A TOOL BECAUSE")[0]
+
+
+def test_a_served_folder_never_reads_the_default_workspace_of_its_new_tools(
+    tmp_path: Path, attack: dict[str, str]
+) -> None:
+    """`serve DIR` of a plain folder: the tools folder is the user's own, its configs are
+    toolkiln's. A script without a config yet gets DIR/workspace as its workspace, so
+    that folder is not read even by the first discovery (nor through a symlink)."""
+    folder = tmp_path / "scripts"
+    folder.mkdir()
+    copy_notes(folder)
+    (folder / "workspace").mkdir()
+    (folder / "workspace" / "greeter.py").write_text(GREETER.format(**attack))
+    (folder / "hello.py").symlink_to(folder / "workspace" / "greeter.py")
+    runner = CliRunner()
+    listing = runner.invoke(cli, ["discover", str(folder), "--list", "--json"], catch_exceptions=False)
+    report = json.loads(listing.output[listing.output.index("{") :])
+    assert [t["name"] for t in report["tools"]] == ["notes"]
+    left_out = {v["path"]: v["kind"] for v in report["not_tools"]}
+    assert left_out == {"hello.py": "writable-folder", "workspace/": "writable-folder"}
+    assert runner.invoke(cli, ["discover", str(folder)], catch_exceptions=False).exit_code == 0
+    assert runner.invoke(cli, ["build", str(folder)], catch_exceptions=False).exit_code == 0
+    listed = runner.invoke(cli, ["list", str(folder), "--json"], catch_exceptions=False)
+    assert [tool["name"] for tool in json.loads(listed.output)] == ["notes"]
