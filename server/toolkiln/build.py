@@ -112,7 +112,7 @@ def build_catalog(
         prompts=report.prompts,
         resources_dir=_relative_to(resources_dir, config_dir) if resources_dir and report.resources else None,
         resources=report.resources,
-        writable_folders=sorted({_relative_to(folder.path, config_dir) for folder in writable.folders}),
+        writable_folders=sorted({_relative_to(Path(folder.path), config_dir) for folder in writable.folders}),
         run_command=command_settings,
         tasks=server.tasks,
         interactive=server.interactive,

@@ -105,14 +105,14 @@ def catalog_run_command(
     for root, given in zip(roots, settings.roots, strict=True):
         real = root.resolve()
         for folder in writable:
-            if real.is_relative_to(folder.path.resolve()):
+            if real.is_relative_to(Path(folder.path).resolve()):
                 errors.append(
                     f"{config_dir / SERVER_CONFIG_FILE}: run_command.roots: {given!r} ({real}) lies inside "
                     f"{folder.describe()}; run_command never works where a tool "
                     "writes (it could plant a program or a git config there): choose another root"
                 )
     roots_seen = [_relative(root, config_dir) for root in roots]
-    folders = sorted({_relative(folder.path, config_dir) for folder in writable})
+    folders = sorted({_relative(Path(folder.path), config_dir) for folder in writable})
     fields = {
         **dict(settings),
         "roots": roots_seen,

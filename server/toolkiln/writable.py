@@ -43,7 +43,7 @@ class WritableFolder:
     """A folder someone may write: `writer` ("tool 'notes'", "run_command") says who, and
     `source` and `field` where that is said (a config file and the field in it)."""
 
-    path: Path  # absolute, `..` folded, symlinks as they are
+    path: str  # absolute, `..` folded, symlinks as they are
     writer: str
     source: str
     field: str
@@ -61,8 +61,10 @@ class WritableFolders:
         self.folders = list(folders)
         self._index: dict[str, WritableFolder] = {}
         for folder in self.folders:
-            self._index.setdefault(str(folder.path), folder)
-            if "\0" not in str(folder.path):  # the model refuses it; realpath would raise
+            if folder.path in self._index:  # tools at the top of a folder share its workspace
+                continue
+            self._index[folder.path] = folder
+            if "\0" not in folder.path:  # the model refuses it; realpath would raise
                 self._index.setdefault(os.path.realpath(folder.path), folder)
 
     def __bool__(self) -> bool:
@@ -91,11 +93,11 @@ class WritableFolders:
             path = parent
 
 
-def expand_folder(given: str, base: Path) -> Path:
+def expand_folder(given: str, base: str) -> str:
     """A workspace or `writable` folder as absolute: `{TOOL_DIR}` is `base` (the tool's
-    folder), and a relative one is taken from `base` (as the runner takes it)."""
-    path = Path(given.replace(TOOL_DIR, str(base)))
-    return Path(os.path.abspath(path if path.is_absolute() else base / path))
+    folder, absolute), and a relative one is taken from `base` (as the runner takes it).
+    Strings, not `Path`s: discovery does this for every tool of every run."""
+    return os.path.abspath(os.path.join(base, given.replace(TOOL_DIR, base)))
 
 
 def config_writable_folders(config_dir: Path, tools_dir: Path) -> list[WritableFolder]:
@@ -113,13 +115,15 @@ def read_config_fences(config_dir: Path, tools_dir: Path) -> tuple[list[Writable
     folders: list[WritableFolder] = []
     scripts: set[str] = set()
     tool_configs = config_dir / "tools"
-    for path in sorted(tool_configs.glob("*.json")) if tool_configs.is_dir() else []:
+    tools = os.path.abspath(tools_dir)
+    names = sorted(os.listdir(tool_configs)) if tool_configs.is_dir() else []
+    for path in (tool_configs / name for name in names if name.endswith(".json")):
         config = _read_json(path)
         script = _get(config, "script_config")
         if not isinstance(script, dict) or not isinstance(script.get("script_path"), str):
             continue
         scripts.add(script["script_path"])
-        tool_dir = Path(os.path.abspath(tools_dir / script["script_path"])).parent
+        tool_dir = os.path.dirname(os.path.abspath(os.path.join(tools, script["script_path"])))
         writer = f"tool {script.get('name', path.stem)!r}"
         workspace = _strings(_get(script, "workspace_config", "allowed_paths"))
         own = _strings(_get(script, "confinement", "writable"))
@@ -132,9 +136,9 @@ def read_config_fences(config_dir: Path, tools_dir: Path) -> tuple[list[Writable
     if _get(server, "run_command", "enabled") is True:
         command = _strings(_get(server, "run_command", "confinement", "writable"))
         field = COMMAND_WRITABLE_FIELD if command is not None else SERVER_WRITABLE_FIELD
-        source = str(config_dir / "server.json")
+        source, base = str(config_dir / "server.json"), os.path.abspath(config_dir)
         folders += [
-            WritableFolder(expand_folder(given, config_dir), RUN_COMMAND_WRITER, source, field)
+            WritableFolder(expand_folder(given, base), RUN_COMMAND_WRITER, source, field)
             for given in (command if command is not None else server_writable)
         ]
     return folders, frozenset(scripts)
@@ -145,12 +149,13 @@ def catalog_writable_folders(catalog: Catalog, catalog_file: Path, tools_dir: Pa
     folders build listed (`writable_folders`, which has the disabled tools' too) and those of
     each tool it serves (so a catalog of an older toolkiln, or one edited since, is
     checked all the same)."""
-    base = catalog_file.parent
+    base = os.path.abspath(catalog_file.parent)
+    tools = os.path.abspath(tools_dir)
     folders: list[WritableFolder] = []
     for tool in catalog.tools:
         if not tool.script_path:
             continue
-        tool_dir = Path(os.path.abspath(tools_dir / tool.script_path)).parent
+        tool_dir = os.path.dirname(os.path.abspath(os.path.join(tools, tool.script_path)))
         source = f"{catalog_file} (tool {tool.name!r})"
         writer = f"tool {tool.name!r}"
         folders += [

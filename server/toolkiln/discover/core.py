@@ -88,7 +88,7 @@ def discover_tools(
     pending: list[Pending] = []
     pending_paths: set[str] = set()
     seen: dict[str, str] = {}
-    fence = SourceFence.load(config_dir, tools_dir)
+    fence = SourceFence.load(config_dir, tools_dir, index)
     for candidate, dialect in scan_tools(tools_dir, claimant, report.warnings, fence, report.not_tools):
         relative, entry = candidate.relative_path, known.get(candidate.relative_path)
         if dialect is None:

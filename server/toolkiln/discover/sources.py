@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from toolkiln.discover.base import Candidate
+from toolkiln.discover.index import DiscoveryIndex
 from toolkiln.discover.report import NotTool
-from toolkiln.writable import TOOL_DIR, WritableFolders, read_config_fences
+from toolkiln.writable import TOOL_DIR, WritableFolder, WritableFolders, read_config_fences
 
 WRITABLE_KIND = "writable-folder"  # the `NotTool.kind` of what lies in a folder a tool may write
 DEFAULT_WORKSPACE_NAME = "workspace"
@@ -34,8 +36,29 @@ class SourceFence:
         self.configured = configured  # scripts with a config, relative to the tools folder
 
     @classmethod
-    def load(cls, config_dir: Path, tools_dir: Path) -> SourceFence:
+    def load(cls, config_dir: Path, tools_dir: Path, index: DiscoveryIndex | None = None) -> SourceFence:
+        """The fence the configs and config/server.json make now. With `index`, what the
+        last run read is used again while every file it read from is as it was (by size,
+        mtime and mode: reading 1,000 configs costs more than the rest of a run that finds
+        nothing changed), and this run's is handed to it to save."""
+        stamps = _stamps(config_dir, tools_dir)
+        cached = index.last_fences if index is not None else None
+        if index is not None and isinstance(cached, dict) and cached.get("stamps") == stamps:
+            try:
+                folders = [WritableFolder(*map(str, folder)) for folder in cached["folders"]]
+                configured = frozenset(map(str, cached["scripts"]))
+            except (KeyError, TypeError, ValueError):
+                pass
+            else:
+                index.next_fences = cached
+                return cls(WritableFolders(folders), configured)
         folders, configured = read_config_fences(config_dir, tools_dir)
+        if index is not None:
+            index.next_fences = {
+                "stamps": stamps,
+                "folders": [[f.path, f.writer, f.source, f.field] for f in folders],
+                "scripts": sorted(configured),
+            }
         return cls(WritableFolders(folders), configured)
 
     def refusal(self, path: Path, relative: str) -> NotTool | None:
@@ -77,3 +100,25 @@ class SourceFence:
             f"the default workspace ({TOOL_DIR}/{DEFAULT_WORKSPACE_NAME}) of the new tool of {new[0]}, "
             f"which it may write: {_NEVER_READ}",
         )
+
+
+def _stamps(config_dir: Path, tools_dir: Path) -> dict[str, Any]:
+    """What the fence is read from: each per-tool config and config/server.json (size,
+    mtime, mode), and the tools folder it is taken from."""
+    stamps: dict[str, Any] = {"tools_dir": os.path.abspath(tools_dir)}
+    for name, path in [("server.json", config_dir / "server.json"), *_tool_configs(config_dir)]:
+        try:
+            stat = os.stat(path)
+        except OSError:
+            continue
+        stamps[name] = [stat.st_size, stat.st_mtime_ns, stat.st_mode]
+    return stamps
+
+
+def _tool_configs(config_dir: Path) -> list[tuple[str, Path]]:
+    folder = config_dir / "tools"
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return [(f"tools/{name}", folder / name) for name in sorted(names) if name.endswith(".json")]
