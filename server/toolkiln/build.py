@@ -34,7 +34,7 @@ from toolkiln.model import (
     ToolConfig,
 )
 from toolkiln.wording import counted
-from toolkiln.writable import WritableFolders, config_writable_folders
+from toolkiln.writable import WritableFolder, WritableFolders, config_writable_folders
 
 logger = logging.getLogger(__name__)
 
@@ -97,6 +97,7 @@ def build_catalog(
     )
     writable = WritableFolders(config_writable_folders(config_dir, tools_dir))
     _refuse_scripts_in_writable_folders(report, writable, tools_dir, errors)
+    _refuse_writable_configs(config_dir, writable, errors)
     if errors:
         raise BuildError("\n".join([*errors, f"{report.path} was left as it was."]))
     _leave_out_escapes(report, tools_dir, prompts_dir, resources_dir)
@@ -179,6 +180,21 @@ def _refuse_scripts_in_writable_folders(
             "a source of tools (a client could have written the script). Move the script out of that "
             f"folder, or take the folder out of {folder.field}; or set `enabled: false` in "
             f"{report.path.parent / tool.config_file}"
+        )
+
+
+def _refuse_writable_configs(config_dir: Path, writable: WritableFolders, errors: list[str]) -> None:
+    """A folder a tool may write that holds the config folder, or lies in it, fails the
+    build: a tool could rewrite the configs that say what is served and how."""
+    configs = WritableFolders([WritableFolder(os.path.abspath(config_dir), "", "", "")])
+    writer = writable.writer_of(config_dir) or next(
+        (folder for folder in writable.folders if configs.writer_of(Path(folder.path))), None
+    )
+    if writer is not None:
+        errors.append(
+            f"{config_dir} (the config folder) and {writer.describe()} overlap: a tool could rewrite "
+            "the configs that say what is served and how. Take that folder out of that field, or "
+            "choose one outside the config folder"
         )
 
 

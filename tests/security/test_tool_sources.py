@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner, Result
 from mcp import Client
 
-from tests.conftest import MakeTool
+from tests.conftest import MakeTool, tune_tool
 from tests.serve.stdio_server import connect, text_of
 from toolkiln.cli import cli
 
@@ -278,3 +278,20 @@ def test_a_served_folder_never_reads_the_default_workspace_of_its_new_tools(
     assert runner.invoke(cli, ["build", str(folder)], catch_exceptions=False).exit_code == 0
     listed = runner.invoke(cli, ["list", str(folder), "--json"], catch_exceptions=False)
     assert [tool["name"] for tool in json.loads(listed.output)] == ["notes"]
+
+
+def test_a_writable_folder_that_holds_the_config_folder_fails_the_build(
+    run_cli: Callable[..., Result], tools_dir: Path, config_dir: Path
+) -> None:
+    """The per-tool configs say what is served and how: a tool that may write them could
+    publish a tool, or unconfine one, by itself."""
+    (tools_dir / "honest.sh").write_text(HONEST.format(name="honest"))
+    (tools_dir / "honest.sh").chmod(0o755)
+    assert run_cli("discover").exit_code == 0
+    assert run_cli("build").exit_code == 0
+    before = (config_dir / "tools.json").read_bytes()
+    tune_tool(config_dir, "honest", workspace_config={"allowed_paths": [str(config_dir / "tools")]})
+    built = run_cli("build")
+    assert built.exit_code != 0
+    assert "the config folder" in built.output and "tool 'honest' may write" in built.output
+    assert (config_dir / "tools.json").read_bytes() == before
