@@ -147,8 +147,8 @@ class DiscoveryIndex:
 
     def save(self) -> None:
         """Write this run's verdicts, when they differ from the last run's."""
-        if self._next == self._last and self.next_fences == self.last_fences:
-            return
+        if self._next == self._last and (self.next_fences == self.last_fences or not self._next):
+            return  # (an empty tools folder needs no fence, nor an index)
         data = {"format": _FORMAT, "key": self.key, "files": self._next, "fences": self.next_fences}
         temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
         try:
