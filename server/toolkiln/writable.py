@@ -70,16 +70,16 @@ class WritableFolders:
     def __bool__(self) -> bool:
         return bool(self.folders)
 
-    def writer_of(self, path: Path, *, resolve: bool = True) -> WritableFolder | None:
+    def writer_of(self, path: Path, *, real: Path | None = None) -> WritableFolder | None:
         """The folder that holds `path` (absolute), or is it, with `path` as written
-        (`..` folded) or, unless `resolve` is False, with its symlinks resolved; or None."""
+        (`..` folded) or with its symlinks resolved (`real`, when the caller has it); or None."""
         lexical = os.path.abspath(path)
         if "\0" in lexical:  # names no file (build and the runner refuse it as such)
             return None
         found = self._lookup(lexical)
-        if found is None and resolve:
-            real = os.path.realpath(lexical)
-            found = self._lookup(real) if real != lexical else None
+        if found is None:
+            resolved = str(real) if real is not None else os.path.realpath(lexical)
+            found = self._lookup(resolved) if resolved != lexical else None
         return found
 
     def _lookup(self, path: str) -> WritableFolder | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toolkiln.containment import escape_reason
+from toolkiln.containment import escape_reason, locate
 from toolkiln.errors import ToolRunError
 from toolkiln.files import load_catalog
 from toolkiln.model import Catalog, CompiledPrompt, CompiledResource, CompiledTool
@@ -56,8 +56,14 @@ class Registry:
         built by an older toolkiln, or a symlink planted): else `OutsideFolderError`."""
         if not tool.script_path:  # a built-in tool (run_command) runs no script
             raise ToolRunError(f"tool {tool.name!r} is built in and has no script")
-        script = inside(self.tools_dir, tool.script_path, f"the script of tool {tool.name!r}")
-        folder = self.writable_folders().writer_of(script)
+        what = f"the script of tool {tool.name!r}"
+        real, reason = locate(self.tools_dir, tool.script_path)
+        if reason is not None or real is None:
+            raise OutsideFolderError(
+                f"{what} is refused: {reason}. Run `toolkiln build` (which leaves such an entry out)"
+            )
+        script = self.tools_dir / tool.script_path
+        folder = self.writable_folders().writer_of(script, real=real)
         if folder is not None:
             raise WritableSourceError(
                 f"the script of tool {tool.name!r}, {script}, is refused: it lies in {folder.describe()}, "
