@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -182,10 +183,18 @@ def catalog_writable_folders(catalog: Catalog, catalog_file: Path, tools_dir: Pa
 
 
 def _read_json(path: Path) -> Any:
+    """A config as plain JSON, or None for anything else (build names what is wrong): a
+    FIFO or a device is never read (it could block), nor a nesting past Python's stack."""
     try:
-        with path.open("rb") as file:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        with os.fdopen(descriptor, "rb") as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                return None
             return json.load(file)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
 
 
