@@ -178,8 +178,8 @@ def _refuse_scripts_in_writable_folders(
             f"{report.path.parent / tool.config_file}: script_config.script_path: the script of tool "
             f"{tool.name!r}, {script}, lies in {folder.describe()}. A folder a tool may write is never "
             "a source of tools (a client could have written the script). Move the script out of that "
-            f"folder, or take the folder out of {folder.field}; or set `enabled: false` in "
-            f"{report.path.parent / tool.config_file}"
+            f"folder, or take the folder out of {folder.field} in {folder.source}; or set "
+            f"`enabled: false` in {report.path.parent / tool.config_file}"
         )
 
 
