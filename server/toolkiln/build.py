@@ -35,6 +35,7 @@ from toolkiln.model import (
     ToolConfig,
 )
 from toolkiln.wording import counted
+from toolkiln.writable import WritableFolder, WritableFolders, config_writable_folders
 
 logger = logging.getLogger(__name__)
 
@@ -95,6 +96,9 @@ def build_catalog(
         if command
         else None
     )
+    writable = WritableFolders(config_writable_folders(config_dir, tools_dir))
+    _refuse_scripts_in_writable_folders(report, writable, tools_dir, errors)
+    _refuse_writable_configs(config_dir, writable, errors)
     if errors:
         raise BuildError("\n".join([*errors, f"{report.path} was left as it was."]))
     _leave_out_escapes(report, tools_dir, prompts_dir, resources_dir)
@@ -111,6 +115,7 @@ def build_catalog(
         prompts=report.prompts,
         resources_dir=_relative_to(resources_dir, config_dir) if resources_dir and report.resources else None,
         resources=report.resources,
+        writable_folders=sorted({_relative_to(Path(folder.path), config_dir) for folder in writable.folders}),
         run_command=command_settings,
         tasks=server.tasks,
         interactive=server.interactive,
@@ -159,6 +164,40 @@ def _check_unique_uris(resources: list[CompiledResource], errors: list[str]) -> 
                 f"{resource.config_file} and {owners[resource.uri]} both claim the URI {resource.uri!r}"
             )
         owners[resource.uri] = resource.config_file
+
+
+def _refuse_scripts_in_writable_folders(
+    report: BuildReport, writable: WritableFolders, tools_dir: Path, errors: list[str]
+) -> None:
+    """A tool whose script lies in a folder a tool may write fails the build: a client
+    could have written that script (docs/security.md, "Where tools come from")."""
+    for tool in report.tools:
+        script = Path(os.path.abspath(tools_dir / tool.script_path))
+        folder = writable.writer_of(script)
+        if folder is None:
+            continue
+        errors.append(
+            f"{report.path.parent / tool.config_file}: script_config.script_path: the script of tool "
+            f"{tool.name!r}, {script}, lies in {folder.describe()}. A folder a tool may write is never "
+            "a source of tools (a client could have written the script). Move the script out of that "
+            f"folder, or take the folder out of {folder.field} in {folder.source}; or set "
+            f"`enabled: false` in {report.path.parent / tool.config_file}"
+        )
+
+
+def _refuse_writable_configs(config_dir: Path, writable: WritableFolders, errors: list[str]) -> None:
+    """A folder a tool may write that holds the config folder, or lies in it, fails the
+    build: a tool could rewrite the configs that say what is served and how."""
+    configs = WritableFolders([WritableFolder(os.path.abspath(config_dir), "", "", "")])
+    writer = writable.writer_of(config_dir) or next(
+        (folder for folder in writable.folders if configs.writer_of(Path(folder.path))), None
+    )
+    if writer is not None:
+        errors.append(
+            f"{config_dir} (the config folder) and {writer.describe()} overlap: a tool could rewrite "
+            "the configs that say what is served and how. Take that folder out of that field, or "
+            "choose one outside the config folder"
+        )
 
 
 def _leave_out_escapes(

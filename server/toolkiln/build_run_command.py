@@ -12,8 +12,7 @@ import os
 import shutil
 from pathlib import Path
 
-from toolkiln.errors import ConfigError
-from toolkiln.files import SERVER_CONFIG_FILE, load_model, tool_configs_dir
+from toolkiln.files import SERVER_CONFIG_FILE
 from toolkiln.model import (
     CompiledRunCommand,
     CompiledTool,
@@ -21,13 +20,12 @@ from toolkiln.model import (
     Parameter,
     RunCommandSettings,
     ServerConfig,
-    ToolConfig,
     ToolHints,
 )
 from toolkiln.schema import parameters_to_schema
+from toolkiln.writable import RUN_COMMAND_WRITER, WritableFolder, config_writable_folders
 
 MAX_COMMAND_CHARS = 32768
-TOOL_DIR = "{TOOL_DIR}"
 
 
 def compile_run_command(
@@ -106,15 +104,15 @@ def catalog_run_command(
     roots = project_roots(settings, config_dir)
     for root, given in zip(roots, settings.roots, strict=True):
         real = root.resolve()
-        for folder, owner in writable:
-            if real.is_relative_to(folder.resolve()):
+        for folder in writable:
+            if real.is_relative_to(Path(folder.path).resolve()):
                 errors.append(
                     f"{config_dir / SERVER_CONFIG_FILE}: run_command.roots: {given!r} ({real}) lies inside "
-                    f"{folder}, which the tool of {owner} may write; run_command never works where a tool "
+                    f"{folder.describe()}; run_command never works where a tool "
                     "writes (it could plant a program or a git config there): choose another root"
                 )
     roots_seen = [_relative(root, config_dir) for root in roots]
-    folders = sorted({_relative(folder, config_dir) for folder, _ in writable})
+    folders = sorted({_relative(Path(folder.path), config_dir) for folder in writable})
     fields = {
         **dict(settings),
         "roots": roots_seen,
@@ -124,31 +122,10 @@ def catalog_run_command(
     return CompiledRunCommand(**fields)
 
 
-def tool_writable_folders(config_dir: Path, tools_dir: Path) -> list[tuple[Path, Path]]:
-    """Each folder a tool may write, with the per-tool config that says so: every tool's
-    workspace (`workspace_config.allowed_paths`, `{TOOL_DIR}` expanded), enabled or not.
-
-    and the folders its `confinement.writable` lists.
-    """
-    folders: list[tuple[Path, Path]] = []
-    for path in sorted(tool_configs_dir(config_dir).glob("*.json")):
-        try:
-            config = load_model(path, ToolConfig)
-        except ConfigError:
-            continue  # build reports it
-        tool_dir = (tools_dir / config.script_config.script_path).parent
-        folders += [(folder, path) for folder in _writable_by(config, tool_dir)]
-    return folders
-
-
-def _writable_by(config: ToolConfig, tool_dir: Path) -> list[Path]:
-    """The folders one tool may write, absolute (the same expansion as runner/workspace.py)."""
-    folders = []
-    script = config.script_config
-    for allowed in [*script.workspace_config.allowed_paths, *(script.confinement.writable or [])]:
-        folder = Path(allowed.replace(TOOL_DIR, str(tool_dir)))
-        folders.append(Path(os.path.abspath(folder if folder.is_absolute() else tool_dir / folder)))
-    return folders
+def tool_writable_folders(config_dir: Path, tools_dir: Path) -> list[WritableFolder]:
+    """Each folder a script tool may write (`writable.py`: every tool's workspace and
+    `confinement.writable` folders, enabled or not), with who says so."""
+    return [f for f in config_writable_folders(config_dir, tools_dir) if f.writer != RUN_COMMAND_WRITER]
 
 
 def _relative(path: Path, start: Path) -> str:

@@ -20,14 +20,20 @@ from pathlib import Path
 
 def escape_reason(folder: Path, relative: str) -> str | None:
     """Why `relative` does not name a file inside `folder`, or None when it does."""
+    return locate(folder, relative)[1]
+
+
+def locate(folder: Path, relative: str) -> tuple[Path | None, str | None]:
+    """Where `relative` leads, every symlink resolved, and why that is not inside
+    `folder` (None when it is): one resolution for callers that need both."""
     if "\0" in relative:
-        return "it contains a NUL character"
+        return None, "it contains a NUL character"
     if not relative or Path(relative).is_absolute():
-        return f"{relative!r} is not a path relative to {folder}"
+        return None, f"{relative!r} is not a path relative to {folder}"
     root = Path(os.path.realpath(folder))
     target = Path(os.path.realpath(root / relative))
     if target == root or not target.is_relative_to(root):
         lexical = Path(os.path.normpath(root / relative))
         how = "a symlink that leads" if lexical.is_relative_to(root) and lexical != root else "a path"
-        return f"{relative!r} is {how} outside {root} (it resolves to {target})"
-    return None
+        return target, f"{relative!r} is {how} outside {root} (it resolves to {target})"
+    return target, None

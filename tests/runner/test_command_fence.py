@@ -100,7 +100,7 @@ def test_build_refuses_a_root_inside_a_tools_workspace(tmp_path: Path) -> None:
         make_project(tmp_path, {"allow": ["ls"], "roots": ["tools/notes/workspace/sub"]})
     message = str(error.value)
     assert "run_command.roots: 'tools/notes/workspace/sub'" in message
-    assert "notes.json may write" in message
+    assert "tool 'notes' may write" in message and "notes.json" in message
 
 
 def test_a_catalog_built_before_the_fence_does_not_load(tmp_path: Path) -> None:

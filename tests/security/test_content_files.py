@@ -61,23 +61,25 @@ def project(make_tool: MakeTool, tools_dir: Path, config_dir: Path, tmp_path: Pa
     make_tool("py_echo.py", PY_ECHO, executable=False)
     make_tool("notes/run.sh", (REPO / "tools" / "notes" / "run.sh").read_text())
     assert not discover_tools(tools_dir, config_dir).errors
-    # The echo tools' workspace is their own folder: the names below then reach the
-    # same files as the code before the fence did (it read from the tool's folder).
+    # The echo tools' workspace is a folder of files outside the tools folder (a workspace
+    # that holds scripts is refused: a folder a tool may write is never a source of tools).
+    files = tmp_path / "echo-files"
+    files.mkdir()
     for tool in ("echo", "py_echo"):
-        set_workspace(config_dir, tool, ["{TOOL_DIR}"])
+        set_workspace(config_dir, tool, [str(files)])
     build_catalog(config_dir, tools_dir)
     (tmp_path / "outside.txt").write_text(SECRET)
-    (tools_dir / "pictures").mkdir()
-    (tools_dir / "pictures" / "pixel.png").write_bytes(PNG)
-    (tools_dir / "passwd-link").symlink_to("/etc/passwd")
-    (tools_dir / "outside-link").symlink_to(tmp_path / "outside.txt")
-    (tools_dir / "etc-link").symlink_to("/etc")
-    (tools_dir / "zero").symlink_to("/dev/zero")
-    os.link(tmp_path / "outside.txt", tools_dir / "hard-link")
-    os.mkfifo(tools_dir / "fifo")
-    (tools_dir / "big.bin").write_bytes(b"x" * (MAX_FILE_BYTES + 1))
-    (tools_dir / "just-fits.bin").write_bytes(b"y" * MAX_FILE_BYTES)
-    (tools_dir / "half.bin").write_bytes(b"z" * (MAX_FILE_BYTES // 2 + 1))
+    (files / "pictures").mkdir()
+    (files / "pictures" / "pixel.png").write_bytes(PNG)
+    (files / "passwd-link").symlink_to("/etc/passwd")
+    (files / "outside-link").symlink_to(tmp_path / "outside.txt")
+    (files / "etc-link").symlink_to("/etc")
+    (files / "zero").symlink_to("/dev/zero")
+    os.link(tmp_path / "outside.txt", files / "hard-link")
+    os.mkfifo(files / "fifo")
+    (files / "big.bin").write_bytes(b"x" * (MAX_FILE_BYTES + 1))
+    (files / "just-fits.bin").write_bytes(b"y" * MAX_FILE_BYTES)
+    (files / "half.bin").write_bytes(b"z" * (MAX_FILE_BYTES // 2 + 1))
     return config_dir
 
 

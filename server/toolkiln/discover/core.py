@@ -31,6 +31,7 @@ from toolkiln.discover.reasons import why_not
 from toolkiln.discover.report import Change, DiscoveryReport, NotTool, ToolStatus, status_of
 from toolkiln.discover.scan import first_claimant, scan_tools
 from toolkiln.discover.settle import Pending, config_error, duplicate_error, load_existing, settle_file
+from toolkiln.discover.sources import SourceFence
 from toolkiln.errors import ConfigError, DiscoveryError
 from toolkiln.files import tool_config_path
 
@@ -87,7 +88,8 @@ def discover_tools(
     pending: list[Pending] = []
     pending_paths: set[str] = set()
     seen: dict[str, str] = {}
-    for candidate, dialect in scan_tools(tools_dir, claimant, report.warnings):
+    fence = SourceFence.load(config_dir, tools_dir, index)
+    for candidate, dialect in scan_tools(tools_dir, claimant, report.warnings, fence, report.not_tools):
         relative, entry = candidate.relative_path, known.get(candidate.relative_path)
         if dialect is None:
             verdict = (entry and index.known_verdict(entry)) or why_not(candidate)
@@ -144,7 +146,7 @@ def discover_tools(
         _remember(
             index, item, settle_file(item, tools_dir, config_dir, write, report, seen), config_dir, tools_dir
         )
-    report.tools.extend(find_missing_tools(tools_dir, config_dir, seen, report.warnings))
+    report.tools.extend(find_missing_tools(tools_dir, config_dir, seen, report.warnings, fence.writable))
     report.tools.sort(key=lambda tool: tool.name)
     if write:
         index.save()

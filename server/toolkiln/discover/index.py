@@ -48,6 +48,10 @@ class DiscoveryIndex:
         self.key = key
         self._last = entries
         self._next: dict[str, Any] = {}
+        # The folders tools may write, as `sources.py` read them from the configs last time
+        # (with the stamps of the files it read them from), and as it reads them this run.
+        self.last_fences: Any = None
+        self.next_fences: Any = None
         # Written by another toolkiln, other dialect code or other fallback settings: its
         # verdicts, and the configs it vouched for, are read again once (`core.py`).
         self.stale = False
@@ -56,17 +60,20 @@ class DiscoveryIndex:
     def load(cls, config_dir: Path, key: str) -> DiscoveryIndex:
         path = config_dir / INDEX_NAME
         entries: dict[str, Any] = {}
+        fences: Any = None
         stale = False
         try:
             data = json.loads(path.read_bytes())
             if data.get("format") == _FORMAT and data.get("key") == key and isinstance(data["files"], dict):
                 entries = data["files"]
+                fences = data.get("fences")
             else:
                 stale = True
         except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             pass
         index = cls(path, key, entries)
         index.stale = stale
+        index.last_fences = fences
         return index
 
     def known(self, relative: str, stat: os.stat_result, tools_dir: Path) -> dict[str, Any] | None:
@@ -140,9 +147,9 @@ class DiscoveryIndex:
 
     def save(self) -> None:
         """Write this run's verdicts, when they differ from the last run's."""
-        if self._next == self._last:
-            return
-        data = {"format": _FORMAT, "key": self.key, "files": self._next}
+        if self._next == self._last and (self.next_fences == self.last_fences or not self._next):
+            return  # (an empty tools folder needs no fence, nor an index)
+        data = {"format": _FORMAT, "key": self.key, "files": self._next, "fences": self.next_fences}
         temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)

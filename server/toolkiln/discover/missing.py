@@ -9,12 +9,18 @@ from pathlib import Path
 from toolkiln.discover.report import ToolStatus, status_of
 from toolkiln.errors import ConfigError, DiscoveryError
 from toolkiln.files import load_tool_config, tool_configs_dir
+from toolkiln.writable import WritableFolders
 
 
 def find_missing_tools(
-    tools_dir: Path, config_dir: Path, seen: dict[str, str], warnings: list[DiscoveryError]
+    tools_dir: Path,
+    config_dir: Path,
+    seen: dict[str, str],
+    warnings: list[DiscoveryError],
+    writable: WritableFolders | None = None,
 ) -> list[ToolStatus]:
-    """Configs whose script is gone, or is now another tool: reported, never deleted."""
+    """Configs whose script is gone, is now another tool, or lies in a folder a tool may
+    write (`writable`, which discovery does not read): reported, never deleted."""
     tools_of_script: dict[str, list[str]] = {}
     for name, script_path in seen.items():
         tools_of_script.setdefault(script_path, []).append(name)
@@ -45,6 +51,16 @@ def find_missing_tools(
                 DiscoveryError(
                     f"no longer declares the tool {path.stem!r} (it declares {', '.join(sorted(now))}); "
                     f"its config {path.name} is kept: delete it when you no longer need it",
+                    path=script_path,
+                )
+            )
+        writer = writable.writer_of(tools_dir / script_path) if writable else None
+        if writer is not None:
+            warnings.append(
+                DiscoveryError(
+                    f"lies in {writer.describe()}; a folder a tool may write is never a source of tools, "
+                    f"so `toolkiln build` refuses {path.name}: move the script out of that folder, or set "
+                    f"`enabled: false` in {path}",
                     path=script_path,
                 )
             )

@@ -89,10 +89,17 @@ HINTS: dict[str, tuple[str, str, str]] = {  # kind: (one file, several files, wh
     "empty": ("file is", "files are", "empty"),
     "sidecar": ("file is a sidecar", "files are sidecars", "(declarations of the programs beside them)"),
     "data": ("file is", "files are", "data or documentation, not scripts"),
+    "writable-folder": (
+        "folder is", "folders are",
+        "written by tools (a workspace, a `writable` folder): never read for tools, as a client could "
+        "have put a script there (docs/security.md, \"Where tools come from\")",
+    ),
 }  # fmt: skip
 # Hints about files that are plainly not tools come last, and are left out of the
 # summary when nothing else is wrong (a README is not worth a line of its own).
-QUIET_KINDS = frozenset({"data", "empty", "library", "sidecar", "argc-taskfile", "raycast-template"})
+QUIET_KINDS = frozenset(
+    {"data", "empty", "library", "sidecar", "argc-taskfile", "raycast-template", "writable-folder"}
+)
 
 
 def why_not(candidate: Candidate) -> NotATool:

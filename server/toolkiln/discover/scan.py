@@ -11,7 +11,10 @@ from pathlib import Path
 from toolkiln.containment import escape_reason
 from toolkiln.discover.base import Candidate, Dialect
 from toolkiln.discover.naming import ENTRY_POINT
+from toolkiln.discover.report import NotTool
+from toolkiln.discover.sources import DEFAULT_WORKSPACE_NAME, SourceFence
 from toolkiln.errors import DiscoveryError
+from toolkiln.writable import WritableFolders
 
 logger = logging.getLogger(__name__)
 
@@ -23,7 +26,11 @@ Claimant = Callable[[Candidate], Dialect | None]
 
 
 def scan_tools(
-    tools_dir: Path, claimant: Claimant, skipped: list[DiscoveryError] | None = None
+    tools_dir: Path,
+    claimant: Claimant,
+    skipped: list[DiscoveryError] | None = None,
+    fence: SourceFence | None = None,
+    left_out: list[NotTool] | None = None,
 ) -> Iterator[tuple[Candidate, Dialect | None]]:
     """Yield each file with the dialect that claims it (None: no dialect does), in a
     stable order. `claimant` names it: `first_claimant`, or one that may know it
@@ -32,17 +39,26 @@ def scan_tools(
     A folder whose `run.sh` is claimed is one tool: its other files and subfolders
     are that tool's implementation and are not offered again (seeds/003). A file that
     cannot be looked at (a symlink loop or one to nothing, a FIFO, a device) is left
-    out, and said so in `skipped`.
+    out, and said so in `skipped`. A folder a tool may write (`fence`), and a symlink
+    into one, is never read: it is no source of tools (a client could have written its
+    files), and is said so in `left_out`.
     """
     skipped = [] if skipped is None else skipped
+    left_out = [] if left_out is None else left_out
+    fence = fence or SourceFence(WritableFolders(()), frozenset())
     root = str(tools_dir)
+    if _fenced(fence.refusal(tools_dir, ""), left_out):
+        return
     for folder, subfolders, files in os.walk(tools_dir):
         here = Path(folder)
         prefix = folder[len(root) + 1 :] + "/" if folder != root else ""  # relative, POSIX, as a string
         depth = prefix.count("/")
         subfolders[:] = sorted(name for name in subfolders if _wanted_folder(here / name, depth))
         candidates = [
-            c for name in sorted(files) if (c := _candidate(tools_dir, here / name, prefix + name, skipped))
+            c
+            for name in sorted(files)
+            if (c := _candidate(tools_dir, here / name, prefix + name, skipped))
+            and not (c.path.is_symlink() and _fenced(fence.link_refusal(c, tools_dir), left_out))
         ]
         claims = {c.path.name: claimant(c) for c in candidates if c.path.name in FOLDER_ENTRY_POINTS}
         entry = next((name for name in FOLDER_ENTRY_POINTS if _makes_one_tool(name, claims.get(name))), None)
@@ -50,9 +66,25 @@ def scan_tools(
             subfolders.clear()
             yield next(c for c in candidates if c.path.name == entry), claims[entry]
             continue
+        claims.update((c.path.name, claimant(c)) for c in candidates if c.path.name not in claims)
+        new_tools = [c.relative_path for c in candidates if claims[c.path.name] is not None]
+        workspace = fence.default_workspace(here, prefix, new_tools)
+        subfolders[:] = [
+            name
+            for name in subfolders
+            if not _fenced(fence.refusal(here / name, f"{prefix}{name}/"), left_out)
+            and not (name == DEFAULT_WORKSPACE_NAME and _fenced(workspace, left_out))
+        ]
         for candidate in candidates:
-            name = candidate.path.name
-            yield candidate, (claims[name] if name in claims else claimant(candidate))
+            yield candidate, claims[candidate.path.name]
+
+
+def _fenced(refusal: NotTool | None, left_out: list[NotTool]) -> bool:
+    """Whether a folder or file is left out (said in `left_out`)."""
+    if refusal is None:
+        return False
+    left_out.append(refusal)
+    return True
 
 
 # A folder whose entry point one of these dialects claims for certain is one tool:

@@ -119,6 +119,9 @@ class Catalog(BaseModel):
     prompts: list[CompiledPrompt] = Field(default_factory=list)
     resources_dir: str | None = None
     resources: list[CompiledResource] = Field(default_factory=list)
+    # Every folder a tool (enabled or not) or run_command may write, relative to this file's
+    # folder: never a source of tools, so the runner refuses a script that lies in one.
+    writable_folders: list[str] = Field(default_factory=list)
     # The built-in `run_command` tool's settings when it is turned on (its entry in `tools` runs with these).
     run_command: CompiledRunCommand | None = None
     # How long task results are kept, and how much the task store may hold (config/server.json).

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toolkiln.containment import escape_reason
+from toolkiln.containment import escape_reason, locate
 from toolkiln.errors import ToolRunError
 from toolkiln.files import load_catalog
 from toolkiln.model import Catalog, CompiledPrompt, CompiledResource, CompiledTool
 from toolkiln.schema import ArgumentChecker
+from toolkiln.writable import WritableFolders, catalog_writable_folders
 
 
 class UnknownToolError(ToolRunError):
@@ -30,6 +31,7 @@ class Registry:
         self.prompts_dir = _folder(catalog_file, catalog.prompts_dir)
         self.resources_dir = _folder(catalog_file, catalog.resources_dir)
         self._checkers: dict[str, ArgumentChecker] = {}
+        self._writable: WritableFolders | None = None
 
     @classmethod
     def load(cls, catalog_file: Path) -> Registry:
@@ -49,12 +51,33 @@ class Registry:
         return checker
 
     def script_path(self, tool: CompiledTool) -> Path:
-        """The tool's script, which must lie inside the tools folder (`build` checked it,
-        but tools.json may have been edited since, or a symlink planted): else
-        `OutsideFolderError`."""
+        """The tool's script, which must lie inside the tools folder and in no folder a
+        tool may write (`build` checked both, but tools.json may have been edited since,
+        built by an older toolkiln, or a symlink planted): else `OutsideFolderError`."""
         if not tool.script_path:  # a built-in tool (run_command) runs no script
             raise ToolRunError(f"tool {tool.name!r} is built in and has no script")
-        return inside(self.tools_dir, tool.script_path, f"the script of tool {tool.name!r}")
+        what = f"the script of tool {tool.name!r}"
+        real, reason = locate(self.tools_dir, tool.script_path)
+        if reason is not None or real is None:
+            raise OutsideFolderError(
+                f"{what} is refused: {reason}. Run `toolkiln build` (which leaves such an entry out)"
+            )
+        script = self.tools_dir / tool.script_path
+        folder = self.writable_folders().writer_of(script, real=real)
+        if folder is not None:
+            raise WritableSourceError(
+                f"the script of tool {tool.name!r}, {script}, is refused: it lies in {folder.describe()}, "
+                "and a folder a tool may write is never a source of tools. Move the script out of it "
+                "and run `toolkiln build` (which refuses such a tool)"
+            )
+        return script
+
+    def writable_folders(self) -> WritableFolders:
+        """Every folder a tool or run_command may write, as the catalog says (`writable.py`)."""
+        if self._writable is None:
+            folders = catalog_writable_folders(self.catalog, self.catalog_file, self.tools_dir)
+            self._writable = WritableFolders(folders)
+        return self._writable
 
     def prompt_path(self, prompt: CompiledPrompt) -> Path:
         assert self.prompts_dir is not None
@@ -67,6 +90,10 @@ class Registry:
 
 class OutsideFolderError(ToolRunError):
     """A compiled entry names a file outside its folder: refused, never run or read."""
+
+
+class WritableSourceError(OutsideFolderError):
+    """A tool's script lies in a folder a tool may write: refused, never run."""
 
 
 def inside(folder: Path, relative: str, what: str) -> Path:

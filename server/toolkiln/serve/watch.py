@@ -18,6 +18,7 @@ from watchfiles import Change, DefaultFilter, awatch
 
 from toolkiln.runner import Registry
 from toolkiln.serve.service import ToolService
+from toolkiln.writable import WritableFolders
 
 logger = logging.getLogger(__name__)
 
@@ -28,18 +29,25 @@ class _Filter(DefaultFilter):
     """The default (caches, editor swap files), plus hidden files: our own atomic writes
     go through hidden temporary files, and a change of one is not a change of a tool.
     Of the folders of single files (config/ for config/server.json), only those files:
-    not the tools.json a rebuild writes there, nor the audit log."""
+    not the tools.json a rebuild writes there, nor the audit log. And nothing in a folder
+    a tool may write (`writable`, the catalog's now): what a tool writes is never a
+    source of tools, so it starts no rebuild (which would not read it either)."""
 
-    def __init__(self, folders: Sequence[Path], files: Sequence[Path]) -> None:
+    def __init__(
+        self, folders: Sequence[Path], files: Sequence[Path], writable: Callable[[], WritableFolders]
+    ) -> None:
         super().__init__()
         self.folders = folders
         self.files = set(files)
+        self.writable = writable
 
     def __call__(self, change: Change, path: str) -> bool:
         changed = _absolute(Path(path))
         if changed.name.startswith(".") or not super().__call__(change, path):
             return False
-        return changed in self.files or any(changed.is_relative_to(folder) for folder in self.folders)
+        if changed not in self.files and not any(changed.is_relative_to(folder) for folder in self.folders):
+            return False
+        return self.writable().writer_of(changed) is None
 
 
 async def watch_and_reload(
@@ -57,7 +65,8 @@ async def watch_and_reload(
     singles = [_absolute(file) for file in files if file.parent.is_dir()]
     roots = _outermost([*trees, *(file.parent for file in singles)])
     logger.info("watching %s", ", ".join(map(str, [*trees, *singles])))
-    async for changes in awatch(*roots, watch_filter=_Filter(trees, singles)):
+    watch_filter = _Filter(trees, singles, lambda: service.registry.writable_folders())
+    async for changes in awatch(*roots, watch_filter=watch_filter):
         logger.info(
             "%d changes, rebuilding: %s", len(changes), ", ".join(sorted({p for _, p in changes})[:5])
         )
