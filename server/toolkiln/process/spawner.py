@@ -47,6 +47,7 @@ class Spawner:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 pass_fds=[theirs.fileno()],
+                env={},  # each process gets its environment with its request; the spawner needs none
                 start_new_session=True,  # a terminal's Ctrl-C is the server's to handle, not the spawner's
             )
         self.channel = ours
