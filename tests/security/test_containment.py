@@ -165,3 +165,35 @@ def server_pid(config_dir: Path) -> int:
             if b"serve" in argv and os.fsencode(config_dir) in argv:
                 return int(entry)
     raise AssertionError(f"no server of {config_dir} is running")
+
+
+WORKER_DAEMON = '''"""Leave a double-forked daemon behind, with an empty environment, from a warm worker."""
+import os
+
+INPUTS = {{}}
+
+def execute(params):
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            os.execve({sleeper!r}, [{sleeper!r}, "300"], {{}})
+        os._exit(0)
+    os.wait()
+    return "started"
+'''
+
+
+@pytest.mark.anyio
+async def test_a_daemon_started_on_a_warm_worker_dies_with_its_call_and_the_worker_lives_on(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, sleeper: str
+) -> None:
+    make_tool("worker_daemon.py", WORKER_DAEMON.format(sleeper=sleeper))
+    await anyio.to_thread.run_sync(build_default, tools_dir, config_dir)
+    async with connect(config_dir, "legacy") as client:
+        for _ in range(2):  # the second call: the same worker still answers
+            result = await client.call_tool("worker_daemon", {})
+            assert text_of(result) == "started"
+            assert wait_gone(Path(sleeper).name) == []
