@@ -132,15 +132,28 @@ class SpawnedProcess:
 
     def signal_group(self, signum: int) -> None:
         if self.returncode is None:
-            with contextlib.suppress(SpawnerGone):
+            try:
                 self._spawner.request(("signal", self.pid, int(signum)))
+            except SpawnerGone:  # killed under it: the group is ours to signal (init reaps it now)
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(self.pid, signum)
 
 
 # What `process` holds of a running process: started by the spawner, or by Popen without one.
 Child: TypeAlias = "subprocess.Popen[bytes] | SpawnedProcess"
 _spawner: Spawner | None = None
 _spawner_lock = threading.Lock()
-_unavailable = not sys.platform.startswith("linux") or not hasattr(os, "pidfd_open")
+
+
+def _pidfds_work() -> bool:
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except (AttributeError, OSError):  # not Linux, or before 5.3
+        return False
+    return True
+
+
+_unavailable = not sys.platform.startswith("linux") or not _pidfds_work()
 
 
 def spawner() -> Spawner | None:
