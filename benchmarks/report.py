@@ -158,7 +158,11 @@ def render_markdown(results: Results, chart: str | None) -> str:
             _cold_table(results["cold_start"]),
         ]
     if "confinement" in results:
-        parts += ["## Confinement: a process inside bubblewrap\n", _confinement_table(results["confinement"])]
+        parts += [
+            "## Containment and confinement: a call's process, by Popen, by the spawner, in bubblewrap\n",
+            _confinement_table(results["confinement"]),
+        ]
+        parts += _measured_alone(results, "confinement")
     if "discovery" in results:
         parts += ["## Discovery and build of 1,000 generated tools\n", _seconds_table(results["discovery"])]
     if "flood" in results:
