@@ -14,6 +14,7 @@ stops itself (SIGSTOP), for the spawner to set its rlimits (prlimit) and continu
 
 from __future__ import annotations
 
+import os
 import platform
 import struct
 
@@ -66,3 +67,25 @@ def helper_program(stop_first: bool = False) -> bytes | None:
     )
     program_header = struct.pack("<IIQQQQQQ", 1, 5, 0, _LOAD_ADDRESS, _LOAD_ADDRESS, size, size, 0x1000)
     return elf_header + program_header + code
+
+
+def load_helpers() -> tuple[str, str] | None:
+    """The helper, without and with its stop first, in memory files: paths to exec them by;
+    None where there are none (not x86-64, or memory files may not be executed here)."""
+    paths = []
+    for stop_first in (False, True):
+        program = helper_program(stop_first)
+        if program is None:
+            return None
+        try:
+            fd = os.memfd_create("toolkiln-helper", os.MFD_CLOEXEC)
+        except OSError:
+            return None
+        os.write(fd, program)
+        paths.append(f"/proc/{os.getpid()}/fd/{fd}")
+    try:  # a trial: memory files may be barred from exec (vm.memfd_noexec)
+        pid = os.posix_spawn(paths[0], [b"toolkiln-helper", b"/bin/sh", b"sh", b"-c", b":"], {})
+        _, status = os.waitpid(pid, 0)
+    except OSError:
+        return None
+    return (paths[0], paths[1]) if status == 0 else None

@@ -31,13 +31,25 @@ import signal
 import socket
 import struct
 import sys
+import time
 from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # run as a script, by path
+from spawner_helper import load_helpers  # type: ignore[import-not-found]
 
 PR_SET_CHILD_SUBREAPER = 36
 # Handled or ignored here; a program starts with them as the default.
-_DEFAULT_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGCHLD, signal.SIGTERM, signal.SIGINT)
+_DEFAULT_SIGNALS = (
+    signal.SIGPIPE,
+    signal.SIGXFSZ,
+    signal.SIGCHLD,
+    signal.SIGTERM,
+    signal.SIGINT,
+    signal.SIGHUP,
+)
 HEADER = struct.Struct("!I")
 MAX_FDS = 3
+STUCK_SECONDS = 1.0
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
@@ -49,8 +61,11 @@ def main() -> None:
     wakeup_read, wakeup_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
     signal.set_wakeup_fd(wakeup_write, warn_on_full_buffer=False)
     signal.signal(signal.SIGCHLD, lambda *_: None)
-    signal.signal(signal.SIGTERM, lambda *_: None)  # wakes the loop: the server is gone or wants us gone
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A stop is the server's to make (SIGTERM to the group, a grace period): the spawner
+    # goes when the server's end of its socket closes. So systemd's SIGTERM to every
+    # process of a service, or a terminal's Ctrl-C, do not cut that short.
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_IGN)
     spawner = Spawner(channel, wakeup_read)
     try:
         spawner.serve()
@@ -64,7 +79,7 @@ class Spawner:
         self.wakeup = wakeup
         self.running: set[int] = set()  # main processes not yet exited
         self.ended: set[int] = set()  # main processes exited, kept as zombies until asked
-        self.helpers = _load_helpers()  # its path, without and with a stop for setting rlimits
+        self.helpers = load_helpers()  # its path, without and with a stop for setting rlimits
 
     def serve(self) -> None:
         while True:
@@ -73,9 +88,7 @@ class Spawner:
             except InterruptedError:
                 continue
             if self.wakeup in ready:
-                signals = os.read(self.wakeup, 512)
-                if signal.SIGTERM in signals:
-                    return
+                os.read(self.wakeup, 512)
                 self.check_children()
             if self.channel.fileno() in ready:
                 request = self.receive()
@@ -187,16 +200,14 @@ class Spawner:
 
     def kill_left_behind(self) -> None:
         """SIGKILL and reap every child that is not a tracked main process, generation by
-        generation: a killed process's own children come to us in turn."""
-        while True:
-            strays = _children() - self.running - self.ended
-            if not strays:
+        generation: a killed process's own children come to us in turn. One stuck where
+        SIGKILL waits (uninterruptible I/O) holds the spawner at most `STUCK_SECONDS`; the
+        next check takes it up again."""
+        deadline = time.monotonic() + STUCK_SECONDS
+        while strays := _children() - self.running - self.ended:
+            killed = {pid for pid in strays if _kill(pid)}  # not one that became another user's (setuid)
+            if not killed or not _reap(killed, deadline - time.monotonic()):
                 return
-            for pid in strays:
-                _kill(pid)
-            for pid in strays:
-                with contextlib.suppress(ChildProcessError):
-                    os.waitpid(pid, 0)
 
     def kill_everything(self) -> None:
         for pid in self.running | self.ended:
@@ -237,31 +248,6 @@ def _send(link: socket.socket, message: Any) -> None:
     link.sendall(HEADER.pack(len(body)) + body)
 
 
-def _load_helpers() -> tuple[str, str] | None:
-    """The helper programs (`spawner_helper.py`) in memory files: paths to exec them by;
-    None where there are none (not x86-64, or memory files may not be executed here)."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from spawner_helper import helper_program  # type: ignore[import-not-found]
-
-    paths = []
-    for stop_first in (False, True):
-        program = helper_program(stop_first)
-        if program is None:
-            return None
-        try:
-            fd = os.memfd_create("toolkiln-helper", os.MFD_CLOEXEC)
-        except OSError:
-            return None
-        os.write(fd, program)
-        paths.append(f"/proc/{os.getpid()}/fd/{fd}")
-    try:  # a trial: memory files may be barred from exec (vm.memfd_noexec)
-        pid = os.posix_spawn(paths[0], [b"toolkiln-helper", b"/bin/sh", b"sh", b"-c", b":"], {})
-        _, status = os.waitpid(pid, 0)
-    except OSError:
-        return None
-    return (paths[0], paths[1]) if status == 0 else None
-
-
 def _program_path(program: bytes, env: dict[bytes, bytes]) -> bytes | int:
     """Where execvpe would find `program` (searching env's PATH), or the errno it would fail with."""
     if b"/" in program:
@@ -287,14 +273,45 @@ def _set_limits(pid: int, limits: list[tuple[int, int, int]]) -> None:
         _kill(pid, signal.SIGCONT)
 
 
+def _reap(pids: set[int], seconds: float) -> bool:
+    """Reap `pids` (our children, killed) as they exit, for up to `seconds`; whether all were."""
+    pidfds = {}
+    for pid in pids:
+        try:
+            pidfds[os.pidfd_open(pid)] = pid  # unreaped children of ours: the pid is theirs
+        except OSError:  # out of fds: wait for it the plain way
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+    try:
+        while pidfds and seconds > 0:
+            started = time.monotonic()
+            ready, _, _ = select.select(list(pidfds), [], [], seconds)
+            seconds -= time.monotonic() - started
+            for fd in ready:
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pidfds[fd], 0)
+                os.close(fd)
+                del pidfds[fd]
+        return not pidfds
+    finally:
+        for fd in pidfds:
+            os.close(fd)
+
+
 def _signal_group(pgid: int, signum: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signum)
 
 
-def _kill(pid: int, signum: int = signal.SIGKILL) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
+def _kill(pid: int, signum: int = signal.SIGKILL) -> bool:
+    """Signal `pid`; False when it may not be (it runs as another user now)."""
+    try:
         os.kill(pid, signum)
+    except PermissionError:
+        return False
+    except ProcessLookupError:
+        pass
+    return True
 
 
 def _children() -> set[int]:
