@@ -90,6 +90,9 @@ class Spawner:
         with self.lock:
             self.gone = True
             self.channel.close()
+            if self.devnull >= 0:
+                os.close(self.devnull)
+                self.devnull = -1
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=5)
 
@@ -165,6 +168,8 @@ def spawner() -> Spawner | None:
         return None
     with _spawner_lock:
         if _spawner is None or _spawner.gone:
+            if _spawner is not None:  # killed: close our end and reap it
+                _spawner.stop()
             try:
                 _spawner = Spawner()
             except (OSError, SpawnerGone) as error:
