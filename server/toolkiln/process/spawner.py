@@ -181,6 +181,22 @@ def spawner() -> Spawner | None:
     return _spawner
 
 
+def _forget_in_child() -> None:
+    """A forked copy of this process (a server that forks its workers) starts its own
+    spawner: the socket is the parent's, and a stream shared by two askers garbles both."""
+    global _spawner, _spawner_lock
+    _spawner_lock = threading.Lock()  # another thread may have held it at the fork
+    if _spawner is not None:
+        with contextlib.suppress(OSError):
+            _spawner.channel.close()  # our copies only: the parent's stay open
+            os.close(_spawner.devnull)
+        _spawner = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
+
+
 def stop_spawner() -> None:
     """Stop the spawner (it kills every process it still holds); a new one starts on next use."""
     global _spawner
