@@ -105,7 +105,7 @@ class Spawner:
     def answer(self, request: tuple[object, ...], fds: list[int]) -> object:
         try:
             return self.answer_one(request, fds)
-        except OSError as error:  # fork failing (EAGAIN): the server says so, we go on
+        except OSError as error:  # posix_spawn failing (EAGAIN, E2BIG): the server says so, we go on
             return ("error", error.errno or 0, f"spawner {error.strerror or error}")
         finally:
             for fd in fds:
@@ -157,8 +157,8 @@ class Spawner:
             )
             os.close(report_write)
             report_write = -1
-            if limits:
-                _set_limits(pid, limits)
+            if limits and (problem := _set_limits(pid, limits)) is not None:
+                return ("error", 0, f"limits {problem}")  # it never ran
             report = b""
             while chunk := os.read(report_read, 64):
                 report += chunk
@@ -262,15 +262,21 @@ def _program_path(program: bytes, env: dict[bytes, bytes]) -> bytes | int:
     return errno.EACCES if denied else errno.ENOENT
 
 
-def _set_limits(pid: int, limits: list[tuple[int, int, int]]) -> None:
-    """Set rlimits on the helper, stopped before its exec, then let it go on."""
+def _set_limits(pid: int, limits: list[tuple[int, int, int]]) -> str | None:
+    """Set rlimits on the helper, stopped before its exec, then let it go on; or, when a
+    limit cannot be set, kill it (a tool never runs without the limits it was given)."""
+    _, status = os.waitpid(pid, os.WUNTRACED)
+    if not os.WIFSTOPPED(status):
+        return "it ended before they were set"  # reaped by the wait above
     try:
-        _, status = os.waitpid(pid, os.WUNTRACED)
-        if os.WIFSTOPPED(status):
-            for which, soft, hard in limits:
-                resource.prlimit(pid, which, (soft, hard))
-    finally:
-        _kill(pid, signal.SIGCONT)
+        for which, soft, hard in limits:
+            resource.prlimit(pid, which, (soft, hard))
+    except (OSError, ValueError) as error:
+        _kill(pid)
+        os.waitpid(pid, 0)
+        return str(error)
+    _kill(pid, signal.SIGCONT)
+    return None
 
 
 def _reap(pids: set[int], seconds: float) -> bool:
