@@ -20,6 +20,7 @@ import inspect
 import io
 import json
 import os
+import signal
 import sys
 import traceback
 
@@ -73,7 +74,7 @@ def _kill_new_children(before: set[int]) -> None:
     while left := _children() - before:
         for pid in left:
             with contextlib.suppress(OSError):
-                os.kill(pid, 9)
+                os.kill(pid, signal.SIGKILL)
         for pid in left:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
