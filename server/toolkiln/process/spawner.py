@@ -156,15 +156,19 @@ def _pidfds_work() -> bool:
     return True
 
 
-_unavailable = not sys.platform.startswith("linux") or not _pidfds_work()
+# Why there is no spawner here, once known (None: there is one, or it is yet to start).
+_problem: str | None = (
+    "it needs Linux" if not sys.platform.startswith("linux")
+    else None if _pidfds_work() else "it needs pidfds (Linux 5.3)"
+)  # fmt: skip
 
 
 def spawner() -> Spawner | None:
     """This process's spawner, started on first use; None where there can be none."""
-    global _spawner, _unavailable
+    global _spawner, _problem
     if _spawner is not None and not _spawner.gone:
         return _spawner
-    if _unavailable:
+    if _problem is not None:
         return None
     with _spawner_lock:
         if _spawner is None or _spawner.gone:
@@ -173,10 +177,8 @@ def spawner() -> Spawner | None:
             try:
                 _spawner = Spawner()
             except (OSError, SpawnerGone) as error:
-                logger.warning(
-                    "cannot start the spawner (%s): a process that leaves its call may outlive it", error
-                )
-                _unavailable = True
+                _problem = f"it cannot start: {error.strerror if isinstance(error, OSError) else error}"
+                logger.warning("no spawner (%s): a process that leaves its call may outlive it", _problem)
                 return None
     return _spawner
 
