@@ -261,4 +261,8 @@ async def test_the_spawner_ignores_sigterm_and_a_killed_one_is_replaced() -> Non
         first.process.kill()
     assert results[0].timed_out
     assert (await run_process(["echo", "again"], timeout=10)).stdout == b"again\n"
-    assert spawner() is not first
+    second = spawner()
+    assert second is not None and second is not first
+    second.process.kill()  # between two calls: the next start is asked of a new spawner
+    second.process.wait()
+    assert (await run_process(["echo", "once more"], timeout=10)).stdout == b"once more\n"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from toolkiln.errors import ProcessStartError
 from toolkiln.process.confine import Confinement, ConfinementUnavailable, confined_argv
 from toolkiln.process.groups import RUN_MARKER, become_subreaper, live_groups
-from toolkiln.process.spawner import Child, SpawnerGone, spawn, spawner
+from toolkiln.process.spawner import Child, SpawnedProcess, Spawner, SpawnerGone, spawn, spawner
 
 if TYPE_CHECKING:
     from toolkiln.model import Limits
@@ -55,13 +55,7 @@ def start_process(
     environment = {**(os.environ if env is None else env), RUN_MARKER: marker}
     try:
         if chosen is not None:
-            try:
-                return spawn(
-                    chosen, command, piped_stdin=piped_stdin, cwd=None if cwd is None else os.fspath(cwd),
-                    env=environment, limits=rlimit_settings(limits),
-                )  # fmt: skip
-            except SpawnerGone as error:
-                raise ProcessStartError(f"cannot start {argv[0]}: {error}") from None
+            return _spawn(chosen, argv, command, piped_stdin, cwd, environment, limits)
         process = subprocess.Popen(
             command,
             stdin=subprocess.PIPE if piped_stdin else subprocess.DEVNULL,
@@ -88,6 +82,26 @@ def start_process(
         raise ProcessStartError(f"cannot start {argv[0]}: {error}") from None
     live_groups[process.pid] = marker
     return process
+
+
+def _spawn(
+    chosen: Spawner, argv: Sequence[str], command: list[str], piped_stdin: bool,
+    cwd: str | os.PathLike[str] | None, env: Mapping[str, str], limits: Limits | None,
+) -> SpawnedProcess:  # fmt: skip
+    """Start `command` through the spawner; once more through a new one when it was killed
+    before the request reached it (found out only now), never when it may have started it."""
+    for attempt in range(2):
+        try:
+            return spawn(
+                chosen, command, piped_stdin=piped_stdin, cwd=None if cwd is None else os.fspath(cwd),
+                env=env, limits=rlimit_settings(limits),
+            )  # fmt: skip
+        except SpawnerGone as error:
+            again = spawner() if error.unsent and not attempt else None
+            if again is None:
+                raise ProcessStartError(f"cannot start {argv[0]}: {error}") from None
+            chosen = again
+    raise AssertionError("unreachable")
 
 
 def _check_program(program: str) -> None:

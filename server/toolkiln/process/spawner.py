@@ -33,7 +33,12 @@ _MAIN = Path(__file__).with_name("spawner_main.py")
 
 
 class SpawnerGone(Exception):
-    """The spawner stopped answering (it was killed): every process it held is gone too."""
+    """The spawner stopped answering (it was killed). `unsent`: the request never reached
+    it (it was gone before), so asking a new spawner cannot do the same thing twice."""
+
+    def __init__(self, message: str, *, unsent: bool = True) -> None:
+        super().__init__(message)
+        self.unsent = unsent
 
 
 class Spawner:
@@ -63,6 +68,7 @@ class Spawner:
         with self.lock:
             if self.gone:
                 raise SpawnerGone("the spawner has gone")
+            sent = 0
             try:
                 packet = _HEADER.pack(len(body)) + body
                 ancillary = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))] if fds else []
@@ -73,7 +79,7 @@ class Spawner:
                 answer = marshal.loads(self._read(_HEADER.unpack(header)[0]))
             except (OSError, EOFError, ValueError) as error:
                 self.gone = True
-                raise SpawnerGone(f"the spawner has gone ({error})") from None
+                raise SpawnerGone(f"the spawner has gone ({error})", unsent=sent == 0) from None
         return cast(tuple[object, ...], answer)
 
     def _read(self, size: int) -> bytes:
