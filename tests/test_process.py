@@ -15,6 +15,7 @@ from tests.conftest import pids_alive
 from toolkiln.errors import ProcessStartError
 from toolkiln.model import Limits
 from toolkiln.process import rlimit_preexec, run_process
+from toolkiln.process.spawner import spawner
 
 pytestmark = pytest.mark.anyio
 
@@ -223,3 +224,45 @@ async def test_a_child_that_leaves_the_group_is_killed_at_the_timeout(tmp_path: 
     result = await run_process([sys.executable, "-c", script], timeout=1)
     assert result.timed_out
     assert pids_alive([int(pid_file.read_text())]) == []
+
+
+async def test_a_process_that_leaves_its_session_and_environment_is_killed_with_its_run(
+    tmp_path: Path,
+) -> None:
+    pid_file = tmp_path / "pid"
+    script = (
+        f"setsid env -i sh -c 'echo $$ > {pid_file}.new; mv {pid_file}.new {pid_file}; exec sleep 60' "
+        f"</dev/null >/dev/null 2>&1 & while [ ! -e {pid_file} ]; do sleep 0.01; done; echo started"
+    )
+    result = await run_process(["sh", "-c", script], timeout=10)
+    assert result.stdout == b"started\n"
+    assert pids_alive([int(pid_file.read_text())]) == []
+
+
+@pytest.mark.skipif(spawner() is None, reason="no spawner here (Linux x86-64 only)")
+async def test_the_spawner_ignores_sigterm_and_a_killed_one_is_replaced() -> None:
+    """A stop is the server's to make; a spawner killed under a call (a tool runs as the
+    same user: it can) leaves the call to its timeout, and the next process starts under
+    a new spawner."""
+    first = spawner()
+    assert first is not None
+    first.process.send_signal(signal.SIGTERM)
+    assert (await run_process(["echo", "still"], timeout=10)).stdout == b"still\n"
+    results = []
+
+    async def call() -> None:
+        results.append(await run_process(["sleep", "30"], timeout=2))
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(call)
+        children = Path(f"/proc/{first.process.pid}/task/{first.process.pid}/children")
+        while not children.read_text().split():
+            await anyio.sleep(0.01)
+        first.process.kill()
+    assert results[0].timed_out
+    assert (await run_process(["echo", "again"], timeout=10)).stdout == b"again\n"
+    second = spawner()
+    assert second is not None and second is not first
+    second.process.kill()  # between two calls: the next start is asked of a new spawner
+    second.process.wait()
+    assert (await run_process(["echo", "once more"], timeout=10)).stdout == b"once more\n"

@@ -56,14 +56,16 @@ if [ "$1" = "--help" ]; then echo '{"description": "Sleeps forever"}'; echo '{}'
 sleep 300 &
 echo $! >> "$PIDS"
 echo $$ >> "$PIDS"
-[ -n "$SERVER_PID" ] && echo $PPID > "$SERVER_PID"
+# The server started the spawner, which started this script (its parent's parent).
+[ -n "$SERVER_PID" ] && read -r _ _ _ server _ < /proc/$PPID/stat && echo $server > "$SERVER_PID"
 wait
 """
 
 FLOOD = """\
 #!/bin/bash
 if [ "$1" = "--help" ]; then echo '{"description": "Prints 300 MB"}'; echo '{}' >&2; exit 0; fi
-echo $PPID > "$SERVER_PID"
+read -r _ _ _ server _ < /proc/$PPID/stat  # the server started the spawner, which started this script
+echo $server > "$SERVER_PID"
 head -c 300000000 /dev/zero | tr '\\0' 'x'
 """
 

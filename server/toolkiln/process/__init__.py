@@ -4,14 +4,19 @@ Rules kept here and nowhere else: argv lists only, never a shell; each child lea
 its own process group; stdin is closed unless input is given; stdout and stderr are
 read concurrently and what is kept in memory is capped; on timeout, cancellation or
 shutdown the whole group gets SIGTERM, a short grace period, then SIGKILL. When the
-main process exits, whatever it left running in its group is killed: no process
-outlives its call. A tool's resource limits (`Limits`) are set in the child, before
-exec, as rlimits that it and its children inherit; its confinement (`Confinement`)
-runs it inside bubblewrap.
+main process exits, whatever it left running is killed: no process outlives its call,
+nor the server. On Linux x86-64 every process is started by the spawner, a small
+long-lived process that makes each main process a child subreaper and kills what it
+left when it exits, and everything when the server dies (even by SIGKILL); elsewhere,
+by Popen here, with the server as the subreaper that sweeps up what escaped. A tool's
+resource limits (`Limits`) are set before exec, as rlimits that it and its children
+inherit; its confinement (`Confinement`) runs it inside bubblewrap.
 
-One module a job: `spawn` starts a process, `confine` wraps it in bubblewrap,
-`pipes` feeds and reads it, `groups` stops its group and sweeps up what escaped,
-`run` runs one to its end, `live` keeps a worker answering line by line.
+One module a job: `spawn` starts a process, `spawner` asks the spawner for it
+(`spawner_main` is the spawner, `spawner_helper` the program each process starts as),
+`confine` wraps it in bubblewrap, `pipes` feeds and reads it, `groups` stops its group
+and sweeps up what escaped, `run` runs one to its end, `live` keeps a worker answering
+line by line.
 """
 
 from toolkiln.process.confine import Confinement, confinement_problem, hide_from_every_process, secret_paths

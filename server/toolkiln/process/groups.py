@@ -1,6 +1,10 @@
 """Process groups: waiting for a run's main process, stopping its whole group, and the
 sweep of processes that escaped it.
 
+A process started by the spawner (`spawner.py`, Linux) needs no sweep: the spawner
+kills its group and whatever it left the moment it exits, and everything when the server
+dies. What follows is for processes started directly (`spawn.py`, where there is no spawner).
+
 A child that leaves the group (`setpgid`) or the session (`setsid`, a daemon's double
 fork) is out of reach of a group kill. On Linux this process is a child subreaper, so
 such a child, once orphaned, becomes our child instead of init's; when a run ends, the
@@ -16,11 +20,12 @@ import contextlib
 import logging
 import os
 import signal
-import subprocess
 import sys
 from collections.abc import Mapping
 
 import anyio
+
+from toolkiln.process.spawner import Child, SpawnedProcess, stop_spawner
 
 logger = logging.getLogger(__name__)
 
@@ -35,8 +40,17 @@ live_groups: dict[int, str] = {}  # pid (= group = session) of each run not yet 
 _subreaper: bool | None = None  # None: not tried yet
 
 
-async def wait_for_exit(process: subprocess.Popen[bytes]) -> None:
+async def wait_for_exit(process: Child) -> None:
     """Wait for the main process to exit, whoever still holds its pipes."""
+    if isinstance(process, SpawnedProcess):
+        if process.returncode is None:  # not reaped yet (the spawner waits to be asked): the pid is its own
+            pidfd = os.pidfd_open(process.pid)
+            try:
+                while process.poll() is None:
+                    await anyio.wait_readable(pidfd)
+            finally:
+                os.close(pidfd)
+        return
     try:
         pidfd = os.pidfd_open(process.pid)
     except (AttributeError, OSError):  # no pidfd (not Linux): a waiting thread instead
@@ -49,9 +63,18 @@ async def wait_for_exit(process: subprocess.Popen[bytes]) -> None:
     process.wait()
 
 
-async def stop_group(process: subprocess.Popen[bytes]) -> None:
+async def stop_group(process: Child) -> None:
     """SIGTERM the group, give it a grace period, then SIGKILL whatever is left; once
     (a group stopped already is no longer tracked)."""
+    if isinstance(process, SpawnedProcess):
+        # Once its main process has exited, the spawner has killed its group and what it left.
+        if process.returncode is None and process.poll() is None:
+            process.signal_group(signal.SIGTERM)
+            with anyio.move_on_after(KILL_GRACE_SECONDS):
+                await wait_for_exit(process)
+            process.signal_group(signal.SIGKILL)
+            await wait_for_exit(process)
+        return
     if process.pid not in live_groups:
         return
     if process.poll() is None:
@@ -65,7 +88,7 @@ async def stop_group(process: subprocess.Popen[bytes]) -> None:
     live_groups.pop(process.pid, None)
 
 
-def close_pipes(process: subprocess.Popen[bytes]) -> None:
+def close_pipes(process: Child) -> None:
     for pipe in (process.stdin, process.stdout, process.stderr):
         if pipe is not None:
             pipe.close()
@@ -82,6 +105,7 @@ def kill_all_groups() -> None:
 
     Servers call it as they stop too: a stop by signal may end the process before
     the cancelled calls have cleaned up after themselves, and before atexit runs."""
+    stop_spawner()
     runs = live_groups.copy()
     for pgid in runs:
         signal_group(pgid, signal.SIGKILL)

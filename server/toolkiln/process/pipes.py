@@ -8,11 +8,12 @@ import asyncio
 import contextlib
 import logging
 import os
-import subprocess
 from collections.abc import AsyncIterator, Callable
 
 import anyio
 from anyio.abc import ObjectReceiveStream
+
+from toolkiln.process.spawner import Child
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +81,7 @@ class PipeReaders:
 
 @contextlib.asynccontextmanager
 async def feeding(
-    process: subprocess.Popen[bytes], data: bytes, more: ObjectReceiveStream[bytes] | None
+    process: Child, data: bytes, more: ObjectReceiveStream[bytes] | None
 ) -> AsyncIterator[None]:
     """stdin gets `data`, then each chunk `more` brings. The usual input (arguments that
     fit in the pipe, nothing more to come) is written at once and stdin closed, without
@@ -110,9 +111,7 @@ def _write_at_once(fd: int, data: bytes) -> bytes:
         return b""  # the script did not read its input; that is its choice
 
 
-async def _feed(
-    process: subprocess.Popen[bytes], data: bytes, more: ObjectReceiveStream[bytes] | None
-) -> None:
+async def _feed(process: Child, data: bytes, more: ObjectReceiveStream[bytes] | None) -> None:
     assert process.stdin is not None
     fd = process.stdin.fileno()
     try:

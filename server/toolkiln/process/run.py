@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import os
-import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from toolkiln.process.confine import Confinement, exit_status
 from toolkiln.process.groups import close_pipes, stop_group, wait_for_exit
 from toolkiln.process.pipes import CappedBuffer, PipeReaders, StderrLineHandler, StderrReader, decode, feeding
 from toolkiln.process.spawn import start_process
+from toolkiln.process.spawner import Child
 
 if TYPE_CHECKING:
     from toolkiln.model import Limits
@@ -123,7 +123,7 @@ async def run_process(
 
 
 async def _communicate(
-    process: subprocess.Popen[bytes],
+    process: Child,
     input: bytes | None,
     more_input: ObjectReceiveStream[bytes] | None,
     stdout: CappedBuffer,

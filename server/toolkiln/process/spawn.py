@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from toolkiln.errors import ProcessStartError
 from toolkiln.process.confine import Confinement, ConfinementUnavailable, confined_argv
 from toolkiln.process.groups import RUN_MARKER, become_subreaper, live_groups
+from toolkiln.process.spawner import Child, SpawnedProcess, Spawner, SpawnerGone, spawn, spawner
 
 if TYPE_CHECKING:
     from toolkiln.model import Limits
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 # limit) for a process that catches SIGXCPU.
 CPU_KILL_GRACE_SECONDS = 1
 _run_numbers = itertools.count(1)
+# False: every process is started here, by Popen, as before the spawner (benchmarks compare the two).
+USE_SPAWNER = True
 
 
 def start_process(
@@ -33,11 +36,14 @@ def start_process(
     env: Mapping[str, str] | None,
     limits: Limits | None,
     confinement: Confinement | None = None,
-) -> subprocess.Popen[bytes]:
-    """Popen in a new session (its own process group, tracked until it is stopped),
-    inside bubblewrap when `confinement` is given; `ProcessStartError` when the program
-    cannot be started at all."""
-    become_subreaper()
+) -> Child:
+    """A process in a new session (its own process group), inside bubblewrap when
+    `confinement` is given: started by the spawner (`spawner.py`) where there is one,
+    else by Popen here (tracked until it is stopped); `ProcessStartError` when the
+    program cannot be started at all."""
+    chosen = spawner() if USE_SPAWNER else None
+    if chosen is None:
+        become_subreaper()
     marker = f"{os.getpid()}-{next(_run_numbers)}"
     command = list(argv)
     if confinement is not None:
@@ -46,14 +52,17 @@ def start_process(
             command = confined_argv(argv, confinement, cwd)
         except ConfinementUnavailable as error:
             raise ProcessStartError(f"cannot start {argv[0]} confined: {error}") from None
+    environment = {**(os.environ if env is None else env), RUN_MARKER: marker}
     try:
+        if chosen is not None:
+            return _spawn(chosen, argv, command, piped_stdin, cwd, environment, limits)
         process = subprocess.Popen(
             command,
             stdin=subprocess.PIPE if piped_stdin else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=cwd,
-            env={**(os.environ if env is None else env), RUN_MARKER: marker},
+            env=environment,
             start_new_session=True,
             preexec_fn=rlimit_preexec(limits),
         )
@@ -73,6 +82,26 @@ def start_process(
         raise ProcessStartError(f"cannot start {argv[0]}: {error}") from None
     live_groups[process.pid] = marker
     return process
+
+
+def _spawn(
+    chosen: Spawner, argv: Sequence[str], command: list[str], piped_stdin: bool,
+    cwd: str | os.PathLike[str] | None, env: Mapping[str, str], limits: Limits | None,
+) -> SpawnedProcess:  # fmt: skip
+    """Start `command` through the spawner; once more through a new one when it was killed
+    before the request reached it (found out only now), never when it may have started it."""
+    for attempt in range(2):
+        try:
+            return spawn(
+                chosen, command, piped_stdin=piped_stdin, cwd=None if cwd is None else os.fspath(cwd),
+                env=env, limits=rlimit_settings(limits),
+            )  # fmt: skip
+        except SpawnerGone as error:
+            again = spawner() if error.unsent and not attempt else None
+            if again is None:
+                raise ProcessStartError(f"cannot start {argv[0]}: {error}") from None
+            chosen = again
+    raise AssertionError("unreachable")
 
 
 def _check_program(program: str) -> None:
@@ -106,15 +135,28 @@ def rlimit_preexec(limits: Limits | None) -> Callable[[], None] | None:
     No limit is set above the server's own hard limit: such a value is clamped to it.
     The values are worked out here, in the parent; the child only calls setrlimit.
     """
-    if limits is None:
+    settings = rlimit_settings(limits)
+    if not settings:
         return None
-    settings: list[tuple[int, tuple[int, int]]] = []
+
+    def set_limits() -> None:  # runs in the child between fork and exec: keep it minimal
+        for which, soft, hard in settings:
+            resource.setrlimit(which, (soft, hard))
+
+    return set_limits
+
+
+def rlimit_settings(limits: Limits | None) -> list[tuple[int, int, int]]:
+    """`(which, soft, hard)` for each rlimit that `limits` sets (see `rlimit_preexec`)."""
+    settings: list[tuple[int, int, int]] = []
+    if limits is None:
+        return settings
     if limits.cpu_seconds is not None:
         settings.append(
             _clamped(resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + CPU_KILL_GRACE_SECONDS)
         )
         _, core_hard = resource.getrlimit(resource.RLIMIT_CORE)
-        settings.append((resource.RLIMIT_CORE, (0, core_hard)))
+        settings.append((resource.RLIMIT_CORE, 0, core_hard))
     if limits.memory_mb is not None:
         address_space = limits.memory_mb * 1024 * 1024
         settings.append(_clamped(resource.RLIMIT_AS, address_space, address_space))
@@ -122,19 +164,12 @@ def rlimit_preexec(limits: Limits | None) -> Callable[[], None] | None:
         settings.append(_clamped(resource.RLIMIT_NOFILE, limits.open_files, limits.open_files))
     if limits.processes is not None:
         settings.append(_clamped(resource.RLIMIT_NPROC, limits.processes, limits.processes))
-    if not settings:
-        return None
-
-    def set_limits() -> None:  # runs in the child between fork and exec: keep it minimal
-        for which, values in settings:
-            resource.setrlimit(which, values)
-
-    return set_limits
+    return settings
 
 
-def _clamped(which: int, soft: int, hard: int) -> tuple[int, tuple[int, int]]:
-    """`(which, (soft, hard))` with neither above the current hard limit of `which`."""
+def _clamped(which: int, soft: int, hard: int) -> tuple[int, int, int]:
+    """`(which, soft, hard)` with neither above the current hard limit of `which`."""
     _, current_hard = resource.getrlimit(which)
     if current_hard != resource.RLIM_INFINITY:
         soft, hard = min(soft, current_hard), min(hard, current_hard)
-    return which, (soft, hard)
+    return which, soft, hard

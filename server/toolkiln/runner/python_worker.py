@@ -20,6 +20,7 @@ import inspect
 import io
 import json
 import os
+import signal
 import sys
 import traceback
 
@@ -39,6 +40,7 @@ def main() -> int:
     _answer(answers, {"ready": True})
     for line in sys.stdin:
         params = json.loads(line)["params"]
+        before = _children()
         try:
             if entry == "run(**)":
                 answer = _run_function(function, params)
@@ -48,10 +50,34 @@ def main() -> int:
             answer = {"exited": exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 1)}
         except BaseException as error:
             answer = _raised(error, module_path)
+        _kill_new_children(before)
         _answer(answers, answer)
         if "raised" in answer and answer["raised"] == "MemoryError":
             return 1  # a worker that ran out of memory may be broken: the server starts a new one
     return 0
+
+
+def _children() -> set[int]:
+    """The worker's children (Linux; none elsewhere). It was started as a child subreaper
+    (`process/spawner_main.py`): orphans of its calls, double-forked daemons too, are its children."""
+    pids: set[int] = set()
+    with contextlib.suppress(OSError):
+        for task in os.listdir("/proc/self/task"):
+            with contextlib.suppress(OSError), open(f"/proc/self/task/{task}/children") as listing:
+                pids.update(int(pid) for pid in listing.read().split())
+    return pids
+
+
+def _kill_new_children(before: set[int]) -> None:
+    """No process outlives its call: kill what the call left running (children the worker
+    had before it, started at import, stay), generation by generation, and reap it."""
+    while left := _children() - before:
+        for pid in left:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        for pid in left:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
 
 
 def _run_function(function, params: dict) -> dict:  # type: ignore[no-untyped-def, type-arg]
