@@ -115,7 +115,8 @@ def record_denial(
         return
     written = audit.record_denial(client=client, status=status, transport="http", path=path, error=reason)
     if written is not None:
-        logger.warning("denied %s %s from %s: %s", method, written["path"], written["client"], written["error"])
+        shown = (written["path"], written["client"], written["error"])
+        logger.warning("denied %s %s from %s: %s", method, *shown)
 
 
 def _matches(value: str | None, patterns: tuple[str, ...]) -> bool:

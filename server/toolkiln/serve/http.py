@@ -171,6 +171,8 @@ def build_app(
             finally:
                 group.cancel_scope.cancel()
                 stop()
+                if service.audit is not None:  # the denials counted but not yet summarised
+                    service.audit.flush_denials()
                 for client in (shared, news):
                     if client is not None:
                         await client.close()
