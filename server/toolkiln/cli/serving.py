@@ -242,6 +242,8 @@ async def _serve_http(
         dashboard=not http.no_dashboard,
         read_timeout=http.read_timeout,
         max_connections=http.max_connections,
+        max_sessions=http.max_sessions,
+        max_event_memory=http.max_event_memory,
         forwarded_allow_ips=tuple(filter(None, proxies)),
     )
     server_vars = {"host": http.host, "port": port, "https": http.tls_cert is not None}

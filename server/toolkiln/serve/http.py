@@ -36,6 +36,7 @@ from toolkiln.liveness import process_identity
 from toolkiln.process import kill_all_groups
 from toolkiln.serve.connections import DEFAULT_READ_TIMEOUT, connection_cap, protocol_with
 from toolkiln.serve.dashboard import REVOKED_FILE, Dashboard, Revocations, Sessions, is_dashboard_path
+from toolkiln.serve.event_budget import DEFAULT_MAX_SESSIONS, EventBudget
 from toolkiln.serve.events import RETRY_MILLISECONDS, ResumableSessionManager
 from toolkiln.serve.guard import Admission, Guard
 from toolkiln.serve.handlers import build_server
@@ -70,6 +71,8 @@ class HttpSettings:
     dashboard: bool = True
     read_timeout: float = DEFAULT_READ_TIMEOUT  # to send a request's headers, then its body
     max_connections: int | None = None  # None: derived from the open-file limit
+    max_sessions: int = DEFAULT_MAX_SESSIONS  # stateful MCP sessions open at once
+    max_event_memory: int | None = None  # bytes of resumable events, all sessions (None: event_budget.py)
     # Proxies whose X-Forwarded-For/-Proto are believed (uvicorn's syntax; "*": all).
     forwarded_allow_ips: tuple[str, ...] = ()
 
@@ -135,9 +138,12 @@ def build_app(
     # Last-Event-ID, from its session's own event store (stateful sessions only), or
     # with `state.url` from Redis, on any replica.
     shared = shared_events(service)
+    budget = EventBudget(settings.max_event_memory)
     manager = ResumableSessionManager(
         app=build_server(service),
         shared=shared,
+        budget=budget,
+        max_sessions=settings.max_sessions,
         stateless=settings.stateless,
         # The Guard checks Host and Origin on every route, this one included.
         security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
@@ -158,7 +164,16 @@ def build_app(
         }
 
     async def health(request: Request) -> JSONResponse:
-        return JSONResponse(status())
+        if admission.token is None or not admission.token_accepted(request.headers.get("authorization")):
+            return JSONResponse(status())
+        # With the token: what the sessions hold (event_budget.py), for an operator's monitoring.
+        held = {"open": manager.open_sessions, "max": settings.max_sessions}
+        held |= {
+            "event_bytes": budget.used,
+            "event_budget": budget.overall,
+            "per_session": budget.per_session,
+        }
+        return JSONResponse({**status(), "sessions": held})
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
