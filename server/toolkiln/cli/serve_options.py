@@ -97,7 +97,7 @@ def http_options(function: Callable[..., Any]) -> Callable[..., Any]:
             type=click.IntRange(min=1),
             default=1000,
             show_default=True,
-            help="MCP sessions open at once at most; past it a new one gets 503 (idle ones close after 30 min).",
+            help="MCP sessions open at once at most; past it a new one gets 503 (idle ones close in 30 min).",
         ),
         click.option(
             "--max-event-memory",
