@@ -38,6 +38,7 @@ from toolkiln.serve.connections import DEFAULT_READ_TIMEOUT, connection_cap, pro
 from toolkiln.serve.dashboard import REVOKED_FILE, Dashboard, Revocations, Sessions, is_dashboard_path
 from toolkiln.serve.event_budget import DEFAULT_MAX_SESSIONS, EventBudget
 from toolkiln.serve.events import RETRY_MILLISECONDS, ResumableSessionManager
+from toolkiln.serve.forwarded import ForwardedHeaders, TrustedProxies
 from toolkiln.serve.guard import Admission, Guard
 from toolkiln.serve.handlers import build_server
 from toolkiln.serve.repeats import install_repeat_filter, quiet_accept_errors, remove_repeat_filter
@@ -109,10 +110,8 @@ async def serve_http(
         ssl_certfile=settings.tls_cert,
         ssl_keyfile=settings.tls_key,
         timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
-        # X-Forwarded-For and -Proto only from the proxies the user named: from anyone
-        # else, they would let a client choose the address the audit log records.
-        proxy_headers=bool(settings.forwarded_allow_ips),
-        forwarded_allow_ips=list(settings.forwarded_allow_ips) or None,
+        # X-Forwarded-For and -Proto: forwarded.py (uvicorn's own would believe more).
+        proxy_headers=False,
     )
     logger.debug(
         "at most %d connections; %s s to send a request", limits.max_connections, limits.read_timeout
@@ -209,12 +208,17 @@ def build_app(
         )
         routes += Dashboard(service, sessions, config_dir, rebuild, status, news=news).routes()
     app = Starlette(routes=routes, lifespan=lifespan)
-    return Guard(
+    guarded = Guard(
         RequestBodyLimitMiddleware(app, settings.max_body_bytes),
         admission,
         service.audit,
         delegated=is_dashboard_path if settings.dashboard else None,
     )
+    if not settings.forwarded_allow_ips:
+        return guarded
+    # X-Forwarded-For and -Proto only from the proxies the user named, and only their
+    # own last hop: else a client would choose the address the audit log records.
+    return ForwardedHeaders(guarded, TrustedProxies(settings.forwarded_allow_ips))
 
 
 def shared_events(service: ToolService) -> SharedEvents | None:
