@@ -66,7 +66,7 @@ def test_a_flood_of_long_denials_leaves_every_call_record(served: Path, tmp_path
     assert len(calls_file) == CALLS + 1 and not server.audit_log.with_name("audit.jsonl.1").exists()
     whole = [record for record in records if record.get("event") == "denied"]
     summaries = [record for record in records if record.get("event") == "denied_summary"]
-    assert len(whole) == FULL_PER_CLIENT <= FULL_OVERALL  # one client: its budget of the minute
+    assert len(whole) == 2 * FULL_PER_CLIENT <= FULL_OVERALL  # one client, two statuses: its budget
     assert all(len(str(value)) <= DENIAL_FIELD + 40 for record in whole for value in record.values())
     assert sum(summary["count"] for summary in summaries) == FLOOD - len(whole)
     assert summaries[-1]["clients"] == {"127.0.0.1": FLOOD - len(whole)}

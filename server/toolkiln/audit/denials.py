@@ -7,8 +7,9 @@ So denials are kept apart from calls, and bounded three ways:
 - their own file beside the log (`audit.denied.jsonl` for `audit.jsonl`), rotated on its
   own: a flood of denials rotates that file, never the calls' (log.py);
 - each value of a denial cut to `DENIAL_FIELD` characters (path, Host, Origin, reason);
-- a budget per minute: each client's first `FULL_PER_CLIENT` denials of a window, and
-  `FULL_OVERALL` of all clients, are written one by one; the rest are counted, and when
+- a budget per minute: each client's first `FULL_PER_CLIENT` denials of each status in
+  a window (so the first 429 after a run of 401s is still seen), and `FULL_OVERALL` of
+  all clients, are written one by one; the rest are counted, and when
   the window is over one summary record says how many more there were, from whom (the
   `SUMMARY_CLIENTS` busiest addresses by name, the others as one number) and with which
   status. A window writes at most `FULL_OVERALL` short records and one summary.
@@ -27,7 +28,7 @@ from typing import Any
 
 DENIAL_FIELD = 200  # characters kept of each value of a denial
 WINDOW_SECONDS = 60.0
-FULL_PER_CLIENT = 10  # denials of one client written whole in a window
+FULL_PER_CLIENT = 10  # denials of one client and status written whole in a window
 FULL_OVERALL = 60  # denials of all clients written whole in a window
 MAX_CLIENTS = 1024  # clients counted by name in a window; past it, counted as "others"
 SUMMARY_CLIENTS = 20  # clients named in a summary (the busiest)
@@ -49,7 +50,7 @@ def shorten(value: Any) -> Any:
 @dataclass
 class _Window:
     started: float  # time.time()
-    written: Counter[str] = field(default_factory=Counter)  # whole records, per client
+    written: Counter[tuple[str, int]] = field(default_factory=Counter)  # whole, per client and status
     counted: Counter[str] = field(default_factory=Counter)  # not written, per client
     statuses: Counter[str] = field(default_factory=Counter)  # of those counted
 
@@ -81,9 +82,11 @@ class DenialBudget:
         if self._window is None:
             self._window = _Window(started=now)
         window, key = self._window, str(shorten(client or "-"))
-        whole = window.written[key] < self.full_per_client and window.written_total < self.full_overall
+        whole = (
+            window.written[key, status] < self.full_per_client and window.written_total < self.full_overall
+        )
         if whole:
-            window.written[key] += 1
+            window.written[key, status] += 1
         else:
             if key not in window.counted and len(window.counted) >= MAX_CLIENTS:
                 key = OTHERS
