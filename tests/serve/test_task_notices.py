@@ -185,6 +185,18 @@ def test_a_client_has_a_bounded_number_of_task_streams(stdio: StdioWire) -> None
     assert ended["result"]["_meta"][SUBSCRIPTION] == streams[0]
 
 
+def test_plain_listen_streams_share_the_same_slots(stdio: StdioWire) -> None:
+    """The SDK's own streams (no taskIds) are counted with the task streams."""
+    plain = {"notifications": {"toolsListChanged": True}}
+    streams = [stdio.send("subscriptions/listen", plain) for _ in range(PER_CLIENT)]
+    for stream in streams:
+        stdio.receive(_of(stream), "an acknowledgement")
+    newest = stdio.send("subscriptions/listen", {"notifications": {"taskIds": []}})
+    stdio.receive(_of(newest), "an acknowledgement")
+    ended = stdio.receive(lambda message: message.get("id") == streams[0], "the oldest stream's end")
+    assert ended["result"]["_meta"][SUBSCRIPTION] == streams[0]
+
+
 def test_over_http_a_stream_tells_the_result_and_another_client_learns_nothing(
     project: Path, tools_dir: Path, tmp_path: Path
 ) -> None:
