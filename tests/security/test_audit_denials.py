@@ -79,6 +79,11 @@ def test_a_flood_of_long_denials_leaves_every_call_record(served: Path, tmp_path
 
 
 DIGEST = 'username="ada", response="6629fae49393a05397450978507c4ef1"'
+AWS = (
+    "Credential=AKIDEXAMPLE/20150830/us-east-1/iam/aws4_request, "
+    "SignedHeaders=content-type;host;x-amz-date, "
+    "Signature=5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7"
+)
 MESSAGES = [  # (text, its secret: all that is replaced; None: nothing is)
     ("missing or wrong bearer token (Authorization: Bearer <token>)", None),
     ("log in first (or send Authorization: Bearer <token>)", None),
@@ -88,6 +93,7 @@ MESSAGES = [  # (text, its secret: all that is replaced; None: nothing is)
     ('{"authorization": "Bearer tok-12345", "user": "ada"}', "tok-12345"),
     ("GET /cb?authorization=abc123def&page=2 HTTP/1.1", "abc123def"),
     ("Authorization: s3cretvalue, then more words", "s3cretvalue"),
+    (f"curl -H 'Authorization: AWS4-HMAC-SHA256 {AWS}' https://iam.amazonaws.com/", AWS),
 ]
 
 

@@ -57,7 +57,9 @@ _TOKEN_CHARS = r"[A-Za-z0-9._~+/-]"
 _HTTP_TOKEN = r"[A-Za-z0-9!#$%*+.^_`|~-]+"
 _SCHEME = r"[A-Za-z][A-Za-z0-9!#$%&*+.^_`|~-]*"
 _SCHEMES = r"bearer|basic|digest|token|negotiate|ntlm|hoba|mutual|dpop|gnap|vapid|aws4-hmac-sha256"
-_AUTH_PARAM = rf"{_HTTP_TOKEN}[ \t]*=[ \t]*(?:\"(?:[^\"\\\r\n]|\\.)*\"|{_HTTP_TOKEN})"
+# A parameter's value: a quoted string, or anything up to a comma or a space (wider than
+# RFC 9110's token: AWS's `Credential=AKIA.../us-east-1/s3`, `SignedHeaders=host;x-amz-date`).
+_AUTH_PARAM = rf"{_HTTP_TOKEN}[ \t]*=[ \t]*(?:\"(?:[^\"\\\r\n]|\\.)*\"|[^\s,\"'()<>]+)"
 _CREDENTIALS = rf"(?:{_AUTH_PARAM}(?:[ \t]*,[ \t]*{_AUTH_PARAM})*|{_TOKEN_CHARS}+=*)"
 
 
