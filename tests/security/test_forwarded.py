@@ -5,12 +5,14 @@ past the per-address login limit: only the hop nginx appended is believed."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import httpx2
 import pytest
 
-from tests.conftest import MakeTool
+from tests.conftest import MakeTool, child_env
 from tests.serve.dashboard.conftest import hidden_csrf
 from tests.serve.test_replicas import PUBLIC_HOST, needs_nginx, nginx, replica
 from toolkiln.audit import read_audit
@@ -73,3 +75,13 @@ def test_only_the_last_hop_from_a_trusted_peer_is_believed() -> None:
     proxies = TrustedProxies(["10.0.0.5", "192.168.0.0/24", "::1"])
     assert "10.0.0.5" in proxies and "192.168.0.77" in proxies and "::1" in proxies
     assert "10.0.0.6" not in proxies and None not in proxies and "garbage" not in proxies
+
+
+def test_a_proxy_that_is_no_address_is_refused_at_start(served: Path, tmp_path: Path) -> None:
+    command = [
+        sys.executable, "-m", "toolkiln", "serve", "--http", "--port", "0", "--config-dir", str(served),
+        "--token-file", str(tmp_path / "state" / "token"), "--forwarded-allow-ips", "10.0.0.5, proxy.local",
+    ]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, env=child_env())
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "--forwarded-allow-ips: 'proxy.local' is not an IP address or network" in done.stderr
