@@ -54,7 +54,7 @@ def test_failed_logins_are_limited_per_client(proxied: RunningServer) -> None:
         )
         # Another client is not held back by this one.
         assert browser.login().status_code == 303
-    denied = [json.loads(line) for line in proxied.audit_log.read_text().splitlines()]
+    denied = proxied.audit_records()
     assert [entry["status"] for entry in denied if entry.get("status") == 429] == [429, 429]
 
 

@@ -9,7 +9,6 @@ form that smuggles JSON, all to `/rpc` and `/mcp`. No tool may run (a marker fil
 from __future__ import annotations
 
 import http.server
-import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -84,6 +83,6 @@ def test_a_page_on_another_local_port_runs_no_tool(
         (folder / "index.html").write_text(PAGE.replace("TARGET", server.base_url))
         chrome.get(f"{site}/index.html")
         WebDriverWait(chrome, WAIT).until(lambda driver: driver.title == "done")
-        denied = [json.loads(line) for line in server.audit_log.read_text().splitlines()]
+        denied = server.audit_records()
     assert not marker.exists(), marker.read_text()
     assert {entry["path"] for entry in denied if entry["event"] == "denied"} == {"/rpc", "/mcp"}

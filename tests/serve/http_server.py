@@ -20,6 +20,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.conftest import child_env
+from toolkiln.audit import read_audit
 
 STARTUP_SECONDS = 30
 
@@ -64,6 +65,10 @@ class RunningServer:
 
     def stderr(self) -> str:
         return self.log_file.read_text(errors="replace")
+
+    def audit_records(self) -> list[dict[str, Any]]:
+        """The audit log's records, the denials' own file's with them (audit/denials.py)."""
+        return read_audit(self.audit_log)
 
 
 @contextmanager

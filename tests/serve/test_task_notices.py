@@ -25,7 +25,8 @@ from tests.serve.tasks_wire import (
 )
 from toolkiln.build import build_catalog
 from toolkiln.discover import discover_tools
-from toolkiln.serve.tasks.listen import MAX_STREAMS, MAX_TASK_IDS
+from toolkiln.serve.tasks.listen import MAX_TASK_IDS
+from toolkiln.serve.tasks.stream_slots import PER_CLIENT
 
 SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"
 SERVER_INFO = "io.modelcontextprotocol/serverInfo"
@@ -174,14 +175,26 @@ def test_a_listen_for_tasks_needs_the_extension_and_a_short_list_of_ids(stdio: S
 
 
 def test_a_client_has_a_bounded_number_of_task_streams(stdio: StdioWire) -> None:
+    """Past its share a client's new stream is let in and its oldest ends (stream_slots.py)."""
     streams = [
-        stdio.send("subscriptions/listen", {"notifications": {"taskIds": []}}) for _ in range(MAX_STREAMS)
+        stdio.send("subscriptions/listen", {"notifications": {"taskIds": []}}) for _ in range(PER_CLIENT + 1)
     ]
     for stream in streams:
         stdio.receive(_of(stream), "an acknowledgement")
-    with pytest.raises(RpcError) as refused:
-        stdio.request("subscriptions/listen", {"notifications": {"taskIds": []}})
-    assert refused.value.code == -32600 and str(MAX_STREAMS) in str(refused.value)
+    ended = stdio.receive(lambda message: message.get("id") == streams[0], "the oldest stream's end")
+    assert ended["result"]["_meta"][SUBSCRIPTION] == streams[0]
+
+
+def test_plain_listen_streams_share_the_same_slots(stdio: StdioWire) -> None:
+    """The SDK's own streams (no taskIds) are counted with the task streams."""
+    plain = {"notifications": {"toolsListChanged": True}}
+    streams = [stdio.send("subscriptions/listen", plain) for _ in range(PER_CLIENT)]
+    for stream in streams:
+        stdio.receive(_of(stream), "an acknowledgement")
+    newest = stdio.send("subscriptions/listen", {"notifications": {"taskIds": []}})
+    stdio.receive(_of(newest), "an acknowledgement")
+    ended = stdio.receive(lambda message: message.get("id") == streams[0], "the oldest stream's end")
+    assert ended["result"]["_meta"][SUBSCRIPTION] == streams[0]
 
 
 def test_over_http_a_stream_tells_the_result_and_another_client_learns_nothing(

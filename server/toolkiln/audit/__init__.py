@@ -1,4 +1,5 @@
-"""The audit trail: one JSON line per tool call and per denied request.
+"""The audit trail: one JSON line per tool call and per denied request (denials in a file
+of their own, bounded and summarised, so they never push calls out: denials.py).
 
 The file is cut at a size and a few old files are kept, as the standard library's
 `RotatingFileHandler` does, so it can never fill the disk; several processes may write

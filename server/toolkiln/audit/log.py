@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from toolkiln.audit.denials import DenialBudget, denial_path, shorten
 from toolkiln.audit.redaction import MAX_STRING, Redactor, cut_marker
 
 logger = logging.getLogger(__name__)
@@ -41,15 +42,22 @@ class AuditLog:
         max_bytes: int = DEFAULT_MAX_BYTES,
         backups: int = DEFAULT_BACKUPS,
         known_secrets: Iterable[str] = (),
+        *,
+        redactor: Redactor | None = None,
+        denials: bool = True,
     ) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self.max_bytes = max_bytes
         self.backups = backups
-        self.redactor = Redactor(known_secrets)
+        self.redactor = redactor or Redactor(known_secrets)
         self._fd, self._inode = -1, (0, 0)
         self._reopen()
         self._failed = False
+        # Denied requests: their own file and budget, so they never rotate calls away (denials.py).
+        self.denial_budget = DenialBudget()
+        self._keeps_denials = denials
+        self._denial_log: AuditLog | None = None  # opened at the first denial
 
     def _reopen(self) -> None:
         fresh = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
@@ -72,6 +80,9 @@ class AuditLog:
 
     def record(self, prepared: str | None = None, **fields: Any) -> None:
         """Append one record: `prepared` (see `prepare`) and `fields`, or `fields` alone."""
+        if self._denial_log is not None:  # a minute of denials just ended: its summary
+            for summary in self.denial_budget.due():
+                self._denial_log.record(**summary)
         if prepared is None:
             text = self.prepare(**fields)
         elif fields:  # one JSON object from two: the fields of each are distinct
@@ -89,6 +100,39 @@ class AuditLog:
             if not self._failed:
                 logger.error("cannot write the audit log %s: %s", self.path, error)
             self._failed = True
+
+    def record_denial(self, *, client: str | None, status: int, **fields: Any) -> dict[str, Any] | None:
+        """Write down a denied request in the denials' file: whole (its values cleaned,
+        then cut short) while the minute's budget lasts, else counted for the minute's
+        summary (denials.py). Returns what was written whole, or None."""
+        log = self._denials()
+        whole, due = self.denial_budget.admit(client, status)
+        for summary in due:
+            log.record(**summary)
+        if not whole:
+            return None
+        # Cleaned before it is cut, so a cut never leaves part of a secret to be seen.
+        short = {
+            name: shorten(self.redactor.clean_text(value) if isinstance(value, str) else value)
+            for name, value in {"client": client, **fields}.items()
+        }
+        log.record(event="denied", status=status, success=False, **short)
+        return short
+
+    def flush_denials(self) -> None:
+        """Write the summary of denials not yet written (the minute is over, or at close)."""
+        if self._denial_log is not None:
+            for summary in self.denial_budget.flush():
+                self._denial_log.record(**summary)
+
+    def _denials(self) -> AuditLog:
+        if not self._keeps_denials:
+            return self
+        if self._denial_log is None:
+            self._denial_log = AuditLog(
+                denial_path(self.path), self.max_bytes, self.backups, redactor=self.redactor, denials=False
+            )
+        return self._denial_log
 
     def _write(self, line: bytes) -> None:
         try:
@@ -139,6 +183,9 @@ class AuditLog:
             os.close(descriptor)  # releases the lock
 
     def close(self) -> None:
+        if self._denial_log is not None:
+            self.flush_denials()
+            self._denial_log.close()
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1

@@ -50,6 +50,17 @@ _KEY = (
     r"account[_-]?key|auth|credentials?|session(?:[_-]?id)?|cookie|\bsig)"
 )
 _TOKEN_CHARS = r"[A-Za-z0-9._~+/-]"
+# An Authorization header's parts (RFC 9110 section 11.4): the scheme, then its
+# credentials, a token68 or a list of auth-params. The secret is the credentials alone:
+# what follows them (the rest of a message, a URL) stays readable. A scheme's name is no
+# secret: `Authorization: Bearer <token>` (a placeholder) is kept whole.
+_HTTP_TOKEN = r"[A-Za-z0-9!#$%*+.^_`|~-]+"
+_SCHEME = r"[A-Za-z][A-Za-z0-9!#$%&*+.^_`|~-]*"
+_SCHEMES = r"bearer|basic|digest|token|negotiate|ntlm|hoba|mutual|dpop|gnap|vapid|aws4-hmac-sha256"
+# A parameter's value: a quoted string, or anything up to a comma or a space (wider than
+# RFC 9110's token: AWS's `Credential=AKIA.../us-east-1/s3`, `SignedHeaders=host;x-amz-date`).
+_AUTH_PARAM = rf"{_HTTP_TOKEN}[ \t]*=[ \t]*(?:\"(?:[^\"\\\r\n]|\\.)*\"|[^\s,\"'()<>]+)"
+_CREDENTIALS = rf"(?:{_AUTH_PARAM}(?:[ \t]*,[ \t]*{_AUTH_PARAM})*|{_TOKEN_CHARS}+=*)"
 
 
 class Pattern(NamedTuple):
@@ -70,9 +81,11 @@ PATTERNS: tuple[Pattern, ...] = (
             ("-----begin",),
             "gitleaks private-key; detect-secrets PrivateKeyDetector (its headers); to the END line"),
     Pattern("an Authorization header's value",
-            r"(?i:(?:proxy-)?authorization)\b[\"']?\s*[:=]\s*[\"']?(?P<secret>[^\r\n\"',;]+)",
+            rf"(?i:(?:proxy-)?authorization)\b[\"']?\s*[:=]\s*[\"']?(?:{_SCHEME}[ \t]+)?"
+            rf"(?!(?i:{_SCHEMES})\b)(?P<secret>{_CREDENTIALS})",
             ("authorization",),
-            "RFC 9110 section 11.6.2 (Authorization); the header as written in logs and curl"),
+            "RFC 9110 section 11.6.2 (Authorization) and 11.4 (credentials = auth-scheme "
+            "[ token68 / #auth-param ]): the credentials only, never the text after them"),
     Pattern("a whole value that is an Authorization header's",
             r"\A\s*(?i:bearer|basic|token)\s+(?P<secret>\S+)\s*\Z",
             ("bearer", "basic", "token"),

@@ -1,4 +1,5 @@
-"""Reading the audit log back: the log and its rotated files, oldest first."""
+"""Reading the audit log back: the log and its rotated files, and the denials' own log
+beside it (denials.py), merged by time, oldest first."""
 
 from __future__ import annotations
 
@@ -7,12 +8,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from toolkiln.audit.denials import denial_path
+
 _TRIES = 3  # reads of a log that keeps rotating under the reader
 
 
 def audit_files(path: Path) -> list[Path]:
-    """The log's files that exist, newest first: the log, then `.1`, `.2`..."""
-    return [file for file in _files_newest_first(path) if file.exists()]
+    """The log's files that exist, newest first: the log, then `.1`, `.2`...; then the
+    denials' log's."""
+    return [file for file in _all_files(path) if file.exists()]
 
 
 def read_audit(path: Path, *, tool: str | None = None, tail: int | None = None) -> list[dict[str, Any]]:
@@ -29,13 +33,16 @@ def read_audit_tail(path: Path, count: int, *, block: int = 64 * 1024) -> list[d
     """The last `count` records, oldest first, reading only the ends of the files (a
     dashboard asks often, and the log and its rotated files may hold 60 MiB)."""
 
-    def read(files: list[Path]) -> list[dict[str, Any]]:
+    def read_one(files: list[Path]) -> list[dict[str, Any]]:
         records: list[dict[str, Any]] = []
         for file in files:
             records = _parsed(_last_lines(file, count - len(records), block)) + records
             if len(records) >= count:
                 break
         return records
+
+    def read(_: list[Path]) -> list[dict[str, Any]]:  # the calls' log, then the denials'
+        return read_one(_files_newest_first(path)) + read_one(_files_newest_first(denial_path(path)))
 
     return _consistent(path, read)[-count:] if count > 0 else []
 
@@ -46,7 +53,7 @@ def _consistent(path: Path, read: Callable[[list[Path]], list[dict[str, Any]]]) 
     as their calls end)."""
     for _ in range(_TRIES):
         before = _identities(path)
-        records = read(_files_newest_first(path))
+        records = read(_all_files(path))
         if _identities(path) == before:
             break
     return sorted(records, key=lambda record: str(record.get("timestamp", "")))
@@ -54,12 +61,16 @@ def _consistent(path: Path, read: Callable[[list[Path]], list[dict[str, Any]]]) 
 
 def _identities(path: Path) -> list[tuple[str, int]]:
     identities = []
-    for file in _files_newest_first(path):
+    for file in _all_files(path):
         try:
             identities.append((file.name, file.stat().st_ino))
         except FileNotFoundError:
             continue
     return identities
+
+
+def _all_files(path: Path) -> list[Path]:
+    return [*_files_newest_first(path), *_files_newest_first(denial_path(path))]
 
 
 def _files_newest_first(path: Path) -> list[Path]:

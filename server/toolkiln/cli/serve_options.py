@@ -26,6 +26,8 @@ class HttpOptions:
     no_dashboard: bool
     read_timeout: float
     max_connections: int | None
+    max_sessions: int
+    max_event_memory: int | None
     forwarded_allow_ips: tuple[str, ...]
 
 
@@ -89,6 +91,20 @@ def http_options(function: Callable[..., Any]) -> Callable[..., Any]:
             "--max-connections",
             type=click.IntRange(min=1),
             help="Open connections at most [default: what the open-file limit leaves, up to 4096].",
+        ),
+        click.option(
+            "--max-sessions",
+            type=click.IntRange(min=1),
+            default=1000,
+            show_default=True,
+            help="MCP sessions open at once at most; past it a new one gets 503 (idle ones close in 30 min).",
+        ),
+        click.option(
+            "--max-event-memory",
+            type=click.IntRange(min=1024 * 1024),
+            metavar="BYTES",
+            help="Bytes of events all sessions keep for resuming streams, together; each at most 4 MiB "
+            "[default: an eighth of the machine's memory, 32 MiB to 512 MiB].",
         ),
         click.option(
             "--forwarded-allow-ips",

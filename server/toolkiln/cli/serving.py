@@ -226,10 +226,15 @@ async def _serve_http(
 ) -> None:
     from toolkiln.runner import ToolRunner
     from toolkiln.serve import Admission, HttpSettings, ToolService, bind, is_loopback, serve_http
+    from toolkiln.serve.forwarded import TrustedProxies
     from toolkiln.token import SERVER_FILE, TOKEN_FILE, default_state_dir, read_or_create_token
 
     if (http.tls_cert is None) != (http.tls_key is None):
         raise ConfigError("--tls-cert and --tls-key go together")
+    proxies = tuple(
+        filter(None, (address.strip() for value in http.forwarded_allow_ips for address in value.split(",")))
+    )
+    TrustedProxies(proxies)  # each an address or a network: a clear error now, not at start
     if not is_loopback(http.host):
         if http.no_auth:
             raise ConfigError(
@@ -244,7 +249,6 @@ async def _serve_http(
             audit.redactor.add_known(secret or "")
     listener = bind(http.host, http.port)
     port = listener.getsockname()[1]
-    proxies = (address.strip() for value in http.forwarded_allow_ips for address in value.split(","))
     settings = HttpSettings(
         host=http.host,
         port=port,
@@ -257,7 +261,9 @@ async def _serve_http(
         dashboard=not http.no_dashboard,
         read_timeout=http.read_timeout,
         max_connections=http.max_connections,
-        forwarded_allow_ips=tuple(filter(None, proxies)),
+        max_sessions=http.max_sessions,
+        max_event_memory=http.max_event_memory,
+        forwarded_allow_ips=proxies,
     )
     server_vars = {"host": http.host, "port": port, "https": http.tls_cert is not None}
     service = ToolService(

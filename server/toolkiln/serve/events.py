@@ -3,8 +3,10 @@
 With an event store the SDK numbers every SSE event and starts each stream with a
 priming event, so a client whose connection drops mid-call reconnects with
 `Last-Event-ID` and gets what it missed, the result included (SEP-1699). Memory is
-bounded: the oldest events are forgotten first, and a client that comes back too late
-starts over.
+bounded, in bytes, for each session and for all of them (event_budget.py): the oldest
+events are forgotten first, and a client that comes back too late starts over. The
+number of sessions is capped (`--max-sessions`); past it a new session is refused with
+503 and a message that says why.
 
 With `state.url` set, events are kept in Redis instead (shared_events.py), stateless
 servers keep them too, and a client resumes on any replica (stream_resume.py).
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -37,15 +39,22 @@ from mcp.server.streamable_http import (
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from mcp.shared.transport_context import TransportContext
-from mcp.types import DEFAULT_NEGOTIATED_VERSION, JSONRPCMessage
+from mcp.types import DEFAULT_NEGOTIATED_VERSION, INTERNAL_ERROR, JSONRPCMessage
+from pydantic import TypeAdapter
+from starlette.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
+
+from toolkiln.serve.event_budget import DEFAULT_MAX_SESSIONS, EventBudget
 
 if TYPE_CHECKING:
     from toolkiln.serve.shared_events import SharedEvents
 
 logger = logging.getLogger(__name__)
 
-KEPT_EVENTS = 128  # per session
+KEPT_EVENTS = 128  # per session (and bytes: event_budget.py)
+EVENT_OVERHEAD = 200  # bytes an event costs beyond its JSON (its id, the tuple, the dict's slot)
+LOST_STREAMS = 64  # streams of a session remembered as not resumable
+_MESSAGE: TypeAdapter[JSONRPCMessage] = TypeAdapter(JSONRPCMessage)
 RETRY_MILLISECONDS = 1000  # what clients are told to wait before reconnecting
 # How long a stateless request's call may go on after its client has gone, for the
 # client to resume it elsewhere (the tool's own timeout usually ends it first).
@@ -53,29 +62,57 @@ DETACHED_SECONDS = 6 * 60 * 60
 
 
 class MemoryEventStore(EventStore):
-    def __init__(self, kept: int = KEPT_EVENTS) -> None:
+    """One session's events, as JSON, within its share of an `EventBudget`."""
+
+    def __init__(self, budget: EventBudget, kept: int = KEPT_EVENTS) -> None:
+        self.budget = budget
         self.kept = kept
+        self.kept_bytes = 0
         self._numbers = itertools.count(1)
-        self._events: OrderedDict[str, tuple[StreamId, JSONRPCMessage | None]] = OrderedDict()
+        self._events: OrderedDict[str, tuple[StreamId, str | None, int]] = OrderedDict()
+        self._lost: deque[StreamId] = deque(maxlen=LOST_STREAMS)  # an event of theirs was not kept
+        self._closed = False
+        budget.join(self)
 
     async def store_event(self, stream_id: StreamId, message: JSONRPCMessage | None) -> EventId:
         event_id = str(next(self._numbers))
-        self._events[event_id] = (stream_id, message)
+        text = None if message is None else message.model_dump_json(by_alias=True, exclude_unset=True)
+        size = EVENT_OVERHEAD + (0 if text is None else len(text) * (1 if text.isascii() else 4))
+        if self._closed or size > self.budget.per_session:  # never fits: this stream cannot be resumed
+            self._lost.append(stream_id)
+            return event_id
+        self._events[event_id] = (stream_id, text, size)
+        self.kept_bytes += size
         while len(self._events) > self.kept:
-            self._events.popitem(last=False)
+            self.budget.freed(self.forget_oldest())
+        self.budget.added(self, size)
         return event_id
+
+    def forget_oldest(self) -> int:
+        if not self._events:
+            return 0
+        _, (_, _, size) = self._events.popitem(last=False)
+        self.kept_bytes -= size
+        return size
+
+    def close(self) -> None:
+        """The session ended: its events go, and their bytes are free for the others."""
+        self._closed = True
+        self.budget.leave(self)
+        self._events.clear()
+        self.kept_bytes = 0
 
     async def replay_events_after(
         self, last_event_id: EventId, send_callback: EventCallback
     ) -> StreamId | None:
         known = self._events.get(last_event_id)
-        if known is None:
+        if known is None or known[0] in self._lost:
             return None
         stream_id = known[0]
         after = int(last_event_id)
-        for event_id, (stream, message) in list(self._events.items()):
-            if int(event_id) > after and stream == stream_id and message is not None:
-                await send_callback(EventMessage(message, event_id))
+        for event_id, (stream, text, _) in list(self._events.items()):
+            if int(event_id) > after and stream == stream_id and text is not None:
+                await send_callback(EventMessage(_MESSAGE.validate_json(text), event_id))
         return stream_id
 
 
@@ -89,19 +126,59 @@ class ResumableSessionManager(StreamableHTTPSessionManager):
     unless the events are shared: then each request has its store, and its call goes on
     after its client has gone, for the client to resume on any replica."""
 
-    def __init__(self, *args: Any, shared: SharedEvents | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        shared: SharedEvents | None = None,
+        budget: EventBudget | None = None,
+        **kwargs: Any,
+    ) -> None:
         self.shared = shared
+        self.budget = budget or EventBudget()
+        kwargs.setdefault("max_sessions", DEFAULT_MAX_SESSIONS)  # the SDK's 10,000 is too many here
         super().__init__(*args, **kwargs)
+
+    @property
+    def open_sessions(self) -> int:
+        return len(self._server_instances)
 
     @property
     def event_store(self) -> EventStore | None:
         if self.shared is not None:
             return self.shared.store()
-        return None if self.stateless else MemoryEventStore()
+        return None if self.stateless else MemoryEventStore(self.budget)
 
     @event_store.setter
     def event_store(self, given: EventStore | None) -> None:
         """The constructor's `event_store`: unused, each session makes its own."""
+
+    async def _handle_stateful_request(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The SDK's, with a message that says why when no session can be opened (the SDK
+        still checks under its lock, and answers a plain 503 in a race)."""
+        opening = not any(name == b"mcp-session-id" for name, _ in scope.get("headers", ()))
+        if opening and self.max_sessions is not None and len(self._server_instances) >= self.max_sessions:
+            logger.warning("refused a new MCP session: %d are open (--max-sessions)", self.max_sessions)
+            await self._refuse_session()(scope, receive, send)
+            return
+        await super()._handle_stateful_request(scope, receive, send)
+
+    def _refuse_session(self) -> JSONResponse:
+        idle = self.session_idle_timeout
+        message = (
+            f"This server has {self.max_sessions} MCP sessions open, its limit (toolkiln serve "
+            "--max-sessions): end a session you no longer use (DELETE /mcp with its Mcp-Session-Id), "
+            + (f"wait for an idle one to close (after {round(idle / 60)} minutes), " if idle else "")
+            + "or ask the operator to raise --max-sessions."
+        )
+        body = {"jsonrpc": "2.0", "id": None, "error": {"code": INTERNAL_ERROR, "message": message}}
+        return JSONResponse(body, status_code=503, headers={"Retry-After": "60"})
+
+    async def _discard_session(self, session_id: str, transport: StreamableHTTPServerTransport) -> None:
+        """The SDK's, and the session's events are freed at once (for the other sessions)."""
+        await super()._discard_session(session_id, transport)
+        store = getattr(transport, "_event_store", None)  # the SDK keeps it there (mcp 2.3)
+        if isinstance(store, MemoryEventStore):
+            store.close()
 
     async def _handle_stateless_request(
         self, protocol_version_hint: str | None, scope: Scope, receive: Receive, send: Send

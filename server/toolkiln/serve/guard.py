@@ -31,6 +31,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from toolkiln.audit import AuditLog
+from toolkiln.audit.denials import shorten
 
 logger = logging.getLogger(__name__)
 
@@ -106,18 +107,16 @@ def bearer_matches(authorization: str | None, token: str) -> bool:
 def record_denial(
     audit: AuditLog | None, method: str, path: str, client: str | None, status: int, reason: str
 ) -> None:
-    """Log and audit a refused request: the Guard's refusals and the dashboard's own."""
-    logger.warning("denied %s %s from %s: %s", method, path, client, reason)
-    if audit is not None:
-        audit.record(
-            event="denied",
-            transport="http",
-            client=client,
-            path=path,
-            status=status,
-            success=False,
-            error=reason,
-        )
+    """Log and audit a refused request: the Guard's refusals and the dashboard's own.
+    Denials are bounded and summarised past a budget (audit/denials.py); the server's
+    log says only what the audit log writes whole."""
+    if audit is None:
+        logger.warning("denied %s %s from %s: %s", method, shorten(path), client, shorten(reason))
+        return
+    written = audit.record_denial(client=client, status=status, transport="http", path=path, error=reason)
+    if written is not None:
+        shown = (written["path"], written["client"], written["error"])
+        logger.warning("denied %s %s from %s: %s", method, *shown)
 
 
 def _matches(value: str | None, patterns: tuple[str, ...]) -> bool:

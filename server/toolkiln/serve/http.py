@@ -36,7 +36,9 @@ from toolkiln.liveness import process_identity
 from toolkiln.process import kill_all_groups
 from toolkiln.serve.connections import DEFAULT_READ_TIMEOUT, connection_cap, protocol_with
 from toolkiln.serve.dashboard import REVOKED_FILE, Dashboard, Revocations, Sessions, is_dashboard_path
+from toolkiln.serve.event_budget import DEFAULT_MAX_SESSIONS, EventBudget
 from toolkiln.serve.events import RETRY_MILLISECONDS, ResumableSessionManager
+from toolkiln.serve.forwarded import ForwardedHeaders, TrustedProxies
 from toolkiln.serve.guard import Admission, Guard
 from toolkiln.serve.handlers import build_server
 from toolkiln.serve.repeats import install_repeat_filter, quiet_accept_errors, remove_repeat_filter
@@ -70,6 +72,8 @@ class HttpSettings:
     dashboard: bool = True
     read_timeout: float = DEFAULT_READ_TIMEOUT  # to send a request's headers, then its body
     max_connections: int | None = None  # None: derived from the open-file limit
+    max_sessions: int = DEFAULT_MAX_SESSIONS  # stateful MCP sessions open at once
+    max_event_memory: int | None = None  # bytes of resumable events, all sessions (None: event_budget.py)
     # Proxies whose X-Forwarded-For/-Proto are believed (uvicorn's syntax; "*": all).
     forwarded_allow_ips: tuple[str, ...] = ()
 
@@ -106,10 +110,8 @@ async def serve_http(
         ssl_certfile=settings.tls_cert,
         ssl_keyfile=settings.tls_key,
         timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
-        # X-Forwarded-For and -Proto only from the proxies the user named: from anyone
-        # else, they would let a client choose the address the audit log records.
-        proxy_headers=bool(settings.forwarded_allow_ips),
-        forwarded_allow_ips=list(settings.forwarded_allow_ips) or None,
+        # X-Forwarded-For and -Proto: forwarded.py (uvicorn's own would believe more).
+        proxy_headers=False,
     )
     logger.debug(
         "at most %d connections; %s s to send a request", limits.max_connections, limits.read_timeout
@@ -135,9 +137,12 @@ def build_app(
     # Last-Event-ID, from its session's own event store (stateful sessions only), or
     # with `state.url` from Redis, on any replica.
     shared = shared_events(service)
+    budget = EventBudget(settings.max_event_memory)
     manager = ResumableSessionManager(
         app=build_server(service),
         shared=shared,
+        budget=budget,
+        max_sessions=settings.max_sessions,
         stateless=settings.stateless,
         # The Guard checks Host and Origin on every route, this one included.
         security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
@@ -158,7 +163,16 @@ def build_app(
         }
 
     async def health(request: Request) -> JSONResponse:
-        return JSONResponse(status())
+        if admission.token is None or not admission.token_accepted(request.headers.get("authorization")):
+            return JSONResponse(status())
+        # With the token: what the sessions hold (event_budget.py), for an operator's monitoring.
+        held = {"open": manager.open_sessions, "max": settings.max_sessions}
+        held |= {
+            "event_bytes": budget.used,
+            "event_budget": budget.overall,
+            "per_session": budget.per_session,
+        }
+        return JSONResponse({**status(), "sessions": held})
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -171,6 +185,8 @@ def build_app(
             finally:
                 group.cancel_scope.cancel()
                 stop()
+                if service.audit is not None:  # the denials counted but not yet summarised
+                    service.audit.flush_denials()
                 for client in (shared, news):
                     if client is not None:
                         await client.close()
@@ -192,12 +208,17 @@ def build_app(
         )
         routes += Dashboard(service, sessions, config_dir, rebuild, status, news=news).routes()
     app = Starlette(routes=routes, lifespan=lifespan)
-    return Guard(
+    guarded = Guard(
         RequestBodyLimitMiddleware(app, settings.max_body_bytes),
         admission,
         service.audit,
         delegated=is_dashboard_path if settings.dashboard else None,
     )
+    if not settings.forwarded_allow_ips:
+        return guarded
+    # X-Forwarded-For and -Proto only from the proxies the user named, and only their
+    # own last hop: else a client would choose the address the audit log records.
+    return ForwardedHeaders(guarded, TrustedProxies(settings.forwarded_allow_ips))
 
 
 def shared_events(service: ToolService) -> SharedEvents | None:

@@ -14,15 +14,17 @@ filter asks for (the same bus, the same matching):
   per new status (or new set of questions), each the task as `tasks/get` gives it;
 - a task run by another process (another replica of a shared store, a server that
   died) is read from the store every `POLL_SECONDS` while it has not ended;
-- bounds: `MAX_TASK_IDS` ids a stream, `MAX_STREAMS` task streams open at once for a
-  client (a principal and its HTTP session), `BUFFERED` notifications waiting for a
-  client that does not read (the stream is then ended: the client listens again).
+- bounds: `MAX_TASK_IDS` ids a stream, `BUFFERED` notifications waiting for a client
+  that does not read (the stream is then ended: the client listens again), and the
+  streams open at once, per client address and in all, this one's and the SDK's plain
+  ones alike: a new stream closes the oldest of the client holding the most, never
+  waits or is refused (stream_slots.py).
 """
 
 from __future__ import annotations
 
 import logging
-from collections import Counter
+from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 import anyio
@@ -40,16 +42,15 @@ from mcp_types import (
     SubscriptionsListenResult,
 )
 
-from toolkiln.serve.notify import connection_key
 from toolkiln.serve.tasks.jobs import TaskNotFoundError, TaskService
 from toolkiln.serve.tasks.principal import principal_of
 from toolkiln.serve.tasks.protocol import declares_tasks, detailed_task, missing_extension
 from toolkiln.serve.tasks.store import TaskRecord
+from toolkiln.serve.tasks.stream_slots import StreamSlots, client_address
 
 logger = logging.getLogger(__name__)
 
 MAX_TASK_IDS = 64  # task ids one stream may follow
-MAX_STREAMS = 16  # task streams one client may have open at once
 BUFFERED = 256  # notifications a stream holds for a client that does not read
 POLL_SECONDS = 1.0  # how often a task run by another process is read from the store
 TASK_ID_CHARS = 128  # longer is no task id of ours: not looked up
@@ -67,34 +68,32 @@ class TasksListenHandler:
 
     def __init__(self, plain: ListenHandler, bus: SubscriptionBus, tasks: TaskService) -> None:
         self.plain, self.bus, self.tasks = plain, bus, tasks
-        self._open: Counter[tuple[str, str | None]] = Counter()
+        self.slots = StreamSlots()
 
     async def __call__(
         self, ctx: ServerRequestContext[Any, Any], params: SubscriptionsListenRequestParams
     ) -> SubscriptionsListenResult:
         requested = (params.notifications.model_extra or {}).get("taskIds")
-        if requested is None:
-            return await self.plain(ctx, params)
+        if requested is None:  # the SDK's stream, in a slot of the same table
+            return await self._in_slot(ctx, lambda: self.plain(ctx, params))
         if not declares_tasks(ctx):
             raise missing_extension("Task status notifications (taskIds on subscriptions/listen)")
         task_ids = _task_ids(requested)
         if ctx.request_id is None:
             raise MCPError(types.INVALID_REQUEST, "subscriptions/listen requires a request id")
         principal = principal_of(ctx)
-        client = (principal, connection_key(ctx))
-        if self._open[client] >= MAX_STREAMS:
-            raise MCPError(
-                types.INVALID_REQUEST,
-                f"At most {MAX_STREAMS} subscriptions/listen streams with taskIds may be open at once "
-                "for a client: close one, or follow several tasks on one stream.",
-            )
-        self._open[client] += 1
-        try:
-            return await self._serve(ctx, params.notifications, task_ids, principal)
-        finally:
-            self._open[client] -= 1
-            if not self._open[client]:
-                del self._open[client]
+        return await self._in_slot(ctx, lambda: self._serve(ctx, params.notifications, task_ids, principal))
+
+    async def _in_slot(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        serve: Callable[[], Awaitable[SubscriptionsListenResult]],
+    ) -> SubscriptionsListenResult:
+        """Serve a stream in a slot of `self.slots` (stream_slots.py): when another stream
+        needs the slot, this one ends as a stream does, with its result."""
+        with anyio.CancelScope() as scope, self.slots.slot(client_address(ctx), scope.cancel):
+            return await serve()
+        return SubscriptionsListenResult(_meta={SUBSCRIPTION_ID_META_KEY: ctx.request_id})
 
     async def _serve(
         self,
