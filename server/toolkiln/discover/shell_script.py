@@ -36,7 +36,7 @@ from toolkiln.discover.shell_options import OptionLoop, option_loops
 from toolkiln.discover.shell_params import parameters_of
 from toolkiln.discover.shell_positionals import read_positionals
 from toolkiln.discover.shell_stdin import stdin_line
-from toolkiln.discover.shell_usage import describe, header_comment
+from toolkiln.discover.shell_usage import describe, header_comment, header_of
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:
@@ -50,19 +50,22 @@ MAX_LINES = 10_000
 # has a few tens of thousands; a file made of nothing else is refused before it is read.
 MAX_MARKS = 60_000
 _MARKS = (
-    "\"", "'", "\\", "$", "#", "cat", "read", "case", "esac", "shift", "getopts", "<<", "usage", "Usage", "(", "{",
-    "do", "while", "until", "for", "select",
+    "\"", "'", "\\", "$", "#", "cat", "read", "case", "esac", "shift", "getopts", "<<", "usage", "Usage",
+    "(", "{", "do", "while", "until", "for", "select",
 )  # fmt: skip
 _SHELL_SUFFIXES = {".sh", ".bash", ".zsh", ".ksh", ".dash"}
 _NOT_SCRIPTS = {".json", ".md", ".txt", ".toml", ".yaml", ".yml", ".cfg", ".ini", ".lock", ".pyc", ".csv"}
 # A help-json script answers `--help` with its JSON: help-json reads it, by running it.
 _HELP_JSON = re.compile(r'"(?:description|value_type|input_schema)"')
+_READS_ARGUMENTS = re.compile(r"\$\{?[1-9@*#]|(?<![\w-])(?:getopts|shift)(?![\w-])")
 _CALLS_WITH_ARGS = re.compile(r"^(?:exec[ \t]+)?([A-Za-z_][\w:.-]*)[ \t]+\"\$(?:@|\{@\})\"")
 
 
 def claims(candidate: Candidate) -> bool:
     """An executable shell script (by its `#!` line or its extension) that is not written
-    for help-json and not opted in to the fallback (the user asked for its `args` there)."""
+    for help-json and not opted in to the fallback (the user asked for its `args` there),
+    and that reads arguments or says what it does in a header comment (one that does
+    neither is left to the `--help` probe, as before)."""
     if not candidate.executable or candidate.path.suffix.lower() in _NOT_SCRIPTS:
         return False
     if candidate.script_type != "shell" and candidate.path.suffix.lower() not in _SHELL_SUFFIXES:
@@ -70,6 +73,8 @@ def claims(candidate: Candidate) -> bool:
     head = candidate.head
     if not head or ("--help" in head and _HELP_JSON.search(head)):
         return False
+    if not _READS_ARGUMENTS.search(head) and not describe(header_of(head.split("\n", 200)[:200])):
+        return False  # takes nothing and says nothing: what it does is not written anywhere
     return not fallback.opted_in(candidate)
 
 

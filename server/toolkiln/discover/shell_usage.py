@@ -10,6 +10,7 @@ at the start of a line whose parts cannot overlap, so the work grows with the fi
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from toolkiln.discover.shell_lines import ShellText
@@ -34,13 +35,17 @@ class UsageArgument:
 
 def header_comment(text: ShellText) -> list[tuple[int, str]]:
     """The comment lines at the top of the script (after its `#!` line), by number."""
+    return header_of(line.raw for line in text.lines)
+
+
+def header_of(lines: Iterable[str]) -> list[tuple[int, str]]:
     header: list[tuple[int, str]] = []
-    for line in text.lines:
-        stripped = line.raw.strip()
-        if line.number == 1 and stripped.startswith("#!"):
+    for number, raw in enumerate(lines, 1):
+        stripped = raw.strip()
+        if number == 1 and stripped.startswith("#!"):
             continue
         if stripped.startswith("#"):
-            header.append((line.number, stripped.lstrip("#").strip()))
+            header.append((number, stripped.lstrip("#").strip()))
         elif stripped:
             break
     return header
