@@ -18,7 +18,7 @@ from toolkiln.errors import DiscoveryError
 
 _REFERENCE = re.compile(r"(?<!\\)\$(\{?)([1-9@*#])")
 _BOUND = re.compile(
-    r"(?<![\w$])(?:(?:local|readonly|declare|export|typeset)[ \t]+(?:-\w+[ \t]+)?)?"
+    r"(?:^|(?<=[\s;&|(]))(?:(?:local|readonly|declare|export|typeset)[ \t]+(?:-\w+[ \t]+)?)?"
     r"([A-Za-z_]\w*)=\"?\$\{?([1-9*])"
 )
 _SHIFT = re.compile(r"(?<![\w-])shift(?![\w-])[ \t]*([^ \t;&|)]*)")

@@ -53,7 +53,8 @@ def _read_reads_stdin(text: ShellText, number: int, bare: str, match: re.Match[s
     last = before.split()[-1] if before.split() else ""
     if not (last in _COMMAND_START or last.startswith("IFS=") or last.endswith((";", "(", "&&", "||"))):
         return False  # `read` as a word, not a command
-    if _fed(before) or "<" in bare[match.end() : match.end() + _WINDOW]:
+    head = before[: -len(last)] if last in ("while", "until", "!") else before
+    if _fed(head) or "<" in bare[match.end() : match.end() + _WINDOW]:
         return False  # `... | while read`, `read x < file`, `read x <<< "$y"`
     line = text.lines[number - 1]
     if line.loop == number:  # `while read ...; do ... done < file`
