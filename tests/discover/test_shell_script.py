@@ -188,7 +188,8 @@ def test_what_reads_stdin(make_tool: MakeTool, tools_dir: Path, body: str, stdin
 def test_single_quoted_text_and_helper_functions_read_no_arguments(
     make_tool: MakeTool, tools_dir: Path
 ) -> None:
-    body = "#!/bin/sh\n# Sums.\nlog() { echo \"$1\" >&2; }\nawk '{ s += $2 } END { print s }' /etc/hosts\nlog done\n"
+    body = "#!/bin/sh\n# Sums.\nlog() { echo \"$1\" >&2; }\n"
+    body += "awk '{ s += $2 } END { print s }' /etc/hosts\nlog done\n"
     assert declare(make_tool("sum.sh", body), tools_dir).parameters == []
 
 
