@@ -7,6 +7,8 @@ Each parameter's `option` says how: `-o` or `--name` is the option and its value
 words (as `getopts` and `shift 2` read them), `--name=` is one word `--name=value`, a
 boolean is its bare flag when true; "" is a positional, in order, and "--" a positional
 after a `--` the script's loop understands (so a value may start with `-`). A positional
+value starting with `-` is refused when the script reads options and no `--` ends them
+(it would read the value as an option); a script that reads no option gets it as it is. A positional
 left out before one given is given its default, else the call is refused: the script
 would read the later value as the earlier one. The parameter with no `option` (`stdin`)
 is the script's standard input.
@@ -29,6 +31,8 @@ def shell_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -
     positionals: list[str] = []
     separator = False
     missing: str | None = None
+    # A value starting with `-` would pose as an option only to a script that reads options.
+    reads_options = any(param.option not in (None, "", "--") for param in tool.parameters)
     for param in tool.parameters:
         if param.option is None:
             continue
@@ -46,7 +50,8 @@ def shell_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -
                 )
             words = [text_form(item) for item in value] if isinstance(value, list) else [text_form(value)]
             separator = separator or param.option == "--"
-            positionals += words if param.option == "--" else plain_values(param.name, words)
+            free = param.option == "--" or not reads_options
+            positionals += words if free else plain_values(param.name, words)
         elif not given:
             continue
         elif param.type == "boolean":
