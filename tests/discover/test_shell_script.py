@@ -150,6 +150,26 @@ def test_a_count_check_and_the_usage_line(make_tool: MakeTool, tools_dir: Path) 
     assert "from the usage line" in declaration.parameters[0].description
 
 
+def test_a_case_on_the_first_argument_outside_a_loop_is_an_enum(make_tool: MakeTool, tools_dir: Path) -> None:
+    body = """\
+        #!/bin/bash
+        # Control the web service.
+        case "$1" in
+          start) systemctl start web ;;
+          stop|halt) systemctl stop web ;;
+          *) echo "usage: svc start|stop" >&2; exit 1 ;;
+        esac
+        [ -n "$2" ] && echo "$2"
+    """
+    declaration = declare(make_tool("svc", body), tools_dir)
+    assert [(p.name, p.required, p.enum) for p in declaration.parameters] == [
+        ("command", True, ["start", "stop", "halt"]), ("arg2", False, None),
+    ]  # fmt: skip
+    assert (
+        "[Name guessed by toolkiln from the words its `case` handles" in declaration.parameters[0].description
+    )
+
+
 def test_a_script_that_takes_nothing_is_a_tool_without_parameters(
     make_tool: MakeTool, tools_dir: Path
 ) -> None:
@@ -188,7 +208,7 @@ def test_what_reads_stdin(make_tool: MakeTool, tools_dir: Path, body: str, stdin
 def test_single_quoted_text_and_helper_functions_read_no_arguments(
     make_tool: MakeTool, tools_dir: Path
 ) -> None:
-    body = "#!/bin/sh\n# Sums.\nlog() { echo \"$1\" >&2; }\n"
+    body = '#!/bin/sh\n# Sums.\nlog() { echo "$1" >&2; }\n'
     body += "awk '{ s += $2 } END { print s }' /etc/hosts\nlog done\n"
     assert declare(make_tool("sum.sh", body), tools_dir).parameters == []
 

@@ -26,7 +26,8 @@ _GETOPTS = re.compile(r"(?<![\w-])getopts[ \t]+(\S+)[ \t]+([A-Za-z_]\w*)")
 _CASE = re.compile(r"^case[ \t]+\"?\$\{?([1-9]|[A-Za-z_]\w*)\}?\"?[ \t]+in(?![\w-])")
 _FOR = re.compile(r"^for[ \t]+([A-Za-z_]\w*)(?:[ \t]*(?:;|$)|[ \t]+in[ \t]+\"\$(?:@|\{@\})\")")
 _ARM = re.compile(r"^\(?([^()]*)\)")
-_ASSIGNED = re.compile(r"(?<![\w$])([A-Za-z_]\w*)=\"?\$\{?(1|OPTARG)(?![\w])")
+_ASSIGNED = re.compile(r"(?<![\w$])([A-Za-z_]\w*)=\"?\$\{?(1|2|OPTARG)(?![\w])")
+_MAX_DISPATCH = 50
 _HELP_WORDS = ("h", "-h", "--help", "-help", "help", "-v", "--version", "-V", "V")
 
 
@@ -109,8 +110,6 @@ def _arms(text: ShellText, case_start: int) -> list[tuple[list[str], str, int, s
             arms.append((patterns, "", line.number, line.comment))
         else:
             body.append(line.code)
-            if not arms[-1][3] and line.comment:
-                arms[-1] = (arms[-1][0], "", arms[-1][2], line.comment)
         if own and (";;" in line.bare or ";&" in line.bare):
             arms[-1] = (arms[-1][0], "\n".join(body), arms[-1][2], arms[-1][3])
             body = None
@@ -208,3 +207,29 @@ def _shift_then_first(body: str) -> bool:
     """`-o) shift; out="$1"`: the arm shifts, then reads the next word."""
     _, shifted, rest = body.partition("shift")
     return bool(shifted) and ("$1" in rest or "${1" in rest)
+
+
+def dispatch_words(text: ShellText, script_scope: set[int], skipped: set[int]) -> dict[str, list[str]]:
+    """`case "$1" in start) ... stop) ... *) usage; exit 1` outside a loop: the words a
+    positional (`1`, or the variable bound to one) may be, by subject. A catch-all arm that
+    does not refuse other words (exit, usage) makes none."""
+    found: dict[str, list[str]] = {}
+    outermost = [start for start, parent in text.case_parents.items() if parent is None]
+    for start in outermost[:_MAX_DISPATCH]:  # outermost blocks never overlap: each line read once
+        line = text.lines[start - 1]
+        if start not in script_scope or start in skipped or line.loop is not None:
+            continue
+        subject = _case_subject(line)
+        if subject is None or subject in found:
+            continue
+        words: list[str] = []
+        for patterns, body, _, _ in _arms(text, start):
+            if patterns in (["*"], ["*)"]):
+                if not any(word in body for word in ("exit", "usage", "die", ">&2", "return 1")):
+                    words = []
+                    break
+                continue
+            words += [p for p in patterns if p and p not in _HELP_WORDS and not any(c in p for c in "*?[$-")]
+        if words:
+            found[subject] = list(dict.fromkeys(words))
+    return found

@@ -39,6 +39,7 @@ def parameters_of(
     header: list[tuple[int, str]],
     loops: list[OptionLoop],
     positionals: Positionals,
+    dispatch: dict[str, list[str]],
     stdin_at: int | None,
     path: str,
 ) -> list[Parameter]:
@@ -56,7 +57,7 @@ def parameters_of(
         loop.collects or loop.named for loop in loops
     )
     parameters += _positional_parameters(
-        positionals, loops, usage_args, tomdoc_arguments(header), separator, taken, path
+        positionals, loops, usage_args, tomdoc_arguments(header), dispatch, separator, taken, path
     )
     taken = {param.name for param in parameters}
     if stdin_at is not None:
@@ -91,6 +92,7 @@ def _positional_parameters(
     loops: list[OptionLoop],
     usage: list[UsageArgument],
     tomdoc: dict[int, str],
+    dispatch: dict[str, list[str]],
     separator: bool,
     taken: set[str],
     path: str,
@@ -117,6 +119,9 @@ def _positional_parameters(
             required = position <= positionals.required_count or not optional
         if required:
             required_from = position
+        words = dispatch.get(str(position)) or dispatch.get(entry.name or "" if entry else "")
+        if words and guess and not usage_arg:
+            name, guess = "command", "the words its `case` handles"
         description = (
             tomdoc.get(position)
             or (entry.message if entry else "")
@@ -127,12 +132,14 @@ def _positional_parameters(
                 f" [Name guessed by toolkiln from {guess}; rename it in this config if it reads wrong.]"
             )
         default = entry.default if entry and entry.default else None
-        entries.append((name, description, default, entry.line if entry else None))
+        entries.append((name, description, default, words, entry.line if entry else None))
     parameters = []
     option = "--" if separator else ""
-    for position, (name, description, default, line) in enumerate(entries, 1):
+    for position, (name, description, default, words, line) in enumerate(entries, 1):
         name = _unique(_safe(name), taken)
         fields: dict[str, object] = {"name": name, "description": description, "option": option}
+        if words:
+            fields["enum"] = words
         if position <= required_from:
             fields["required"] = True
         elif default is not None:

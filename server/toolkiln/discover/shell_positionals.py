@@ -94,6 +94,9 @@ def _read_references(code: str, number: int, offset: int, found: Positionals) ->
             entry.name = names[int(what)]
         if braced:
             _read_expansion(code[match.end() : match.end() + _WINDOW], entry)
+        before = code[max(0, match.start() - 6) : match.start()].rstrip('"').rstrip()
+        if before.endswith("-n") and entry.required is None:
+            entry.required = False  # `[ -n "$2" ]`: the script asks whether it was given
 
 
 def _read_expansion(after: str, entry: Positional) -> None:

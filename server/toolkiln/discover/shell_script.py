@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from toolkiln.discover import fallback
 from toolkiln.discover.base import Candidate, Declaration, NotATool
 from toolkiln.discover.shell_lines import ShellText, read_shell
-from toolkiln.discover.shell_options import OptionLoop, option_loops
+from toolkiln.discover.shell_options import OptionLoop, dispatch_words, option_loops
 from toolkiln.discover.shell_params import parameters_of
 from toolkiln.discover.shell_positionals import read_positionals
 from toolkiln.discover.shell_stdin import stdin_line
@@ -120,7 +120,8 @@ def _declare(text: ShellText, path: str) -> Declaration:
     positionals = read_positionals(text, scope, in_loops, path)
     _check_handed_on(positionals.rest, positionals.rest_line, loops, text, path)
     header = header_comment(text)
-    parameters = parameters_of(text, header, loops, positionals, stdin_line(text), path)
+    dispatch = dispatch_words(text, scope, in_loops)
+    parameters = parameters_of(text, header, loops, positionals, dispatch, stdin_line(text), path)
     description = describe(header) or _usage_description(text, header, path)
     return Declaration(dialect="shell", description=description, parameters=parameters)
 
