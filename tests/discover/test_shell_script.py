@@ -221,6 +221,14 @@ def test_an_argument_nothing_names_is_argn_and_marked_a_guess(make_tool: MakeToo
     assert "[Name guessed by toolkiln from its position alone" in declaration.parameters[2].description
 
 
+def test_a_positional_bound_to_an_environment_name_is_renamed_not_refused(
+    make_tool: MakeTool, tools_dir: Path
+) -> None:
+    body = '#!/bin/sh\n# P.\nPATH="$1" LD_PRELOAD="$2"\necho "$PATH"\n'
+    declaration = declare(make_tool("p.sh", body), tools_dir)
+    assert [p.name for p in declaration.parameters] == ["path", "ld_preload"]
+
+
 def test_arguments_handed_on_to_another_program_are_not_served_and_say_where(
     make_tool: MakeTool, tools_dir: Path
 ) -> None:

@@ -13,6 +13,7 @@ import re
 from typing import TYPE_CHECKING
 
 from toolkiln.discover.base import make_parameter
+from toolkiln.env_names import sensitive_env_reason
 from toolkiln.discover.shell_options import OptionLoop, ShellOption
 from toolkiln.discover.shell_positionals import Positionals
 from toolkiln.discover.shell_usage import (
@@ -211,8 +212,13 @@ def _ordinal(position: int) -> str:
 
 
 def _safe(name: str) -> str:
+    """A parameter name clients accept, and that cannot pose as an environment variable
+    the script's run depends on (`PATH="$1"` is the parameter `path`)."""
     name = _UNSAFE.sub("_", name).strip("_-")[:64] or "arg"
-    return name if name[0].isalpha() or name[0] == "_" else f"arg_{name}"[:64]
+    name = name if name[0].isalpha() or name[0] == "_" else f"arg_{name}"[:64]
+    if sensitive_env_reason(name):
+        name = name.lower()
+    return name if not sensitive_env_reason(name) else f"{name[:60]}_arg"
 
 
 def _unique(name: str, taken: set[str]) -> str:
