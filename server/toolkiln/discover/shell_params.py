@@ -13,7 +13,6 @@ import re
 from typing import TYPE_CHECKING
 
 from toolkiln.discover.base import make_parameter
-from toolkiln.env_names import sensitive_env_reason
 from toolkiln.discover.shell_options import OptionLoop, ShellOption
 from toolkiln.discover.shell_positionals import Positionals
 from toolkiln.discover.shell_usage import (
@@ -24,6 +23,7 @@ from toolkiln.discover.shell_usage import (
     usage_line,
     usage_lines,
 )
+from toolkiln.env_names import sensitive_env_reason
 
 if TYPE_CHECKING:
     from toolkiln.discover.shell_lines import ShellText
