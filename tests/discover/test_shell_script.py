@@ -229,6 +229,13 @@ def test_a_positional_bound_to_an_environment_name_is_renamed_not_refused(
     assert [p.name for p in declaration.parameters] == ["path", "ld_preload"]
 
 
+def test_a_library_of_functions_is_not_a_tool(make_tool: MakeTool, tools_dir: Path) -> None:
+    body = '#!/bin/bash\n# Helpers for the other scripts.\nset -e\nVERSION=1\nlog() {\n  echo "$1" >&2\n}\n'
+    with pytest.raises(NotATool, match="library to source") as caught:
+        declare(make_tool("lib.sh", body), tools_dir)
+    assert caught.value.kind == "shell-library"
+
+
 def test_arguments_handed_on_to_another_program_are_not_served_and_say_where(
     make_tool: MakeTool, tools_dir: Path
 ) -> None:

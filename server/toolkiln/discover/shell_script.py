@@ -57,6 +57,7 @@ _SHELL_SUFFIXES = {".sh", ".bash", ".zsh", ".ksh", ".dash"}
 _NOT_SCRIPTS = {".json", ".md", ".txt", ".toml", ".yaml", ".yml", ".cfg", ".ini", ".lock", ".pyc", ".csv"}
 # A help-json script answers `--help` with its JSON: help-json reads it, by running it.
 _HELP_JSON = re.compile(r'"(?:description|value_type|input_schema)"')
+_DEFINITION = re.compile(r"^(?:(?:export|readonly|declare|local|typeset)[ \t]+)?[A-Za-z_]\w*=|^set[ \t]+[-+]")
 _READS_ARGUMENTS = re.compile(r"\$\{?[1-9@*#]|(?<![\w-])(?:getopts|shift)(?![\w-])")
 _CALLS_WITH_ARGS = re.compile(r"^(?:exec[ \t]+)?([A-Za-z_][\w:.-]*)[ \t]+\"\$(?:@|\{@\})\"")
 
@@ -114,6 +115,9 @@ def _speaks_help_json(text: ShellText) -> bool:
 
 
 def _declare(text: ShellText, path: str) -> Declaration:
+    if _only_defines(text):
+        raise NotATool("only defines functions and variables: a library to source, not a tool",
+                       kind="shell-library")  # fmt: skip
     scope, calls = script_scope(text)
     loops = option_loops(text, scope)
     in_loops = {number for loop in loops for number in range(loop.start, loop.end + 1)} | calls
@@ -124,6 +128,17 @@ def _declare(text: ShellText, path: str) -> Declaration:
     parameters = parameters_of(text, header, loops, positionals, dispatch, stdin_line(text), path)
     description = describe(header) or _usage_description(text, header, path)
     return Declaration(dialect="shell", description=description, parameters=parameters)
+
+
+def _only_defines(text: ShellText) -> bool:
+    """Whether the script, run, would do nothing but define functions and variables."""
+    for line in text.lines:
+        code = line.bare.strip()
+        if line.function is not None or line.heredoc or not code or code in ("{", "}"):
+            continue
+        if not _DEFINITION.match(code):
+            return False
+    return bool(text.functions)
 
 
 def script_scope(text: ShellText) -> tuple[set[int], set[int]]:
