@@ -92,6 +92,37 @@ COPY = """\
     cp "$1" "${2:-.}"
 """
 
+BACKUP = """\
+    #!/usr/bin/env bash
+    #
+    # Back up a folder to the NAS.
+    #
+    # Usage: rsync-backup [-n] [-d DEST] SOURCE
+    #
+    #   -n         dry run
+    #   -d DEST    where to (default: nas:/backup)
+
+    set -euo pipefail
+
+    dry=""
+    dest="nas:/backup"
+    while getopts ":nd:" flag; do
+        case "$flag" in
+            n) dry="--dry-run" ;;
+            d) dest="$OPTARG" ;;
+            *) sed -n '3,8p' "$0"; exit 2 ;;
+        esac
+    done
+    shift $((OPTIND-1))
+
+    if [[ $# -ne 1 ]]; then
+        echo "need a SOURCE" >&2
+        exit 2
+    fi
+
+    rsync -a $dry "$1" "$dest"
+"""
+
 
 def declare(path: Path, tools_dir: Path) -> Declaration:
     candidate = Candidate(path, str(path.relative_to(tools_dir)), path.stat())
@@ -142,6 +173,18 @@ def test_tomdoc_lines_name_and_describe_positionals_used_directly(
     ]
     branch = declaration.parameters[0]
     assert branch.description.startswith("The branch name. [Name guessed by toolkiln")
+
+
+def test_a_header_with_usage_and_option_lines_describes_each_and_stays_out_of_the_description(
+    make_tool: MakeTool, tools_dir: Path
+) -> None:
+    declaration = declare(make_tool("rsync-backup", BACKUP), tools_dir)
+    assert declaration.description == "Back up a folder to the NAS."
+    assert [(p.name, p.description, p.required, p.option) for p in declaration.parameters][:2] == [
+        ("n", "dry run", False, "-n"), ("d", "where to (default: nas:/backup)", False, "-d"),
+    ]  # fmt: skip
+    source = declaration.parameters[2]
+    assert (source.name, source.required, source.option) == ("source", True, "--")  # `[[ $# -ne 1 ]]`
 
 
 def test_a_count_check_and_the_usage_line(make_tool: MakeTool, tools_dir: Path) -> None:

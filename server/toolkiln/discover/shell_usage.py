@@ -65,7 +65,7 @@ def describe(header: list[tuple[int, str]]) -> str:
         if lowered.startswith("usage") or _SECTION.match(comment) or _TOMDOC.match(comment):
             skipping = True
             continue
-        if skipping or _NOT_PROSE.match(comment) or set(comment) <= set("-=*#~_ "):
+        if skipping or comment.startswith("-") or _NOT_PROSE.match(comment) or set(comment) <= set("=*#~_ "):
             continue
         paragraphs[-1].append(comment)
     text = "\n\n".join(" ".join(words) for words in paragraphs if words)
