@@ -51,8 +51,9 @@ DEPLOY = """\
         -e|--edit) edit=1; shift ;;   # open the editor first
         -n|--name) name="$2"; shift 2 ;;
         --name=*) name="${1#*=}"; shift ;;
-        -H|--host) shift; host="$1"; shift ;;
-        -h|--help) echo "usage: deploy [-e] [--name=NAME] [--host HOST] FILE..."; exit 0 ;;
+        -h|--host) shift; host="$1"; shift ;;
+        --help) echo "usage: deploy [-e] [--name=NAME] [--host HOST] FILE..."; exit 0 ;;
+        -v|--verbose) set -x; shift ;;
         -*) die "unknown option $1" ;;
         *) args+=("$1"); shift ;;
       esac
@@ -157,6 +158,7 @@ def test_a_case_loop_with_long_short_and_joined_options(make_tool: MakeTool, too
         ("edit", "boolean", False, False, "--edit"),
         ("name", "string", False, None, "--name="),  # the script reads `--name=value`
         ("host", "string", False, None, "--host"),  # `shift; host="$1"`: the next word
+        ("verbose", "boolean", False, False, "--verbose"),
         ("args", "array", False, [], ""),  # kept by `*) args+=`: no `--` would reach them
     ]
     assert declaration.parameters[0].description == "open the editor first"

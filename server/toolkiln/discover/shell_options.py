@@ -28,7 +28,17 @@ _FOR = re.compile(r"^for[ \t]+([A-Za-z_]\w*)(?:[ \t]*(?:;|$)|[ \t]+in[ \t]+\"\$(
 _ARM = re.compile(r"^\(?([^()]*)\)")
 _ASSIGNED = re.compile(r"(?<![\w$])([A-Za-z_]\w*)=\"?\$\{?(1|2|OPTARG)(?![\w])")
 _MAX_DISPATCH = 50
-_HELP_WORDS = ("h", "-h", "--help", "-help", "help", "-v", "--version", "-V", "V")
+_HELP_WORDS = ("h", "-h", "--help", "-help", "help", "--version", "-V", "V")
+_ALWAYS_HELP = ("--help", "-help", "help", "--version")
+
+
+def _is_help(patterns: list[str], body: str) -> bool:
+    """`-h|--help) usage; exit 0`: not a parameter. `-h` alone is help only when its arm
+    prints and exits without reading a value (`-h|--host) host="$2"` is an option)."""
+    if any(pattern in _ALWAYS_HELP for pattern in patterns):
+        return True
+    reads = "$2" in body or "OPTARG" in body or "shift" in body
+    return any(p in _HELP_WORDS for p in patterns) and "exit" in body and not reads
 
 
 @dataclass
@@ -144,7 +154,7 @@ def _getopts_loop(text: ShellText, line: ShellLine, match: re.Match[str]) -> Opt
     if case_start is not None:
         for patterns, body, number, comment in _arms(text, case_start):
             for letter in patterns:
-                if letter in letters and letter not in _HELP_WORDS:
+                if letter in letters and not _is_help([letter], body):
                     assigned = _ASSIGNED.search(body)
                     loop.options.append(
                         ShellOption(
@@ -169,7 +179,7 @@ def _case_loop(text: ShellText, case_start: int, loop_start: int) -> OptionLoop:
             loop.stops = "break" in body
             loop.collects = "+=" in body or "set --" in body
             loop.named += [(m.group(1), number) for m in _ASSIGNED.finditer(body) if m.group(2) == "1"]
-        elif all(p.startswith("-") for p in patterns) and not any(p in _HELP_WORDS for p in patterns):
+        elif all(p.startswith("-") for p in patterns) and not _is_help(patterns, body):
             option = _case_option(patterns, body, number, comment)
             if option is None:
                 continue  # `-*)`: an unknown option

@@ -50,8 +50,8 @@ def parameters_of(
     value_options = frozenset(option.option.rstrip("=") for option in options if option.takes_value)
     usage = usage_line(prose)
     usage_args = usage_arguments(usage[1], value_options) if usage else []
-    parameters = [_option_parameter(option, helps, path) for option in options]
-    taken = {param.name for param in parameters}
+    taken: set[str] = set()
+    parameters = [_option_parameter(option, helps, taken, path) for option in options]
     # `--` before the positionals only where the script reads them after its loop: words a
     # catch-all arm keeps (`*) args+=("$1")`) are lost after a `--) shift; break`.
     separator = any(loop.separator for loop in loops) and not any(
@@ -72,18 +72,19 @@ def parameters_of(
     return parameters
 
 
-def _option_parameter(option: ShellOption, helps: dict[str, str], path: str) -> Parameter:
+def _option_parameter(option: ShellOption, helps: dict[str, str], taken: set[str], path: str) -> Parameter:
     word = option.option.rstrip("=")
     text = helps.get(word) or option.comment
     if not text:
         sets = f" (sets `{option.variable}`)" if option.variable else ""
         text = f"The script's `{word}` option{sets}."
+    name = _unique(_safe(option.name), taken)
     if option.takes_value:
         return make_parameter(
-            path, option.line, name=_safe(option.name), description=text, option=option.option
+            path, option.line, name=name, description=text, option=option.option
         )
     return make_parameter(
-        path, option.line, name=_safe(option.name), type="boolean", default=False, description=text,
+        path, option.line, name=name, type="boolean", default=False, description=text,
         option=option.option, option_form="flag",
     )  # fmt: skip
 
