@@ -80,9 +80,7 @@ def _option_parameter(option: ShellOption, helps: dict[str, str], taken: set[str
         text = f"The script's `{word}` option{sets}."
     name = _unique(_safe(option.name), taken)
     if option.takes_value:
-        return make_parameter(
-            path, option.line, name=name, description=text, option=option.option
-        )
+        return make_parameter(path, option.line, name=name, description=text, option=option.option)
     return make_parameter(
         path, option.line, name=name, type="boolean", default=False, description=text,
         option=option.option, option_form="flag",
