@@ -164,6 +164,27 @@ def test_a_case_loop_with_long_short_and_joined_options(make_tool: MakeTool, too
     assert declaration.parameters[0].description == "open the editor first"
 
 
+def test_a_loop_on_an_unset_safe_first_argument(make_tool: MakeTool, tools_dir: Path) -> None:
+    body = """\
+        #!/bin/bash
+        # Quiet or not.
+        set -u
+        while :; do
+          case "${1:-}" in
+            -q|--quiet) quiet=1 ;;
+            -o) out=$2; shift ;;
+            "") break ;;
+          esac
+          shift
+        done
+    """
+    declaration = declare(make_tool("q.sh", body), tools_dir)
+    assert shape(declaration) == [
+        ("quiet", "boolean", False, False, "--quiet"),
+        ("o", "string", False, None, "-o"),
+    ]
+
+
 def test_tomdoc_lines_name_and_describe_positionals_used_directly(
     make_tool: MakeTool, tools_dir: Path
 ) -> None:

@@ -23,7 +23,7 @@ from toolkiln.discover.shell_lines import ShellLine, ShellText
 from toolkiln.errors import DiscoveryError
 
 _GETOPTS = re.compile(r"(?<![\w-])getopts[ \t]+(\S+)[ \t]+([A-Za-z_]\w*)")
-_CASE = re.compile(r"^case[ \t]+\"?\$\{?([1-9]|[A-Za-z_]\w*)\}?\"?[ \t]+in(?![\w-])")
+_CASE = re.compile(r"^case[ \t]+\"?\$\{?([1-9]|[A-Za-z_]\w*)(?::?-[^}\s\"]*)?\}?\"?[ \t]+in(?![\w-])")
 _FOR = re.compile(r"^for[ \t]+([A-Za-z_]\w*)(?:[ \t]*(?:;|$)|[ \t]+in[ \t]+\"\$(?:@|\{@\})\")")
 _ARM = re.compile(r"^\(?([^()]*)\)")
 _ASSIGNED = re.compile(r"(?<![\w$])([A-Za-z_]\w*)=\"?\$\{?(1|2|OPTARG)(?![\w])")
