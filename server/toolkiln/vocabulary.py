@@ -37,6 +37,8 @@ def value_matches_type(value: Any, param_type: ParamType) -> bool:
 
 # argc: `# @option` comment tags (sigoden/argc); sidecar: a JSON declaration beside any
 # executable (mcp-bash's `tool.meta.json` too); function: JavaScript `exports.run`;
+# shell: a shell script written for no framework, read from its getopts/`case "$1"` loop,
+# `$1` reads and usage text (discover/shell_script.py, runner/shell_argv.py);
 # fallback: an opted-in executable served as one `args` array; raycast: Raycast script
 # commands (`# @raycast.title`, `# @raycast.argument1 {...}`); scriptkit: a Script Kit
 # script run under toolkiln's runtime of `@johnlindquist/kit` (its `// mcp:` scripts too).
@@ -53,6 +55,7 @@ DialectName = Literal[
     "fallback",
     "raycast",
     "node-cli",
+    "shell",
 ]
 # How a Python-module tool is called: `execute(params)` or `main(params)` with the
 # arguments as one dict, `execute(**params)` with each as a keyword, or `script` (a

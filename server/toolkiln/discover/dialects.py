@@ -19,6 +19,7 @@ from toolkiln.discover import (
     python_script,
     raycast,
     scriptkit,
+    shell_script,
     sidecar,
 )
 from toolkiln.discover.base import Dialect
@@ -30,7 +31,9 @@ from toolkiln.discover.base import Dialect
 # executables whose `--help` is plain text). argc comes after the Python dialects: a `.py`
 # file cannot call argc, so argc tags in its comments document a `def run` (or a CLI) that
 # those dialects serve; argc still says why a tagged file nobody takes is not a tool.
+# shell_script reads a plain shell script's own argument handling before help-json would
+# run it: it leaves alone scripts that answer `--help` with JSON, and opted-in files.
 ALL_DIALECTS: tuple[Dialect, ...] = (
     sidecar, annotations_dialect, kit, scriptkit, raycast, python_module, python_function,
-    python_script, python_argv, argc, js_function, node_cli, help_json, fallback,
+    python_script, python_argv, argc, js_function, node_cli, shell_script, help_json, fallback,
 )  # fmt: skip

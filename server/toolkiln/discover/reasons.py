@@ -78,6 +78,14 @@ HINTS: dict[str, tuple[str, str, str]] = {  # kind: (one file, several files, wh
         "their command line by hand (sys.argv, getopt, optparse): serve them as they are with the "
         "fallback (`discovery.fallback` in config/server.json), or declare their parameters",
     ),
+    "shell-unread": (
+        "shell script reads", "shell scripts read",
+        "arguments toolkiln could not read (see each file's reason): serve them with the fallback "
+        "(`discovery.fallback` in config/server.json), or name their arguments",
+    ),
+    "shell-library": (
+        "shell file only defines", "shell files only define", "functions: libraries to source, not tools"
+    ),
     "asks-input": (
         "Python script asks", "Python scripts ask",
         "for input while running (`input()`), which a tool call cannot answer",

@@ -29,6 +29,8 @@ NOT_EXECUTABLE = "is not executable"
 DOCTOR_QUIET_KINDS = QUIET_KINDS | {"not-executable"}
 # Dialects whose scripts the system runs by their `#!` line.
 RUN_BY_SHEBANG = ("annotations", "help-json")
+# Run by their `#!` line when they have one, else by the interpreter for their extension.
+RUN_BY_SHEBANG_OR_EXTENSION = ("kit", "node-cli", "shell")
 
 
 def check_scripts(project: Project) -> list[Finding]:
@@ -132,7 +134,9 @@ def _run_bit_findings(project: Project) -> list[Finding]:
     for _, config in project.configs:
         script = project.script_of(config)
         dialect = config.script_config.dialect
-        needs_bit = dialect in RUN_BY_SHEBANG or (dialect in ("kit", "node-cli") and _has_shebang(script))
+        needs_bit = dialect in RUN_BY_SHEBANG or (
+            dialect in RUN_BY_SHEBANG_OR_EXTENSION and _has_shebang(script)
+        )
         if needs_bit and script.is_file() and not _executable(script):
             findings[script] = _not_executable(script, declared=True)
     for candidate in _unclaimed_scripts(project.tools_dir):
@@ -205,7 +209,7 @@ def _interpreter_findings(project: Project) -> list[Finding]:
     for _, config in project.configs:
         script = project.script_of(config)
         dialect = config.script_config.dialect
-        if not script.is_file() or dialect not in (*RUN_BY_SHEBANG, "kit", "node-cli"):
+        if not script.is_file() or dialect not in (*RUN_BY_SHEBANG, *RUN_BY_SHEBANG_OR_EXTENSION):
             continue
         shebang = _shebang(script)
         if shebang is None:

@@ -104,7 +104,12 @@ def _raycast_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]
 
 def stdin_for(tool: CompiledTool, arguments: Mapping[str, Any]) -> bytes | None:
     """What the script reads on stdin: the arguments as JSON, but for conventions whose
-    programs get their arguments on the command line and nothing on stdin (None: closed)."""
+    programs get their arguments on the command line and nothing on stdin (None: closed),
+    and a plain shell script, which gets its `stdin` parameter's text."""
+    if tool.dialect == "shell":
+        from toolkiln.runner.shell_argv import shell_stdin
+
+        return shell_stdin(tool, arguments)
     return None if tool.dialect in _NO_STDIN else stdin_json(arguments)
 
 
@@ -178,6 +183,12 @@ def _scriptkit_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, An
     return [*node, str(SCRIPTKIT_RUNNER), str(script), *positional]
 
 
+def _shell_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    from toolkiln.runner.shell_argv import shell_argv  # its own module, as argc's
+
+    return shell_argv(script, tool, arguments)
+
+
 ARGV_BUILDERS: dict[DialectName, ArgvBuilder] = {
     "scriptkit": _scriptkit_argv,
     "argc": _argc_argv,
@@ -190,4 +201,5 @@ ARGV_BUILDERS: dict[DialectName, ArgvBuilder] = {
     "fallback": _fallback_argv,
     "raycast": _raycast_argv,
     "node-cli": _node_cli_argv,
+    "shell": _shell_argv,
 }

@@ -1,0 +1,185 @@
+"""Shell scripts written for no framework, read from their own text (never run):
+
+    #!/bin/bash
+    # Resize images for the web.
+    # Usage: resize [-q] [-o DIR] <image> [width]
+    while getopts "qo:" opt; do
+      case $opt in
+        q) quiet=1 ;;          # print nothing
+        o) out="$OPTARG" ;;    # where to write
+      esac
+    done
+    shift $((OPTIND - 1))
+    image="${1:?an image}"
+    width="${2:-800}"
+
+is a tool with a boolean `q`, a string `o`, a required `image` and an optional `width`
+(default 800), described by its header comment. `while [ $# -gt 0 ]; case "$1" in`
+loops, TomDoc lines (`# $1 - The branch name.`), `usage()` texts, scripts that take no
+argument and scripts that read stdin (a `stdin` parameter) are read too. How the arguments
+reach the script is `runner/shell_argv.py`: each option as the script reads it (`-o value`,
+`--name value`, `--name=value`), positionals in order, the `stdin` text on stdin.
+
+A script whose arguments cannot all be read (`"$@"` handed on to another program, a
+`shift` by a computed amount) is not served: its reason names the line.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from toolkiln.discover import fallback
+from toolkiln.discover.base import Candidate, Declaration, NotATool
+from toolkiln.discover.shell_lines import ShellText, read_shell
+from toolkiln.discover.shell_options import OptionLoop, dispatch_words, option_loops
+from toolkiln.discover.shell_params import parameters_of
+from toolkiln.discover.shell_positionals import read_positionals
+from toolkiln.discover.shell_stdin import stdin_line
+from toolkiln.discover.shell_usage import describe, header_comment, header_of
+from toolkiln.errors import DiscoveryError
+
+if TYPE_CHECKING:
+    from toolkiln.discover.probe import Probe
+
+CLAIM_IS_CERTAIN = True  # the script is read, never run
+MAX_SCRIPT_BYTES = 2 * 1024 * 1024
+# Longer scripts are programs, not tools; the bound keeps a reading of any file short.
+MAX_LINES = 10_000
+# And each quote, `$`, escape and keyword costs a step of Python: a script of 10,000 lines
+# has a few tens of thousands; a file made of nothing else is refused before it is read.
+MAX_MARKS = 60_000
+_MARKS = (
+    "\"", "'", "\\", "$", "#", "cat", "read", "case", "esac", "shift", "getopts", "<<", "usage", "Usage",
+    "(", "{", "do", "while", "until", "for", "select",
+)  # fmt: skip
+_SHELL_SUFFIXES = {".sh", ".bash", ".zsh", ".ksh", ".dash"}
+_NOT_SCRIPTS = {".json", ".md", ".txt", ".toml", ".yaml", ".yml", ".cfg", ".ini", ".lock", ".pyc", ".csv"}
+# A help-json script answers `--help` with its JSON: help-json reads it, by running it.
+_HELP_JSON = re.compile(r'"(?:description|value_type|input_schema)"')
+_DEFINITION = re.compile(r"^(?:(?:export|readonly|declare|local|typeset)[ \t]+)?[A-Za-z_]\w*=|^set[ \t]+[-+]")
+_READS_ARGUMENTS = re.compile(r"\$\{?[1-9@*#]|(?<![\w-])(?:getopts|shift)(?![\w-])")
+_CALLS_WITH_ARGS = re.compile(r"^(?:exec[ \t]+)?([A-Za-z_][\w:.-]*)[ \t]+\"\$(?:@|\{@\})\"")
+
+
+def claims(candidate: Candidate) -> bool:
+    """An executable shell script (by its `#!` line or its extension) that is not written
+    for help-json and not opted in to the fallback (the user asked for its `args` there),
+    and that reads arguments or says what it does in a header comment (one that does
+    neither is left to the `--help` probe, as before)."""
+    if not candidate.executable or candidate.path.suffix.lower() in _NOT_SCRIPTS:
+        return False
+    if candidate.script_type != "shell" and candidate.path.suffix.lower() not in _SHELL_SUFFIXES:
+        return False
+    head = candidate.head
+    if not head or ("--help" in head and _HELP_JSON.search(head)):
+        return False
+    if not _READS_ARGUMENTS.search(head) and not describe(header_of(head.split("\n", 200)[:200])):
+        return False  # takes nothing and says nothing: what it does is not written anywhere
+    return not fallback.opted_in(candidate)
+
+
+async def declare(candidate: Candidate, probe: Probe) -> Declaration:
+    path = candidate.relative_path
+    try:
+        with candidate.path.open("rb") as handle:
+            data = handle.read(MAX_SCRIPT_BYTES + 1)
+    except OSError as error:
+        raise DiscoveryError(f"cannot be read: {error.strerror}", path=path) from None
+    if len(data) > MAX_SCRIPT_BYTES:
+        raise NotATool(f"is a shell script over {MAX_SCRIPT_BYTES // 1024} KiB: toolkiln reads none so long",
+                       kind="shell-unread")  # fmt: skip
+    source = data.decode("utf-8", errors="replace")
+    if source.count("\n") > MAX_LINES:
+        raise NotATool(f"is a shell script of over {MAX_LINES} lines: toolkiln reads none so long",
+                       kind="shell-unread")  # fmt: skip
+    marks = sum(source.count(mark) for mark in _MARKS)
+    if marks > MAX_MARKS:
+        raise NotATool(f"is a shell script too dense to read ({marks} quotes, `$`s and keywords; "
+                       f"toolkiln reads up to {MAX_MARKS})", kind="shell-unread")  # fmt: skip
+    text = read_shell(source)
+    if "--help" in text.lines[0].raw or _speaks_help_json(text):
+        raise NotATool("answers `--help` with JSON: help-json reads it", kind="plain-help")
+    try:
+        return _declare(text, path)
+    except DiscoveryError as error:
+        if error.path:
+            raise
+        raise DiscoveryError(error.reason, path=path, line=error.line) from None
+
+
+def _speaks_help_json(text: ShellText) -> bool:
+    return any("--help" in line.raw for line in text.lines) and any(
+        _HELP_JSON.search(line.raw) for line in text.lines if '"' in line.raw
+    )
+
+
+def _declare(text: ShellText, path: str) -> Declaration:
+    if _only_defines(text):
+        raise NotATool("only defines functions and variables: a library to source, not a tool",
+                       kind="shell-library")  # fmt: skip
+    scope, calls = script_scope(text)
+    loops = option_loops(text, scope)
+    in_loops = {number for loop in loops for number in range(loop.start, loop.end + 1)} | calls
+    positionals = read_positionals(text, scope, in_loops, path)
+    _check_handed_on(positionals.rest, positionals.rest_line, loops, text, path)
+    header = header_comment(text)
+    dispatch = dispatch_words(text, scope, in_loops)
+    parameters = parameters_of(text, header, loops, positionals, dispatch, stdin_line(text), path)
+    description = describe(header) or _usage_description(text, header, path)
+    return Declaration(dialect="shell", description=description, parameters=parameters)
+
+
+def _only_defines(text: ShellText) -> bool:
+    """Whether the script, run, would do nothing but define functions and variables."""
+    for line in text.lines:
+        code = line.bare.strip()
+        if line.function is not None or line.heredoc or not code or code in ("{", "}"):
+            continue
+        if not _DEFINITION.match(code):
+            return False
+    return bool(text.functions)
+
+
+def script_scope(text: ShellText) -> tuple[set[int], set[int]]:
+    """The lines that read the script's own arguments: those outside functions, and those
+    of a function the script calls with all of them (`main "$@"`); and those calls' lines."""
+    called: set[str] = set()
+    calls: set[int] = set()
+    for line in text.lines:
+        if line.function is None and "$" in line.code:
+            match = _CALLS_WITH_ARGS.match(line.raw[: len(line.code)].strip())
+            if match and match.group(1) in text.functions:
+                called.add(match.group(1))
+                calls.add(line.number)
+    scope = {line.number for line in text.lines if line.function is None or line.function in called}
+    return scope, calls
+
+
+def _check_handed_on(
+    rest: int | None, line: int, loops: list[OptionLoop], text: ShellText, path: str
+) -> None:
+    """`"$@"` handed to another program (`exec rsync -av "$@"`) means that program's
+    interface, which toolkiln cannot read; a loop over the words (`for f in "$@"`) is a list."""
+    if rest is None:
+        return
+    code = text.lines[line - 1].raw[: len(text.lines[line - 1].code)].strip()
+    if code.startswith(("for ", "set --")) or "=(" in code or re.match(r"^[A-Za-z_]\w*=", code):
+        return
+    if code.startswith(("echo", "printf")) or "$*" in code:
+        return
+    raise NotATool(
+        f"{path}:{line}: hands its arguments on (`{code[:80]}`) to a program whose options toolkiln "
+        "cannot read; serve it with the fallback (`discovery.fallback` in config/server.json), or "
+        'name its parameters (`name="$1"`, a `# Usage:` line)',
+        kind="shell-unread",
+    )
+
+
+def _usage_description(text: ShellText, header: list[tuple[int, str]], path: str) -> str:
+    from toolkiln.discover.shell_usage import usage_line, usage_lines
+
+    usage = usage_line(usage_lines(text, header))
+    if usage:
+        return f"Usage: {usage[1]}"
+    return f"Runs the shell script {path}."

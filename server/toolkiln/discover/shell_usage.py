@@ -1,0 +1,196 @@
+"""What a shell script says about itself in prose: its header comment (the description),
+TomDoc lines (`# $1 - The branch name.`), and its usage text (`# Usage: prog <input>
+[output]`, a `usage()` function's heredoc or echoes) with the option lines under it
+(`  -o FILE   Write to FILE`).
+
+Every reading is a line at a time, with string methods or regular expressions anchored
+at the start of a line whose parts cannot overlap, so the work grows with the file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from toolkiln.discover.shell_lines import ShellText
+
+DESCRIPTION_LIMIT = 1000
+USAGE_LIMIT = 1000  # a usage line's characters read
+USAGE_FUNCTIONS = ("usage", "_usage", "show_usage", "print_usage", "help", "show_help", "print_help")
+_TOMDOC = re.compile(r"^\$\{?([1-9])\}?[ \t]*[-:=][ \t]+(\S.*)")
+_NOT_PROSE = re.compile(
+    r"^(?:shellcheck|vim?:|-\*-|copyright|\(c\)|spdx|license|author|set -|!/)", re.IGNORECASE
+)
+_SECTION = re.compile(r"^(?:examples?|options|arguments|flags|notes?)\s*:?$", re.IGNORECASE)
+_NAME_CHARS = re.compile(r"[^A-Za-z0-9_]+")
+
+
+@dataclass(frozen=True)
+class UsageArgument:
+    name: str
+    optional: bool
+    variadic: bool
+
+
+def header_comment(text: ShellText) -> list[tuple[int, str]]:
+    """The comment lines at the top of the script (after its `#!` line), by number."""
+    return header_of(line.raw for line in text.lines)
+
+
+def header_of(lines: Iterable[str]) -> list[tuple[int, str]]:
+    header: list[tuple[int, str]] = []
+    for number, raw in enumerate(lines, 1):
+        stripped = raw.strip()
+        if number == 1 and stripped.startswith("#!"):
+            continue
+        if stripped.startswith("#"):
+            header.append((number, stripped.lstrip("#").strip()))
+        elif stripped:
+            break
+    return header
+
+
+def describe(header: list[tuple[int, str]]) -> str:
+    """The header's prose: without usage lines, TomDoc lines, examples, editor and
+    linter directives; its paragraphs joined, at most `DESCRIPTION_LIMIT` characters."""
+    paragraphs: list[list[str]] = [[]]
+    skipping = False
+    for _, comment in header:
+        if not comment:
+            skipping = False
+            paragraphs.append([])
+            continue
+        lowered = comment.lower()
+        if lowered.startswith("usage") or _SECTION.match(comment) or _TOMDOC.match(comment):
+            skipping = True
+            continue
+        if skipping or comment.startswith("-") or _NOT_PROSE.match(comment) or set(comment) <= set("=*#~_ "):
+            continue
+        paragraphs[-1].append(comment)
+    text = "\n\n".join(" ".join(words) for words in paragraphs if words)
+    return text if len(text) <= DESCRIPTION_LIMIT else text[: DESCRIPTION_LIMIT - 1].rstrip() + "…"
+
+
+def tomdoc_arguments(header: list[tuple[int, str]]) -> dict[int, str]:
+    """`# $1 - The branch name.` lines: position -> description."""
+    found: dict[int, str] = {}
+    for _, comment in header:
+        match = _TOMDOC.match(comment)
+        if match:
+            found.setdefault(int(match.group(1)), match.group(2).strip())
+    return found
+
+
+def usage_lines(text: ShellText, header: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The usage text: the header's comment lines, then the text a usage function
+    prints (its heredocs and `echo`/`printf` strings), then any printed `Usage:` string."""
+    found = list(header)
+    for name in USAGE_FUNCTIONS:
+        if name in text.functions:
+            start, end = text.functions[name]
+            found += [(line.number, _printed(line.raw, line.heredoc)) for line in text.lines[start - 1 : end]]
+            break
+    found += [
+        (line.number, _printed(line.raw, line.heredoc))
+        for line in text.lines
+        if "usage" in line.raw.lower() and not line.raw.lstrip().startswith("#")
+    ]
+    return found
+
+
+def _printed(raw: str, heredoc: bool) -> str:
+    """What an `echo "..."` line prints, roughly; a heredoc line as it is."""
+    stripped = raw.strip()
+    if heredoc:
+        return stripped
+    for command in ("echo", "printf"):
+        if stripped.startswith(command + " "):
+            words = stripped[len(command) :].strip()
+            while words.startswith("-") and " " in words and command == "echo":
+                words = words.split(" ", 1)[1].lstrip()
+            words = words.split(">&", 1)[0].strip().strip("\"'")
+            return words.replace("\\n", " ").replace("\\t", " ")
+    return ""
+
+
+def usage_line(lines: list[tuple[int, str]]) -> tuple[int, str] | None:
+    """The first `Usage: ...` line, as the words after `Usage:`, and its number."""
+    for index, (number, line) in enumerate(lines):
+        head, colon, rest = line.partition(":")
+        if colon and head.strip().lower() == "usage":
+            rest = rest.strip()
+            if not rest and index + 1 < len(lines):
+                number, rest = lines[index + 1][0], lines[index + 1][1].strip()
+            return (number, rest) if rest else None
+    return None
+
+
+def usage_arguments(usage: str, value_options: frozenset[str]) -> list[UsageArgument]:
+    """The positionals a usage line names, in order: `<input>` and `FILE` required,
+    `[output]` optional, `files...` variadic; options (`[-v]`, `-o FILE`) skipped."""
+    words = _usage_words(usage[:USAGE_LIMIT])
+    start = 1  # the program: `$0`, `$(basename "$0")`, its name
+    while start < len(words) and (
+        "$0" in words[start] or (words[start].endswith(")") and "$(" not in words[start])
+    ):
+        start += 1
+    words = words[start:]
+    found: list[UsageArgument] = []
+    skip_value = False
+    for word in words:
+        optional = word.startswith("[") and word.endswith("]")
+        inner = word[1:-1].strip() if optional else word
+        if skip_value:
+            skip_value = False
+            if not optional:
+                continue
+        if inner.startswith("-"):
+            skip_value = inner.split("=", 1)[0].split(" ", 1)[0] in value_options and " " not in inner
+            continue
+        if inner.lower().strip("<>.") in ("options", "option", "flags", "opts") or "|" in inner:
+            continue
+        variadic = inner.endswith("...") or word.endswith("...")
+        name = _NAME_CHARS.sub("_", inner.strip("<>[]. ")).strip("_").lower()
+        if name and name[0].isalpha() and len(name) <= 64:
+            found.append(UsageArgument(name, optional, variadic))
+    return found
+
+
+def _usage_words(usage: str) -> list[str]:
+    """The usage line's words, a bracketed group (`[-o FILE]`, `[<a> [<b>]]`) as one."""
+    words: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for char in usage:
+        if char in "[<":
+            depth += 1
+        elif char in "]>" and depth:
+            depth -= 1
+        if char.isspace() and depth == 0:
+            if current:
+                words.append("".join(current))
+                current = []
+            continue
+        current.append(char)
+    if current:
+        words.append("".join(current))
+    return words
+
+
+def option_help(lines: list[tuple[int, str]]) -> dict[str, str]:
+    """`-o, --output FILE   Where to write` lines: each option word -> its text."""
+    found: dict[str, str] = {}
+    for _, line in lines:
+        stripped = line.strip()
+        if not stripped.startswith("-") or "  " not in stripped:
+            continue
+        spec, _, text = stripped.partition("  ")
+        text = text.strip()
+        if not text:
+            continue
+        for word in spec.replace(",", " ").replace("|", " ").split():
+            option = word.split("=", 1)[0]
+            if option.startswith("-") and len(option) > 1:
+                found.setdefault(option, text)
+    return found
