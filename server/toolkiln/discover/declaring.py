@@ -9,10 +9,12 @@ import logging
 from collections.abc import Callable, Sequence
 
 from toolkiln.discover import fallback
-from toolkiln.discover.base import NotATool
+from toolkiln.discover.base import Declaration, NotATool
 from toolkiln.discover.probe import Probe
 from toolkiln.discover.settle import Pending
 from toolkiln.errors import DiscoveryError
+from toolkiln.interpreters import interpreter_problem
+from toolkiln.vocabulary import SCRIPT_ENTRIES
 
 ProgressCallback = Callable[[int, int], None]
 logger = logging.getLogger(__name__)
@@ -53,6 +55,7 @@ async def declare_all(
                     f"toolkiln could not read it ({type(crash).__name__}{detail})",
                     path=item.candidate.relative_path,
                 )
+        item.outcome = _runnable(item)
         done += 1
         if on_progress:
             on_progress(done, len(pending))
@@ -60,3 +63,14 @@ async def declare_all(
     async with anyio.create_task_group() as group:
         for item in pending:
             group.start_soon(declare, item)
+
+
+def _runnable(item: Pending) -> Declaration | list[Declaration] | DiscoveryError | NotATool | None:
+    """The outcome, or why the file is no tool here: a Python script run as a command whose
+    `#!` line names a Python (a virtual environment's, `uv run`) that is not installed."""
+    outcome = item.outcome
+    declarations = outcome if isinstance(outcome, list) else [outcome]
+    if not any(isinstance(d, Declaration) and d.python_entry in SCRIPT_ENTRIES for d in declarations):
+        return outcome
+    problem = interpreter_problem(item.candidate.path)
+    return NotATool(problem, kind="runtime-missing") if problem else outcome
