@@ -57,6 +57,7 @@ def test_a_script_whose_shebang_names_a_venv_runs_with_that_venv(
     make_tool("greet.py", GREET.format(python=venv / "bin" / "python"))
     report = discover_tools(tools_dir, config_dir)
     assert not report.errors and [tool.name for tool in report.tools] == ["greet"], report.not_tools
+    assert not report.warnings  # the venv has what the script imports
     build_catalog(config_dir, tools_dir)
     result = run_piped(["call", "greet", "name=Ada"], cwd=tools_dir.parent)
     assert "ModuleNotFoundError" not in result.stdout + result.stderr
@@ -98,3 +99,28 @@ def test_a_uv_shebang_runs_the_script_with_uv(tmp_path: Path) -> None:
     script.write_text("#!/usr/bin/env -S uv run --script\nprint(1)\n")
     command = python_command(script)
     assert Path(command[0]).name == "uv" and command[1:] == ["run", "--quiet", "--script"]
+
+
+@pytest.mark.parametrize("in_venv", [True, False], ids=["venv", "toolkiln-python"])
+def test_imports_the_running_python_cannot_satisfy_are_a_warning_with_the_remedy(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, venv: Path, in_venv: bool
+) -> None:
+    python = venv / "bin" / "python" if in_venv else Path("/usr/bin/env python3")
+    module = "not_installed_anywhere" if in_venv else "only_in_this_venv"
+    make_tool("greet.py", GREET.format(python=python).replace("only_in_this_venv", module))
+    report = discover_tools(tools_dir, config_dir)
+    assert [tool.name for tool in report.tools] == ["greet"]  # served, but said
+    [warning] = [w for w in report.warnings if w.path == "greet.py"]
+    running = str(venv / "bin" / "python") if in_venv else sys.executable
+    assert f"imports {module}, which" in warning.reason and f"{running} -m pip install" in warning.reason
+
+
+def test_imports_inside_try_or_functions_are_not_checked(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    body = GREET.format(python="/usr/bin/env python3").replace(
+        "import only_in_this_venv\n", "try:\n    import only_in_this_venv\nexcept ImportError:\n    pass\n"
+    )
+    make_tool("greet.py", body)
+    report = discover_tools(tools_dir, config_dir)
+    assert [tool.name for tool in report.tools] == ["greet"] and not report.warnings

@@ -103,14 +103,17 @@ def named_python(script: Path) -> list[str] | None:
     path (`#!/home/me/venv/bin/python`: a virtual environment holding the script's
     packages); None when it names none in particular (`#!/usr/bin/env python3` is
     whatever `python3` is first on the PATH, so toolkiln's own Python runs it) or no
-    Python at all. The program may be missing: `interpreter_problem` says so."""
+    Python at all (nor uv, when uv is not installed: toolkiln's own Python runs the script,
+    and discovery warns when it declares dependencies). A Python named by its path may be
+    missing: `interpreter_problem` says so."""
     words = shebang_words(script)
     if not words:
         return None
     program = words[0]
     if Path(program).name == "uv" and "run" in words[1:]:
-        uv = (program if os.access(program, os.X_OK) else None) if "/" in program else find_uv()
-        return [uv or program, "run", "--quiet", "--script"]
+        # without uv, toolkiln's own Python runs it, as the PEP 723 warning says
+        uv = program if "/" in program and os.access(program, os.X_OK) else find_uv()
+        return [uv, "run", "--quiet", "--script"] if uv else None
     if program.startswith("/") and _PYTHON_NAME.match(Path(program).name):
         return words
     return None
@@ -123,12 +126,7 @@ def interpreter_problem(script: Path) -> str | None:
     if command is None:
         return None
     program = command[0]
-    if "/" not in program or not os.access(program, os.X_OK):
-        if Path(program).name == "uv":
-            return (
-                "its #! line runs it with uv (`uv run --script`), which is not installed here: install "
-                "uv (https://docs.astral.sh/uv/), or name a Python in the #! line"
-            )
+    if not os.access(program, os.X_OK):
         environment = Path(program).parent.parent
         remedy = (
             f"create it (`python3 -m venv {environment}`, then install the script's packages with "

@@ -99,11 +99,20 @@ def _probe_confinement(candidate: Candidate, probe: Probe) -> Confinement | None
 
 
 def _needed_folders(candidate: Candidate, hidden: Sequence[str]) -> list[str]:
-    """What a probe must still see: the tools folder, and inside the hidden folders the
-    interpreter running toolkiln and each PATH entry's top folder there (~/.local, ~/.pyenv)."""
+    """What a probe must still see: the tools folder, the environment of a Python its `#!`
+    line names, and inside the hidden folders the interpreter running toolkiln and each
+    PATH entry's top folder there (~/.local, ~/.pyenv)."""
+    from toolkiln.interpreters import named_python
+
     depth = len(Path(candidate.relative_path).parts)
     needed = {str(candidate.path.parents[depth - 1])}
     folders = [sys.prefix, sys.base_prefix, *os.environ.get("PATH", "").split(os.pathsep)]
+    named = named_python(candidate.path)
+    if named and named[0].startswith("/") and os.access(named[0], os.X_OK):
+        # the environment its `#!` line names (a venv under a hidden home or /tmp), and the
+        # Python that environment was made from
+        environment, base = Path(named[0]).parents[1], Path(os.path.realpath(named[0])).parents[1]
+        needed.update(str(folder) for folder in (environment, base) if str(folder) != "/")
     for folder in filter(None, folders):
         real = os.path.realpath(folder)
         for outer in hidden:
