@@ -5,6 +5,7 @@ by discovery with the remedy, not run with another Python."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -124,3 +125,24 @@ def test_imports_inside_try_or_functions_are_not_checked(
     make_tool("greet.py", body)
     report = discover_tools(tools_dir, config_dir)
     assert [tool.name for tool in report.tools] == ["greet"] and not report.warnings
+
+
+def test_a_call_whose_venv_has_gone_since_discovery_fails_with_the_remedy_not_another_python(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, tmp_path: Path
+) -> None:
+    gone = tmp_path / "short-lived"
+    subprocess.run(
+        [getattr(sys, "_base_executable", sys.executable), "-m", "venv", "--without-pip", str(gone)],
+        check=True,
+        timeout=120,
+    )
+    make_tool(
+        "greet.py", GREET.format(python=gone / "bin" / "python").replace("import only_in_this_venv\n", "")
+    )
+    assert [tool.name for tool in discover_tools(tools_dir, config_dir).tools] == ["greet"]
+    build_catalog(config_dir, tools_dir)
+    shutil.rmtree(gone)
+    result = run_piped(["call", "greet", "name=Ada"], cwd=tools_dir.parent)
+    assert result.returncode != 0
+    assert "does not exist here" in result.stderr + result.stdout
+    assert f"python3 -m venv {gone}" in result.stderr + result.stdout
