@@ -146,3 +146,19 @@ def test_a_call_whose_venv_has_gone_since_discovery_fails_with_the_remedy_not_an
     assert result.returncode != 0
     assert "does not exist here" in result.stderr + result.stdout
     assert f"python3 -m venv {gone}" in result.stderr + result.stdout
+
+
+def test_a_node_script_whose_shebang_interpreter_is_missing_is_reported(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    body = (
+        "#!/usr/bin/env no-such-node-runtime\n"
+        "const { program } = require('commander');\n"
+        "program.description('Greet.').argument('<name>', 'who').action((name) => console.log(name));\n"
+        "program.parse();\n"
+    )
+    make_tool("greet.js", body)
+    report = discover_tools(tools_dir, config_dir)
+    assert not report.tools and not report.errors
+    [verdict] = report.not_tools
+    assert verdict.kind == "runtime-missing" and "no-such-node-runtime" in verdict.reason

@@ -70,11 +70,17 @@ async def declare_all(
 async def _runnable(
     item: Pending, probe: Probe
 ) -> Declaration | list[Declaration] | DiscoveryError | NotATool | None:
-    """The outcome, or why the file is no tool here: a Python script run as a command whose
-    `#!` line names a Python (a virtual environment's) that is not installed; with a
+    """The outcome, or why the file is no tool here: a Node command-line script whose
+    interpreter (`#!/usr/bin/env node`, `bun`) is not installed; a Python script run as a
+    command whose `#!` line names a Python (a virtual environment's) that is not installed; with a
     warning when that Python cannot import what the script imports at its top."""
     outcome = item.outcome
     declarations = outcome if isinstance(outcome, list) else [outcome]
+    if any(isinstance(d, Declaration) and d.dialect == "node-cli" for d in declarations):
+        from toolkiln.discover.raycast import runtime_problem  # `#!/usr/bin/env node` and no node
+
+        missing = runtime_problem(item.candidate)
+        return NotATool(missing, kind="runtime-missing") if missing else outcome
     if not any(isinstance(d, Declaration) and d.python_entry in SCRIPT_ENTRIES for d in declarations):
         return outcome
     problem = interpreter_problem(item.candidate.path)
