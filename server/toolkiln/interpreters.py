@@ -15,6 +15,8 @@ import shutil
 import sys
 from pathlib import Path
 
+from toolkiln.errors import ProcessStartError
+
 _NODE = (("node",),)
 _TYPESCRIPT = (("tsx",), ("ts-node",), ("bun",), ("deno", "run", "--allow-all"))
 # The commands that run a script of each extension, in order of preference.
@@ -73,10 +75,81 @@ def find_uv() -> str | None:
     return shutil.which("uv") or (str(beside) if os.access(beside, os.X_OK) else None)
 
 
+def shebang_words(script: Path) -> list[str]:
+    """The program and words the script's `#!` line names, `env` and its options taken
+    away (`#!/usr/bin/env -S uv run --script` is `["uv", "run", "--script"]`); empty
+    when it has no `#!` line."""
+    try:
+        with script.open("rb") as handle:
+            first = handle.read(512).split(b"\n", 1)[0]
+    except OSError:
+        return []
+    if not first.startswith(b"#!"):
+        return []
+    words = first[2:].decode("utf-8", errors="replace").split()
+    if words and Path(words[0]).name == "env":
+        words = words[1:]
+        while words and (words[0].startswith("-") or "=" in words[0]):
+            words = words[1:]  # `-S`, `-i`, `NAME=value`
+    return words
+
+
+_PYTHON_NAME = re.compile(r"^(?:python|pypy)[\d.]*$")
+
+
+def named_python(script: Path) -> list[str] | None:
+    """The command the script's `#!` line names to run it, when it names a particular
+    Python: `uv run --script` (`#!/usr/bin/env -S uv run --script`), or a Python by its
+    path (`#!/home/me/venv/bin/python`: a virtual environment holding the script's
+    packages); None when it names none in particular (`#!/usr/bin/env python3` is
+    whatever `python3` is first on the PATH, so toolkiln's own Python runs it) or no
+    Python at all (nor uv, when uv is not installed: toolkiln's own Python runs the script,
+    and discovery warns when it declares dependencies). A Python named by its path may be
+    missing: `interpreter_problem` says so."""
+    words = shebang_words(script)
+    if not words:
+        return None
+    program = words[0]
+    if Path(program).name == "uv" and "run" in words[1:]:
+        # without uv, toolkiln's own Python runs it, as the PEP 723 warning says
+        uv = program if "/" in program and os.access(program, os.X_OK) else find_uv()
+        return [uv, "run", "--quiet", "--script"] if uv else None
+    if program.startswith("/") and _PYTHON_NAME.match(Path(program).name):
+        return words
+    return None
+
+
+def interpreter_problem(script: Path) -> str | None:
+    """Why the Python its `#!` line names cannot run the script here, with the remedy; None
+    when it can (or the line names none in particular)."""
+    command = named_python(script)
+    if command is None:
+        return None
+    program = command[0]
+    if not os.access(program, os.X_OK):
+        environment = Path(program).parent.parent
+        remedy = (
+            f"create it (`python3 -m venv {environment}`, then install the script's packages with "
+            f"`{environment}/bin/pip install ...`)"
+            if Path(program).parent.name == "bin" and environment != Path("/usr")
+            else f"install {Path(program).name} there"
+        )
+        return f"its #! line names {program}, which does not exist here: {remedy}, or change the #! line"
+    return None
+
+
 def python_command(script: Path) -> list[str]:
-    """What runs a Python script: `uv run --script` for one that declares its dependencies
-    inline (PEP 723), so that they are there, when uv is installed; else the Python
-    running toolkiln."""
+    """What runs a Python script: the Python its `#!` line names in particular (a virtual
+    environment's, or `uv run --script`); else `uv run --script` for one that declares its
+    dependencies inline (PEP 723), so that they are there, when uv is installed; else the
+    Python running toolkiln. A named one that is missing is a `ProcessStartError` with
+    the remedy, not a run with another Python that lacks the script's packages."""
+    problem = interpreter_problem(script)
+    if problem is not None:
+        raise ProcessStartError(f"{script.name}: {problem}")
+    named = named_python(script)
+    if named is not None:
+        return named
     if declares_dependencies(script) and (uv := find_uv()):
         return [uv, "run", "--quiet", "--script"]
     return [sys.executable]

@@ -6,6 +6,8 @@ describe them."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,9 @@ import pytest
 from tests.conftest import MakeTool
 from tests.discover.test_fallback import opt_in, tool_names
 from toolkiln.discover import discover_tools
+from toolkiln.discover.base import Candidate
+from toolkiln.discover.fallback import clean_text
+from toolkiln.discover.fallback_text import help_refusal
 from toolkiln.files import load_tool_config, tool_config_path
 
 
@@ -111,3 +116,107 @@ def test_a_script_whose_interpreter_is_not_installed_says_so_and_is_no_error(
     [verdict] = report.not_tools
     assert verdict.kind == "runtime-missing"
     assert "no-such-ruby" in verdict.reason and "/usr/local/bin/no-such-ruby" in verdict.reason
+
+
+# --- what a probe prints is text, not truth ----------------------------------------------
+# A description is sent to every client: what `--help` printed becomes one only when it is
+# recognisably help, never the machine's data (its disks, its files, its environment) nor
+# an error.
+
+NOT_HELP = {
+    # mentions `-h` (of df), prints the disk table of the machine
+    "bin/disks": "#!/bin/sh\n# shows disk usage, then cleans caches\ndf -h\n",
+    # BSD getopts: `--help` is an illegal option, the script exits 1
+    "bin/rot": (
+        '#!/bin/bash\nwhile getopts "ab" o; do\n  case $o in\n    a) A=1;;\n    b) B=1;;\n'
+        "    *) exit 1;;\n  esac\ndone\necho rotated\n"
+    ),
+    # a listing of the machine's root folder, like `ls /` with `-h` for sizes
+    "bin/roots": '#!/bin/sh\nls -h / "$@" 2>/dev/null || ls /\n',
+    # an environment dump
+    "bin/envdump": "#!/bin/sh\n# prints what help you need\nenv\n",
+}
+
+
+@pytest.mark.parametrize("path", sorted(NOT_HELP))
+def test_what_help_printed_that_is_not_help_is_kept_out_and_the_file_says_why(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, path: str
+) -> None:
+    make_tool(path, NOT_HELP[path])
+    opt_in(config_dir, "bin/")
+    report = discover_tools(tools_dir, config_dir)
+    [tool] = report.tools
+    text = load_tool_config(tool_config_path(config_dir, tool.name)).script_config.description
+    for leak in ("Filesystem", "illegal option", "PATH=", "HOME=", "proc", "usr"):
+        assert leak not in text, text
+    [warning] = [w for w in report.warnings if w.path == path]
+    assert "kept out of its description" in warning.reason
+
+
+GENUINE_HELP = {
+    "bin/gnu-copy": (
+        '#!/bin/bash\ncase "$1" in --help)\n  echo "Usage: gnu-copy [OPTION]... SOURCE DEST"\n'
+        '  echo "Copy SOURCE to DEST."\n  echo\n'
+        '  echo "  -f, --force          overwrite without asking"\n'
+        '  echo "  -o, --output=FILE    write to FILE"\n  exit 0;;\nesac\n',
+        "Usage: gnu-copy [OPTION]... SOURCE DEST",
+    ),
+    "bin/bsdcut": (
+        '#!/bin/sh\nusage() { echo "usage: bsdcut [-ab] file" >&2; exit 1; }\n'
+        'case "$1" in -*) usage;; esac\ncut "$@"\n',
+        "usage: bsdcut [-ab] file",
+    ),
+}
+
+
+@pytest.mark.parametrize("path", sorted(GENUINE_HELP))
+def test_genuine_help_of_a_script_becomes_its_description(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, path: str
+) -> None:
+    body, expected = GENUINE_HELP[path]
+    make_tool(path, body)
+    opt_in(config_dir, "bin/")
+    report = discover_tools(tools_dir, config_dir)
+    [tool] = report.tools
+    assert not report.warnings
+    text = load_tool_config(tool_config_path(config_dir, tool.name)).script_config.description
+    assert text.startswith(expected)
+
+
+ARGPARSE = """\
+import argparse
+parser = argparse.ArgumentParser(prog="resize.py", description="Resize an image.")
+parser.add_argument("image", help="the image to resize")
+parser.add_argument("-w", "--width", type=int, default=640, help="the width in pixels")
+parser.parse_args()
+"""
+CLICK = """\
+import click
+
+@click.command()
+@click.option("--count", default=1, help="How many greetings.")
+@click.argument("name")
+def hello(count, name):
+    '''Greet NAME COUNT times.'''
+
+hello(prog_name="hello.py")
+"""
+
+
+@pytest.mark.parametrize("source", [ARGPARSE, CLICK], ids=["argparse", "click"])
+def test_the_help_real_python_frameworks_print_is_help(tmp_path: Path, source: str) -> None:
+    script = tmp_path / ("resize.py" if source is ARGPARSE else "hello.py")
+    script.write_text(source)
+    printed = subprocess.run(
+        [sys.executable, str(script), "--help"], capture_output=True, text=True, check=True
+    ).stdout
+    candidate = Candidate(script, script.name, script.stat())
+    assert help_refusal(candidate, clean_text(printed), 0) is None
+
+
+def test_a_table_of_the_machine_printed_by_real_df_is_not_help(tmp_path: Path) -> None:
+    script = tmp_path / "disks"
+    script.write_text("#!/bin/sh\n# Show help for your disks: df -h\ndf -h\n")
+    printed = subprocess.run(["df", "-h"], capture_output=True, text=True, check=False).stdout
+    candidate = Candidate(script, script.name, script.stat())
+    assert help_refusal(candidate, clean_text(printed), 0) is not None

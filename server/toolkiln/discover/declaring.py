@@ -5,14 +5,18 @@ its dialect's `declare`, the outcome (a declaration, a verdict, an error) left o
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Sequence
 
 from toolkiln.discover import fallback
-from toolkiln.discover.base import NotATool
+from toolkiln.discover.base import Declaration, NotATool
 from toolkiln.discover.probe import Probe
+from toolkiln.discover.python_imports import import_warning
 from toolkiln.discover.settle import Pending
 from toolkiln.errors import DiscoveryError
+from toolkiln.interpreters import interpreter_problem
+from toolkiln.vocabulary import SCRIPT_ENTRIES
 
 ProgressCallback = Callable[[int, int], None]
 logger = logging.getLogger(__name__)
@@ -53,6 +57,7 @@ async def declare_all(
                     f"toolkiln could not read it ({type(crash).__name__}{detail})",
                     path=item.candidate.relative_path,
                 )
+        item.outcome = await _runnable(item, probe)
         done += 1
         if on_progress:
             on_progress(done, len(pending))
@@ -60,3 +65,29 @@ async def declare_all(
     async with anyio.create_task_group() as group:
         for item in pending:
             group.start_soon(declare, item)
+
+
+async def _runnable(
+    item: Pending, probe: Probe
+) -> Declaration | list[Declaration] | DiscoveryError | NotATool | None:
+    """The outcome, or why the file is no tool here: a Node command-line script whose
+    interpreter (`#!/usr/bin/env node`, `bun`) is not installed; a Python script run as a
+    command whose `#!` line names a Python (a virtual environment's) that is not installed; with a
+    warning when that Python cannot import what the script imports at its top."""
+    outcome = item.outcome
+    declarations = outcome if isinstance(outcome, list) else [outcome]
+    if any(isinstance(d, Declaration) and d.dialect == "node-cli" for d in declarations):
+        from toolkiln.discover.raycast import runtime_problem  # `#!/usr/bin/env node` and no node
+
+        missing = runtime_problem(item.candidate)
+        return NotATool(missing, kind="runtime-missing") if missing else outcome
+    if not any(isinstance(d, Declaration) and d.python_entry in SCRIPT_ENTRIES for d in declarations):
+        return outcome
+    problem = interpreter_problem(item.candidate.path)
+    if problem:
+        return NotATool(problem, kind="runtime-missing")
+    warning = await import_warning(item.candidate, probe)
+    if warning is None or not isinstance(declarations[0], Declaration):
+        return outcome
+    first = dataclasses.replace(declarations[0], warnings=[*declarations[0].warnings, warning])
+    return [first, *declarations[1:]] if isinstance(outcome, list) else first

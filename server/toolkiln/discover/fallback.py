@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolkiln.discover.base import Candidate, Declaration, NotATool, make_parameter
-from toolkiln.discover.fallback_text import describe
+from toolkiln.discover.fallback_text import describe, help_of
 from toolkiln.discover.probe import Probe, run_probe
 from toolkiln.discover.start_failure import start_failure
 from toolkiln.errors import DiscoveryError, ProcessStartError
@@ -39,7 +39,6 @@ _DATA_SUFFIXES = {".json", ".md", ".txt", ".toml", ".yaml", ".yml", ".cfg", ".in
 _ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
 _OVERSTRIKE = re.compile(r"[^\x08\n]\x08")
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
-_USAGE = re.compile(r"\busage\b", re.IGNORECASE)
 
 # Per tools folder (resolved, as discovery scans it): the patterns of its config's
 # `discovery.fallback`, recorded by `discover_tools` before it scans.
@@ -81,7 +80,17 @@ def declare_from_help(candidate: Candidate, result: ProcessResult, timeout: floa
     """The fallback tool of an opted-in file, from what its `--help` printed."""
     path = candidate.relative_path
     warnings = []
-    text = "" if result.timed_out else describe(candidate, help_text(result))
+    printed = "" if result.timed_out else help_text(result)
+    own, refusal = help_of(candidate, printed, result.returncode) if printed else ("", None)
+    text = "" if result.timed_out else describe(candidate, own)
+    if refusal:
+        warnings.append(
+            DiscoveryError(
+                f"`--help` printed {refusal}: kept out of its description (declare its parameters, "
+                "or give it a header comment, to describe it)",
+                path=path,
+            )
+        )
     if result.timed_out:
         warnings.append(
             DiscoveryError(
@@ -110,11 +119,9 @@ def declare_from_help(candidate: Candidate, result: ProcessResult, timeout: floa
 
 
 def help_text(result: ProcessResult) -> str:
-    """The `--help` text worth showing as a description: stdout (or stderr when stdout is
-    blank), when the program exited 0 or printed a usage; plain text, capped."""
+    """What `--help` printed: stdout (or stderr when stdout is blank), as plain text,
+    capped; `fallback_text.help_refusal` then tells whether it is help."""
     text = result.stdout_text if result.stdout_text.strip() else result.stderr_text
-    if result.returncode != 0 and not _USAGE.search(text):
-        return ""
     return clean_text(text)
 
 

@@ -102,10 +102,13 @@ def _probe_confinement(candidate: Candidate, probe: Probe, interpreter: Sequence
 
 def _needed_folders(candidate: Candidate, interpreter: Sequence[str], hidden: Sequence[str]) -> list[str]:
     """What a probe must still see inside the hidden folders: the tools folder, each PATH
-    entry itself (not the folder it lies in), and the installation of the program that
-    runs the script, found on PATH and resolved (`~/.pyenv` for pyenv's `shims/python3`,
-    never a whole hidden folder). toolkiln's own Python and files are shown to every
-    confined process (`process/confine.py`); the state folder is hidden after all of it."""
+    entry itself (not the folder it lies in), the installation of the program that runs
+    the script, found on PATH and resolved (`~/.pyenv` for pyenv's `shims/python3`, never
+    a whole hidden folder), and the environment of a Python its `#!` line names with the
+    Python that environment was made from. toolkiln's own Python and files are shown to
+    every confined process (`process/confine.py`); the state folder is hidden after all of it."""
+    from toolkiln.interpreters import named_python
+
     depth = len(Path(candidate.relative_path).parts)
     needed = {str(candidate.path.parents[depth - 1])}
     entries = [entry for entry in os.environ.get("PATH", "").split(os.pathsep) if os.path.isabs(entry)]
@@ -113,6 +116,10 @@ def _needed_folders(candidate: Candidate, interpreter: Sequence[str], hidden: Se
     found = shutil.which(program, path=os.pathsep.join(entries)) if program else None
     # its installation: the folder above the one holding it, resolved
     installation = [str(Path(os.path.realpath(found)).parent.parent)] if found else []
+    named = named_python(candidate.path)
+    if named and named[0].startswith("/") and os.access(named[0], os.X_OK):
+        # a venv under a hidden home or /tmp, and the Python it was made from
+        installation += [str(Path(named[0]).parents[1]), str(Path(os.path.realpath(named[0])).parents[1])]
     for folder in (*entries, *installation):
         real = os.path.realpath(folder)
         # Never a hidden folder itself, nor one holding it (a PATH entry `~`, or a link to it).
