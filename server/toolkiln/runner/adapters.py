@@ -105,6 +105,10 @@ def _raycast_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]
 def stdin_for(tool: CompiledTool, arguments: Mapping[str, Any]) -> bytes | None:
     """What the script reads on stdin: the arguments as JSON, but for conventions whose
     programs get their arguments on the command line and nothing on stdin (None: closed)."""
+    if tool.python_entry == "argv":  # a script reading sys.argv by hand: its `stdin` parameter, or nothing
+        from toolkiln.runner.python_argv_argv import argv_stdin
+
+        return argv_stdin(tool, arguments)
     return None if tool.dialect in _NO_STDIN else stdin_json(arguments)
 
 
@@ -148,6 +152,10 @@ def _python_script_argv(script: Path, tool: CompiledTool, arguments: Mapping[str
         from toolkiln.runner.python_fire_argv import fire_argv
 
         return fire_argv(script, tool, arguments)
+    if tool.python_entry == "argv":
+        from toolkiln.runner.python_argv_argv import argv_words
+
+        return argv_words(script, tool, arguments)
     from toolkiln.runner.python_cli_argv import python_script_argv
 
     return python_script_argv(script, tool, arguments)

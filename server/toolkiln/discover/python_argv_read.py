@@ -1,0 +1,353 @@
+"""What a Python script that reads `sys.argv` by hand takes, read from its syntax tree
+in one pass (never imported):
+
+    pdf_path = sys.argv[1]                               # slot 1, named pdf_path
+    a, b = sys.argv[1], sys.argv[2]  /  a, b = sys.argv[1:3]  /  _, a, b = sys.argv
+    n = int(sys.argv[3])                                 # an integer (float: a number)
+    out = sys.argv[4] if len(sys.argv) > 4 else "x"      # optional, default "x"
+    for path in sys.argv[1:]: ...                        # the rest, an array
+    main(*sys.argv[1:])                                  # def main(src, dst="."): named there
+    sys.stdin.read(), for line in sys.stdin, json.load(sys.stdin), fileinput.input()
+
+Every other use of the command line (`"-v" in sys.argv`, `sys.argv[i]`, `main(sys.argv)`)
+is a `problem`: the script reads something toolkiln cannot name, so it is not served.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolkiln.vocabulary import ParamType
+
+
+@dataclass
+class Slot:
+    """One word of the command line (`sys.argv[index]`), or every word from `index` on (`rest`)."""
+
+    index: int
+    line: int
+    name: str | None = None
+    type: ParamType = "string"
+    optional: bool = False
+    default: Any = None
+    rest: bool = False
+
+
+@dataclass
+class ArgvReading:
+    slots: dict[int, Slot] = field(default_factory=dict)
+    rest: Slot | None = None
+    # Words after the program name the script insists on (`len(sys.argv) != 3` says 2).
+    required_words: int = 0
+    # Exactly this many words (`_, a, b = sys.argv`, `len(sys.argv) != 3`).
+    exact_words: int | None = None
+    reads_argv: bool = False
+    reads_stdin: bool = False
+    checks_tty: bool = False
+    asks: str | None = None
+    problems: list[tuple[int, str]] = field(default_factory=list)
+    strings: list[str] = field(default_factory=list)
+
+
+_CONVERTERS: dict[str, ParamType] = {"int": "integer", "float": "number"}
+_ASKERS = ("input", "getpass", "getpass.getpass")
+
+
+def read_argv(module: ast.Module) -> ArgvReading:
+    reader = _Reader(module)
+    reader.visit(module)
+    reader.check_unread(module)
+    return reader.reading
+
+
+class _Reader(ast.NodeVisitor):
+    def __init__(self, module: ast.Module) -> None:
+        self.reading = ArgvReading()
+        self.known: set[int] = set()  # ids of the `sys.argv` nodes read by a known pattern
+        self.guards = 0  # inside an `if len(sys.argv) > N:` body, or a `try` catching IndexError
+        self.argv_names = {"argv"} if _imports_argv(module) else set()
+        self.functions = {
+            node.name: node for node in module.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        }
+
+    # -- what is `sys.argv`
+    def is_argv(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.Attribute) and node.attr == "argv":
+            return isinstance(node.value, ast.Name) and node.value.id == "sys"
+        return isinstance(node, ast.Name) and node.id in self.argv_names
+
+    def index_of(self, node: ast.AST) -> int | None:
+        """N for `sys.argv[N]` (N a whole number), marking it read."""
+        if isinstance(node, ast.Subscript) and self.is_argv(node.value):
+            if isinstance(node.slice, ast.Constant) and type(node.slice.value) is int and node.slice.value >= 0:
+                self.known.add(id(node.value))
+                return node.slice.value
+        return None
+
+    def rest_of(self, node: ast.AST) -> tuple[int, int | None] | None:
+        """(start, stop) for `sys.argv[start:stop]`, marking it read."""
+        if not (isinstance(node, ast.Subscript) and self.is_argv(node.value) and isinstance(node.slice, ast.Slice)):
+            return None
+        part = node.slice
+        start, stop = (_whole(part.lower) if part.lower else 0), (_whole(part.upper) if part.upper else None)
+        if start is None or part.step is not None or (part.upper is not None and stop is None):
+            return None
+        self.known.add(id(node.value))
+        return start, stop
+
+    # -- slots
+    def add_slot(self, index: int, node: ast.AST, name: str | None = None, **fields: Any) -> None:
+        if index == 0:
+            return  # the program's own name
+        slot = self.reading.slots.setdefault(index, Slot(index=index, line=getattr(node, "lineno", 0)))
+        slot.name = slot.name or name
+        for key, value in fields.items():
+            if value not in (None, False, "string"):
+                setattr(slot, key, value)
+        if self.guards and not fields.get("optional"):
+            slot.optional = True
+
+    def read_value(self, value: ast.AST, name: str | None) -> bool:
+        """`sys.argv[N]`, `int(sys.argv[N])` or `sys.argv[N] if len(sys.argv) > N else D` bound to `name`."""
+        if isinstance(value, ast.IfExp):
+            body, type_ = _converted(value.body)
+            index = self.index_of(body)
+            if index is not None and _len_compare(self, value.test):
+                default = value.orelse.value if isinstance(value.orelse, ast.Constant) else None
+                self.add_slot(index, value, name, type=type_, optional=True, default=default)
+                return True
+            return False
+        value, type_ = _converted(value)
+        index = self.index_of(value)
+        if index is None:
+            return False
+        self.add_slot(index, value, name, type=type_)
+        return True
+
+    # -- visits
+    def visit_Assign(self, node: ast.Assign) -> None:
+        if len(node.targets) == 1:
+            self.read_assignment(node.targets[0], node.value)
+        self.generic_visit(node)
+
+    def read_assignment(self, target: ast.expr, value: ast.expr) -> None:
+        if isinstance(target, ast.Name):
+            if not self.read_value(value, target.id) and (rest := self.rest_of(value)) and rest[1] is None:
+                self.add_rest(rest[0], value, target.id)
+            return
+        if not isinstance(target, ast.Tuple | ast.List) or not all(isinstance(t, ast.Name) for t in target.elts):
+            return
+        names = [t.id for t in target.elts if isinstance(t, ast.Name)]
+        if isinstance(value, ast.Tuple | ast.List) and len(value.elts) == len(names):
+            for name, item in zip(names, value.elts, strict=True):
+                self.read_value(item, name)
+            return
+        start = 0 if self.is_argv(value) else None
+        if start == 0:
+            self.known.add(id(value))
+            self.set_exact(len(names) - 1)
+        elif (rest := self.rest_of(value)) is not None:
+            start, stop = rest
+            if stop is None and not self.guards:
+                self.set_exact(start + len(names) - 1)
+        for offset, name in enumerate(names):
+            if start is not None and name != "_":
+                self.add_slot(start + offset, target, name)
+
+    def visit_For(self, node: ast.For) -> None:
+        rest = self.rest_of(node.iter)
+        if rest is not None and rest[1] is None and isinstance(node.target, ast.Name):
+            self.add_rest(rest[0], node, _plural(node.target.id))
+        elif _is_stdin(node.iter):
+            self.reading.reads_stdin = True
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        name = _dotted(node.func)
+        if name in _ASKERS:
+            self.reading.asks = self.reading.asks or f"{name}() (line {node.lineno})"
+        elif name == "fileinput.input":
+            self.read_fileinput(node)
+        elif name == "sys.stdin.isatty":
+            self.reading.checks_tty = True
+        elif name == "open" and node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value == 0:
+            self.reading.reads_stdin = True
+        elif len(node.args) == 1 and isinstance(node.args[0], ast.Starred) and isinstance(node.func, ast.Name):
+            rest = self.rest_of(node.args[0].value)
+            if rest is not None and rest[1] is None and node.func.id in self.functions:
+                self.read_function(self.functions[node.func.id], rest[0], node)
+        elif isinstance(node.func, ast.Name) and node.func.id in _CONVERTERS and len(node.args) == 1:
+            index = self.index_of(node.args[0])
+            if index is not None:
+                self.add_slot(index, node, type=_CONVERTERS[node.func.id])
+        self.generic_visit(node)
+
+    def read_fileinput(self, node: ast.Call) -> None:
+        files = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "files"), None)
+        rest = self.rest_of(files) if files is not None else (1, None)
+        if rest is not None and rest[1] is None:  # the files named, or stdin when none is
+            self.add_rest(rest[0], node, "files", optional=True)
+            self.reading.reads_stdin = True
+
+    def read_function(self, function: ast.FunctionDef | ast.AsyncFunctionDef, start: int, call: ast.Call) -> None:
+        """`main(*sys.argv[1:])`: `def main(src, dst=".")` names the words from `start` on."""
+        arguments = [*function.args.posonlyargs, *function.args.args]
+        defaults = [None] * (len(arguments) - len(function.args.defaults)) + list(function.args.defaults)
+        for offset, (argument, default) in enumerate(zip(arguments, defaults, strict=True)):
+            annotation = _dotted(argument.annotation)
+            fields: dict[str, Any] = {"type": _CONVERTERS.get(annotation, "string")}
+            if default is not None:
+                fields |= {"optional": True, "default": default.value if isinstance(default, ast.Constant) else None}
+            self.add_slot(start + offset, call, argument.arg, **fields)
+        if function.args.vararg is not None:
+            self.add_rest(start + len(arguments), call, function.args.vararg.arg)
+        elif not self.guards:
+            self.reading.exact_words = self.reading.exact_words or start - 1 + len(arguments)
+
+    def add_rest(self, start: int, node: ast.AST, name: str, optional: bool = False) -> None:
+        if self.reading.rest is not None and self.reading.rest.index != start:
+            self.reading.problems.append((getattr(node, "lineno", 0), "reads the rest of its command line twice"))
+            return
+        self.reading.rest = self.reading.rest or Slot(
+            index=start, line=getattr(node, "lineno", 0), name=name, type="array", optional=optional, rest=True
+        )
+
+    def set_exact(self, words: int) -> None:
+        self.reading.exact_words = words
+        self.reading.required_words = max(self.reading.required_words, words)
+
+    def visit_If(self, node: ast.If) -> None:
+        words = _len_bound(self, node.test)
+        if words is not None:
+            kind, count = words
+            if kind == "at-least-if-true":  # `if len(sys.argv) > 2:` guards what it reads
+                self.visit(node.test)
+                self.guards += 1
+                for child in node.body:
+                    self.visit(child)
+                self.guards -= 1
+                for child in node.orelse:
+                    self.visit(child)
+                return
+            self.reading.required_words = max(self.reading.required_words, count)
+            if kind == "exactly":
+                self.reading.exact_words = count
+        self.generic_visit(node)
+
+    def visit_Try(self, node: ast.Try) -> None:
+        caught = [_dotted(handler.type) if handler.type else "" for handler in node.handlers]
+        if any(isinstance(handler.type, ast.Tuple) for handler in node.handlers):
+            caught += [_dotted(e) for h in node.handlers if isinstance(h.type, ast.Tuple) for e in h.type.elts]
+        catches = any(name in ("", "IndexError", "LookupError", "Exception", "BaseException") for name in caught)
+        self.guards += catches
+        for child in node.body:
+            self.visit(child)
+        self.guards -= catches
+        for child in [*node.handlers, *node.orelse, *node.finalbody]:
+            self.visit(child)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if _is_stdin(node):
+            self.reading.reads_stdin = True
+        self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        index = self.index_of(node)  # `open(sys.argv[1])`: a word read without a name
+        if index is not None:
+            self.add_slot(index, node)
+        self.generic_visit(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, str) and "usage" in node.value[:200].lower():
+            self.reading.strings.append(node.value)
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
+        text = "".join(part.value if isinstance(part, ast.Constant) else "PROG" for part in node.values)
+        if "usage" in text[:200].lower():
+            self.reading.strings.append(text.replace("PROG", "", 1) if text.lower().startswith("usage") else text)
+        self.generic_visit(node)
+
+    def check_unread(self, module: ast.Module) -> None:
+        for node in ast.walk(module):
+            if self.is_argv(node) and not isinstance(getattr(node, "ctx", ast.Load()), ast.Store):
+                self.reading.reads_argv = True
+                if id(node) not in self.known:
+                    self.reading.problems.append((getattr(node, "lineno", 0), "reads its command line in a way not read"))
+
+
+def _len_compare(reader: _Reader, test: ast.expr) -> bool:
+    """`len(sys.argv) > N` (or >=): a conditional read of a word."""
+    found = _len_bound(reader, test)
+    return found is not None and found[0] == "at-least-if-true"
+
+
+def _len_bound(reader: _Reader, test: ast.expr) -> tuple[str, int] | None:
+    """What an `if` on `len(sys.argv)` says: ("at-least", words) when the body runs on too
+    few words (`< 3`: 2 words needed), ("exactly", words) for `!= 3`, ("at-least-if-true", words)
+    for `> 2` (the body runs only when there are that many)."""
+    if isinstance(test, ast.BoolOp):
+        return next((bound for value in test.values if (bound := _len_bound(reader, value))), None)
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    left, right, op = test.left, test.comparators[0], test.ops[0]
+    if not (isinstance(left, ast.Call) and _dotted(left.func) == "len" and len(left.args) == 1):
+        return None
+    if not reader.is_argv(left.args[0]) or (count := _whole(right)) is None:
+        return None
+    reader.known.add(id(left.args[0]))
+    if isinstance(op, ast.NotEq):
+        return ("exactly", count - 1)
+    if isinstance(op, ast.Lt):
+        return ("at-least", count - 1)
+    if isinstance(op, ast.LtE):
+        return ("at-least", count)
+    if isinstance(op, ast.Eq):  # `== 1`: no word, the usage; `== 3`: the body runs on exactly 2
+        return ("at-least", 1) if count == 1 else ("exactly", count - 1)
+    if isinstance(op, ast.Gt):
+        return ("at-least-if-true", count)
+    if isinstance(op, ast.GtE):
+        return ("at-least-if-true", count - 1)
+    return None
+
+
+def _converted(node: ast.AST) -> tuple[ast.AST, ParamType]:
+    """`int(x)` is x, an integer; `float(x)` x, a number; anything else itself, a string."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 1:
+        type_ = _CONVERTERS.get(node.func.id)
+        if type_ is not None:
+            return node.args[0], type_
+    return node, "string"
+
+
+def _whole(node: ast.expr | None) -> int | None:
+    return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
+
+
+def _is_stdin(node: ast.expr) -> bool:
+    """`sys.stdin` (`sys.stdin.read()`, `for line in sys.stdin`, `json.load(sys.stdin)`)."""
+    return _dotted(node) == "sys.stdin"
+
+
+def _dotted(node: ast.expr | None) -> str:
+    """`a.b.c` for a chain of names (bounded: no `unparse` of arbitrary subtrees), else ""."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute) and len(parts) < 8:
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return ""
+    return ".".join([node.id, *reversed(parts)])
+
+
+def _imports_argv(module: ast.Module) -> bool:
+    return any(
+        isinstance(node, ast.ImportFrom) and node.module == "sys" and any(a.name == "argv" for a in node.names)
+        for node in module.body
+    )
+
+
+def _plural(name: str) -> str:
+    return name if name.endswith("s") else name + "s"
+
