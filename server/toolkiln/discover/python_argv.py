@@ -310,8 +310,10 @@ def _serves(candidate: Candidate) -> bool:
     if module is None or not _runs(module):
         return False
     reader = _argv_reader(text)
-    if reader not in (None, "sys.argv") or _ASKS.search(text):
+    if reader not in (None, "sys.argv"):
         return False
+    if _ASKS.search(text):
+        return True  # asks while it runs: said so, rather than run by a `--help` probe waiting for an answer
     if reader is None and not _STDIN.search(text):
         return _takes_nothing_or_stdin(text, module)  # its description is checked when declared
     reading = read_argv(module)

@@ -170,6 +170,8 @@ class _Reader(ast.NodeVisitor):
             self.reading.asks = self.reading.asks or f"{name}() (line {node.lineno})"
         elif name == "fileinput.input":
             self.read_fileinput(node)
+        elif name == "len" and len(node.args) == 1 and self.is_argv(node.args[0]):
+            self.known.add(id(node.args[0]))  # how many words: reads none of them
         elif name == "sys.stdin.isatty":
             self.reading.checks_tty = True
         elif name == "open" and node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value == 0:

@@ -6,9 +6,10 @@ parameters (`sys.argv[1]`, `sys.argv[2]`, ...), an array's items one word each, 
     python3 convert_pdf_to_images.py in.pdf out/
 
 A value reaches the script exactly as given, even one starting with `-`: the script takes
-`sys.argv[1]` as it is, with no parser to read it as an option. An optional parameter left
-out is not given (the script's `len(sys.argv)` check applies its default), so one given
-after it would take its place: refused, naming both.
+`sys.argv[1]` as it is, with no parser to read it as an option. Optional parameters left
+out at the end are not given (the script's `len(sys.argv)` check applies its default), nor
+are trailing values equal to their defaults; one given after an optional left out would
+take its place: refused, naming both.
 """
 
 from __future__ import annotations
@@ -26,18 +27,24 @@ STDIN_PARAMETER = "stdin"
 
 
 def argv_words(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    positionals = [param for param in tool.parameters if param.option == ""]
+    # The words end at the last value that says something: a trailing default (which the
+    # server fills in) is left for the script's own `len(sys.argv)` check to apply.
+    last = max(
+        (
+            place
+            for place, param in enumerate(positionals)
+            if param.name in arguments and (param.default is None or arguments[param.name] != param.default)
+        ),
+        default=-1,
+    )
     words: list[str] = []
-    missing: str | None = None
-    for param in tool.parameters:
-        if param.option != "":
-            continue
+    for param in positionals[: last + 1]:
         if param.name not in arguments:
-            missing = missing or param.name
-            continue
-        if missing is not None:
+            given = positionals[last].name
             raise ProcessStartError(
-                f"argument {param.name!r} is given but {missing!r} before it is not: the script "
-                f"would read the value as {missing!r}",
+                f"argument {given!r} is given but {param.name!r} before it is not: the script "
+                f"would read the value as {param.name!r}",
                 about_arguments=True,
             )
         value = arguments[param.name]
