@@ -30,7 +30,7 @@ def shape(declaration: Declaration) -> list[tuple[Any, ...]]:
     return [(p.name, p.type, p.required, p.default, p.option) for p in declaration.parameters]
 
 
-CONVERT_PDF = '''\
+CONVERT_PDF = """\
 import os
 import sys
 
@@ -50,7 +50,7 @@ if __name__ == "__main__":
     pdf_path = sys.argv[1]
     output_directory = sys.argv[2]
     convert(pdf_path, output_directory)
-'''
+"""
 
 
 def test_the_convert_pdf_to_images_shape_names_both_words_from_its_variables(tmp_path: Path) -> None:
@@ -87,7 +87,7 @@ def test_a_usage_check_names_words_the_code_reads_without_a_name(tmp_path: Path)
 
 
 def test_tuple_unpacking_conversions_and_an_optional_with_a_default(tmp_path: Path) -> None:
-    body = f'''\
+    body = f"""\
         #!/usr/bin/env python3
         # Resize an image to a width and a scale.
         import sys
@@ -96,7 +96,7 @@ def test_tuple_unpacking_conversions_and_an_optional_with_a_default(tmp_path: Pa
         width = int(sys.argv[3])
         scale = float(sys.argv[4]) if len(sys.argv) > 4 else None
         mode = sys.argv[5] if len(sys.argv) > 5 else "fit"
-        {NEVER_RUN}'''
+        {NEVER_RUN}"""
     declaration = declare(tmp_path, body)
     assert declaration.description == "Resize an image to a width and a scale."
     assert shape(declaration) == [
@@ -129,7 +129,13 @@ def test_a_loop_over_the_rest_is_an_array(tmp_path: Path) -> None:
         '''
     declaration = declare(tmp_path, body)
     (param,) = declaration.parameters
-    assert (param.name, param.type, param.items, param.required, param.min) == ("paths", "array", "string", True, 1)
+    assert (param.name, param.type, param.items, param.required, param.min) == (
+        "paths",
+        "array",
+        "string",
+        True,
+        1,
+    )
 
 
 def test_the_words_handed_to_a_function_are_named_by_its_parameters(tmp_path: Path) -> None:
@@ -151,12 +157,12 @@ def test_the_words_handed_to_a_function_are_named_by_its_parameters(tmp_path: Pa
 
 
 def test_a_script_that_takes_nothing_is_a_tool_with_its_header_comment(tmp_path: Path) -> None:
-    body = f'''\
+    body = f"""\
         #!/usr/bin/env python3
         # Print the free space of every mounted disk.
         import shutil
         print(shutil.disk_usage("/"))
-        {NEVER_RUN}'''
+        {NEVER_RUN}"""
     declaration = declare(tmp_path, body, "df.py", 0o755)
     assert (declaration.description, declaration.parameters, declaration.python_entry) == (
         "Print the free space of every mounted disk.",
@@ -200,7 +206,11 @@ def test_fileinput_reads_the_files_named_or_stdin(tmp_path: Path) -> None:
         ("import sys\ndef main(argv):\n    print(argv)\nmain(sys.argv)\n", "argv-by-hand", "line 4"),
         ("import sys\nfor i in range(1, 3):\n    print(sys.argv[i])\n", "argv-by-hand", "line 3"),
         ("import getopt, sys\nopts, args = getopt.getopt(sys.argv[1:], 'v')\n", "argv-by-hand", "getopt"),
-        ("import sys\nx = sys.argv[1]\nfor f in sys.argv[1:]:\n    print(f)\n", "argv-by-hand", "sys.argv[1:]"),
+        (
+            "import sys\nx = sys.argv[1]\nfor f in sys.argv[1:]:\n    print(f)\n",
+            "argv-by-hand",
+            "sys.argv[1:]",
+        ),
     ],
 )
 def test_what_cannot_be_named_or_given_is_left_out_with_its_reason(
@@ -212,7 +222,9 @@ def test_what_cannot_be_named_or_given_is_left_out_with_its_reason(
 
 
 def test_a_word_known_only_from_a_length_check_is_never_dropped(tmp_path: Path) -> None:
-    body = 'import sys\nif len(sys.argv) != 3:\n    sys.exit("Usage: tag.py <repo> <tag>")\nprint(sys.argv[1])\n'
+    body = (
+        'import sys\nif len(sys.argv) != 3:\n    sys.exit("Usage: tag.py <repo> <tag>")\nprint(sys.argv[1])\n'
+    )
     declaration = declare(tmp_path, body)
     assert shape(declaration) == [("repo", "string", True, None, ""), ("tag", "string", True, None, "")]
     assert len(declaration.warnings) == 2
@@ -233,3 +245,24 @@ def test_reading_is_linear_in_the_size_of_the_script(tmp_path: Path) -> None:
     lines = ["import sys"] + [f"v{i} = sys.argv[{i}]" for i in range(1, 2001)]
     declaration = declare(tmp_path, "\n".join(lines) + "\nprint(" + "(" * 50 + "1" + ")" * 50 + ")\n")
     assert len(declaration.parameters) == 2000
+
+
+def test_a_word_read_in_a_try_is_optional_unless_the_handler_exits(tmp_path: Path) -> None:
+    body = """\
+        from sys import argv
+        try:
+            name = argv[1]
+        except IndexError:
+            name = "world"
+        try:
+            greeting = argv[2]
+        except IndexError:
+            raise SystemExit("usage: hello.py [name] <greeting>")
+        print(greeting, name)
+        """
+    assert shape(declare(tmp_path, body)) == [
+        ("name", "string", True, None, ""),  # required: a greeting after it must not take its place
+        ("greeting", "string", True, None, ""),
+    ]
+    alone = 'import sys\ntry:\n    name = sys.argv[1]\nexcept IndexError:\n    name = "world"\nprint(name)\n'
+    assert shape(declare(tmp_path, alone)) == [("name", "string", False, None, "")]

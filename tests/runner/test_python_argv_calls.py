@@ -17,7 +17,7 @@ from toolkiln.build import build_catalog
 from toolkiln.discover import discover_tools
 
 # Each prints what it was given, as the script itself sees it.
-CONVERT = '''\
+CONVERT = """\
 import json
 import sys
 
@@ -28,8 +28,8 @@ if __name__ == "__main__":
     pdf_path = sys.argv[1]
     output_dir = sys.argv[2]
     print(json.dumps([pdf_path, output_dir]))
-'''
-RESIZE = '''\
+"""
+RESIZE = """\
 #!/usr/bin/env python3
 # Resize an image.
 import json
@@ -42,7 +42,7 @@ src, width = sys.argv[1], int(sys.argv[2])
 scale = float(sys.argv[3]) if len(sys.argv) > 3 else None
 mode = sys.argv[4] if len(sys.argv) > 4 else "fit"
 print(json.dumps([src, width, scale, mode, len(sys.argv)]))
-'''
+"""
 LINES = '''\
 """Count the lines of each file."""
 import json
@@ -51,12 +51,12 @@ import sys
 for name in sys.argv[1:]:
     print(json.dumps(name))
 '''
-TODAY = '''\
+TODAY = """\
 #!/usr/bin/env python3
 # Say how many words it was given.
 import json, sys
 print(json.dumps(len(sys.argv)))
-'''
+"""
 UPPER = '''\
 #!/usr/bin/env python3
 """Upper-case the text on stdin."""
@@ -80,7 +80,13 @@ def built(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
     make_tool("ask.py", ASK)
     report = discover_tools(tools_dir, config_dir, probes="none")
     assert not report.errors, report.errors
-    assert sorted(tool.name for tool in report.tools) == ["convert_pdf_to_images", "lines", "resize", "today", "upper"]
+    assert sorted(tool.name for tool in report.tools) == [
+        "convert_pdf_to_images",
+        "lines",
+        "resize",
+        "today",
+        "upper",
+    ]
     (asks,) = report.not_tools
     assert (asks.path, asks.kind) == ("ask.py", "asks-input") and "input()" in asks.reason
     build_catalog(config_dir, tools_dir)
@@ -109,7 +115,9 @@ def test_toolkiln_call_gives_the_words_in_order_exactly_as_given(built: Path) ->
 async def test_an_mcp_client_reaches_each_shape_as_the_script_expects(built: Path) -> None:
     async with connect(built, "auto") as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-        resize = await client.call_tool("resize", {"src": "a.png", "width": 640, "mode": "crop", "scale": 0.5})
+        resize = await client.call_tool(
+            "resize", {"src": "a.png", "width": 640, "mode": "crop", "scale": 0.5}
+        )
         resize_short = await client.call_tool("resize", {"src": "a.png", "width": 3})
         skipped = await client.call_tool("resize", {"src": "a.png", "width": 3, "mode": "crop"})
         lines = await client.call_tool("lines", {"names": ["a b", "--c"]})

@@ -35,10 +35,9 @@ from toolkiln.discover import fallback
 from toolkiln.discover.base import Candidate, Declaration, NotATool, make_parameter
 from toolkiln.discover.probe import Probe
 from toolkiln.discover.python_argv_read import ArgvReading, read_argv
-from toolkiln.discover.python_argv_usage import usage_words
+from toolkiln.discover.python_argv_usage import UsageWord, usage_words
 from toolkiln.discover.python_cli import is_main_guard, runs_as_script
 from toolkiln.discover.python_module import read_source
-from toolkiln.discover.python_argv_usage import UsageWord
 from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import value_matches_type
 
@@ -91,7 +90,9 @@ def claims(candidate: Candidate) -> bool:
     if not is_python or candidate.path.name == "__init__.py" or fallback.opted_in(candidate):
         return False
     text = candidate.head
-    if candidate.executable:  # served here, or asked its `--help` by help-json (a help-json script says `--help`)
+    if (
+        candidate.executable
+    ):  # served here, or asked its `--help` by help-json (a help-json script says `--help`)
         return _HELP_LITERAL.search(text) is None and _serves(candidate)
     module = _module(candidate)
     if module is None:
@@ -113,7 +114,9 @@ def _does_something(module: ast.Module) -> bool:
     for node in module.body:
         if isinstance(node, ast.For | ast.While | ast.With | ast.Try | ast.If | ast.AsyncWith):
             return True
-        if isinstance(node, ast.Expr | ast.Assign | ast.AnnAssign) and isinstance(node.value, ast.Call | ast.Await):
+        if isinstance(node, ast.Expr | ast.Assign | ast.AnnAssign) and isinstance(
+            node.value, ast.Call | ast.Await
+        ):
             return True
     return runs_as_script(module)
 
@@ -162,7 +165,8 @@ def _declaration(candidate: Candidate, module: ast.Module, reading: ArgvReading)
                 multiline=True,
             )
         )
-    description = _description(module, candidate) or (usage[0] if usage else "")
+    usage_line = usage[0].replace("PROG", candidate.path.name, 1) if usage else ""
+    description = _description(module, candidate) or usage_line
     if not description and not parameters:
         raise NotATool(
             "a Python script that takes no arguments, with no module docstring or header comment to "

@@ -52,6 +52,8 @@ class ArgvReading:
 
 
 _CONVERTERS: dict[str, ParamType] = {"int": "integer", "float": "number"}
+_CATCH_INDEX = {"IndexError", "LookupError", "Exception", "BaseException", "ValueError"}
+_EXITS = {"sys.exit", "exit", "quit", "os._exit"}
 _ASKERS = ("input", "getpass", "getpass.getpass")
 
 
@@ -69,7 +71,9 @@ class _Reader(ast.NodeVisitor):
         self.guards = 0  # inside an `if len(sys.argv) > N:` body, or a `try` catching IndexError
         self.argv_names = {"argv"} if _imports_argv(module) else set()
         self.functions = {
-            node.name: node for node in module.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            node.name: node
+            for node in module.body
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
         }
 
     # -- what is `sys.argv`
@@ -80,15 +84,19 @@ class _Reader(ast.NodeVisitor):
 
     def index_of(self, node: ast.AST) -> int | None:
         """N for `sys.argv[N]` (N a whole number), marking it read."""
-        if isinstance(node, ast.Subscript) and self.is_argv(node.value):
-            if isinstance(node.slice, ast.Constant) and type(node.slice.value) is int and node.slice.value >= 0:
-                self.known.add(id(node.value))
-                return node.slice.value
-        return None
+        if not (isinstance(node, ast.Subscript) and self.is_argv(node.value)):
+            return None
+        index = node.slice.value if isinstance(node.slice, ast.Constant) else None
+        if type(index) is not int or index < 0:
+            return None
+        self.known.add(id(node.value))
+        return index
 
     def rest_of(self, node: ast.AST) -> tuple[int, int | None] | None:
         """(start, stop) for `sys.argv[start:stop]`, marking it read."""
-        if not (isinstance(node, ast.Subscript) and self.is_argv(node.value) and isinstance(node.slice, ast.Slice)):
+        if not (
+            isinstance(node, ast.Subscript) and self.is_argv(node.value) and isinstance(node.slice, ast.Slice)
+        ):
             return None
         part = node.slice
         start, stop = (_whole(part.lower) if part.lower else 0), (_whole(part.upper) if part.upper else None)
@@ -137,7 +145,9 @@ class _Reader(ast.NodeVisitor):
             if not self.read_value(value, target.id) and (rest := self.rest_of(value)) and rest[1] is None:
                 self.add_rest(rest[0], value, target.id)
             return
-        if not isinstance(target, ast.Tuple | ast.List) or not all(isinstance(t, ast.Name) for t in target.elts):
+        if not isinstance(target, ast.Tuple | ast.List) or not all(
+            isinstance(t, ast.Name) for t in target.elts
+        ):
             return
         names = [t.id for t in target.elts if isinstance(t, ast.Name)]
         if isinstance(value, ast.Tuple | ast.List) and len(value.elts) == len(names):
@@ -174,9 +184,16 @@ class _Reader(ast.NodeVisitor):
             self.known.add(id(node.args[0]))  # how many words: reads none of them
         elif name == "sys.stdin.isatty":
             self.reading.checks_tty = True
-        elif name == "open" and node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value == 0:
+        elif (
+            name == "open"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and node.args[0].value == 0
+        ):
             self.reading.reads_stdin = True
-        elif len(node.args) == 1 and isinstance(node.args[0], ast.Starred) and isinstance(node.func, ast.Name):
+        elif (
+            len(node.args) == 1 and isinstance(node.args[0], ast.Starred) and isinstance(node.func, ast.Name)
+        ):
             rest = self.rest_of(node.args[0].value)
             if rest is not None and rest[1] is None and node.func.id in self.functions:
                 self.read_function(self.functions[node.func.id], rest[0], node)
@@ -187,13 +204,17 @@ class _Reader(ast.NodeVisitor):
         self.generic_visit(node)
 
     def read_fileinput(self, node: ast.Call) -> None:
-        files = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "files"), None)
+        files = (
+            node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "files"), None)
+        )
         rest = self.rest_of(files) if files is not None else (1, None)
         if rest is not None and rest[1] is None:  # the files named, or stdin when none is
             self.add_rest(rest[0], node, "files", optional=True)
             self.reading.reads_stdin = True
 
-    def read_function(self, function: ast.FunctionDef | ast.AsyncFunctionDef, start: int, call: ast.Call) -> None:
+    def read_function(
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef, start: int, call: ast.Call
+    ) -> None:
         """`main(*sys.argv[1:])`: `def main(src, dst=".")` names the words from `start` on."""
         arguments = [*function.args.posonlyargs, *function.args.args]
         defaults = [None] * (len(arguments) - len(function.args.defaults)) + list(function.args.defaults)
@@ -201,7 +222,10 @@ class _Reader(ast.NodeVisitor):
             annotation = _dotted(argument.annotation)
             fields: dict[str, Any] = {"type": _CONVERTERS.get(annotation, "string")}
             if default is not None:
-                fields |= {"optional": True, "default": default.value if isinstance(default, ast.Constant) else None}
+                fields |= {
+                    "optional": True,
+                    "default": default.value if isinstance(default, ast.Constant) else None,
+                }
             self.add_slot(start + offset, call, argument.arg, **fields)
         if function.args.vararg is not None:
             self.add_rest(start + len(arguments), call, function.args.vararg.arg)
@@ -210,10 +234,17 @@ class _Reader(ast.NodeVisitor):
 
     def add_rest(self, start: int, node: ast.AST, name: str, optional: bool = False) -> None:
         if self.reading.rest is not None and self.reading.rest.index != start:
-            self.reading.problems.append((getattr(node, "lineno", 0), "reads the rest of its command line twice"))
+            self.reading.problems.append(
+                (getattr(node, "lineno", 0), "reads the rest of its command line twice")
+            )
             return
         self.reading.rest = self.reading.rest or Slot(
-            index=start, line=getattr(node, "lineno", 0), name=name, type="array", optional=optional, rest=True
+            index=start,
+            line=getattr(node, "lineno", 0),
+            name=name,
+            type="array",
+            optional=optional,
+            rest=True,
         )
 
     def set_exact(self, words: int) -> None:
@@ -239,16 +270,20 @@ class _Reader(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Try(self, node: ast.Try) -> None:
-        caught = [_dotted(handler.type) if handler.type else "" for handler in node.handlers]
-        if any(isinstance(handler.type, ast.Tuple) for handler in node.handlers):
-            caught += [_dotted(e) for h in node.handlers if isinstance(h.type, ast.Tuple) for e in h.type.elts]
-        catches = any(name in ("", "IndexError", "LookupError", "Exception", "BaseException") for name in caught)
+        """A word read in a `try` whose handler goes on without it (`except IndexError:
+        name = "world"`) is optional; one whose handler exits (the usage) is not."""
+        caught = [handler.type for handler in node.handlers]
+        names = [_dotted(t) for c in caught for t in (c.elts if isinstance(c, ast.Tuple) else [c]) if t]
+        catches = (None in caught or bool(set(names) & _CATCH_INDEX)) and not any(
+            _exits(handler) for handler in node.handlers
+        )
         self.guards += catches
         for child in node.body:
             self.visit(child)
         self.guards -= catches
-        for child in [*node.handlers, *node.orelse, *node.finalbody]:
-            self.visit(child)
+        after: list[ast.AST] = [*node.handlers, *node.orelse, *node.finalbody]
+        for later in after:
+            self.visit(later)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if _is_stdin(node):
@@ -266,9 +301,9 @@ class _Reader(ast.NodeVisitor):
             self.reading.strings.append(node.value)
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
-        text = "".join(part.value if isinstance(part, ast.Constant) else "PROG" for part in node.values)
+        text = "".join(str(part.value) if isinstance(part, ast.Constant) else "PROG" for part in node.values)
         if "usage" in text[:200].lower():
-            self.reading.strings.append(text.replace("PROG", "", 1) if text.lower().startswith("usage") else text)
+            self.reading.strings.append(text)
         self.generic_visit(node)
 
     def check_unread(self, module: ast.Module) -> None:
@@ -276,7 +311,9 @@ class _Reader(ast.NodeVisitor):
             if self.is_argv(node) and not isinstance(getattr(node, "ctx", ast.Load()), ast.Store):
                 self.reading.reads_argv = True
                 if id(node) not in self.known:
-                    self.reading.problems.append((getattr(node, "lineno", 0), "reads its command line in a way not read"))
+                    self.reading.problems.append(
+                        (getattr(node, "lineno", 0), "reads its command line in a way not read")
+                    )
 
 
 def _len_compare(reader: _Reader, test: ast.expr) -> bool:
@@ -314,6 +351,17 @@ def _len_bound(reader: _Reader, test: ast.expr) -> tuple[str, int] | None:
     return None
 
 
+def _exits(handler: ast.ExceptHandler) -> bool:
+    """Whether a handler's own statements end the script (`sys.exit(USAGE)`, `raise`)."""
+    for statement in handler.body:
+        if isinstance(statement, ast.Raise):
+            return True
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        if isinstance(call, ast.Call) and _dotted(call.func) in _EXITS:
+            return True
+    return False
+
+
 def _converted(node: ast.AST) -> tuple[ast.AST, ParamType]:
     """`int(x)` is x, an integer; `float(x)` x, a number; anything else itself, a string."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 1:
@@ -345,11 +393,12 @@ def _dotted(node: ast.expr | None) -> str:
 
 def _imports_argv(module: ast.Module) -> bool:
     return any(
-        isinstance(node, ast.ImportFrom) and node.module == "sys" and any(a.name == "argv" for a in node.names)
+        isinstance(node, ast.ImportFrom)
+        and node.module == "sys"
+        and any(a.name == "argv" for a in node.names)
         for node in module.body
     )
 
 
 def _plural(name: str) -> str:
     return name if name.endswith("s") else name + "s"
-
