@@ -83,6 +83,8 @@ _FALLBACK_HINT = (
 )
 _POOR_NAMES = {"arg", "args", "argv", "param", "params", "val", "value", "tmp", "item", "items", "_"}
 _STDIN_PARAMETER = "stdin"
+# More words than any script reads by hand: a file asking for more is written to stall a reader.
+MAX_WORDS = 100
 
 
 def claims(candidate: Candidate) -> bool:
@@ -136,8 +138,9 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration:
     reading = read_argv(module)
     if reading.problems:
         line, what = reading.problems[0]
+        where = f" (sys.argv, line {line})" if line else ""
         raise NotATool(
-            f"{what} (sys.argv, line {line}), so not every word it reads is named: {_FALLBACK_HINT}",
+            f"{what}{where}, so not every word it reads is named: {_FALLBACK_HINT}",
             kind="argv-by-hand",
         )
     if reading.asks is not None:
@@ -196,6 +199,13 @@ def _positionals(
 ) -> list[Parameter]:
     rest = reading.rest
     last = max([*reading.slots, reading.required_words, reading.exact_words or 0, 0])
+    if last > MAX_WORDS or (rest is not None and rest.index > MAX_WORDS):
+        raise DiscoveryError(
+            f"reads word {max(last, rest.index if rest else 0)} of its command line; toolkiln reads at "
+            f"most {MAX_WORDS} (declare its parameters with argparse, click or typer)",
+            path=path,
+            line=max((slot.line for slot in reading.slots.values()), default=None),
+        )
     if rest is not None and last >= rest.index:
         if any(index >= rest.index for index in reading.slots):
             raise NotATool(

@@ -59,7 +59,10 @@ _ASKERS = ("input", "getpass", "getpass.getpass")
 
 def read_argv(module: ast.Module) -> ArgvReading:
     reader = _Reader(module)
-    reader.visit(module)
+    try:
+        reader.visit(module)
+    except RecursionError:  # an expression nested hundreds deep: written to break a reader
+        return ArgvReading(problems=[(0, "is nested too deep for toolkiln to read")])
     reader.check_unread(module)
     return reader.reading
 
