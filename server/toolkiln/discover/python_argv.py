@@ -75,7 +75,8 @@ _UNREAD = {
 _FRAMEWORKS = re.compile(r"^\s*(?:import|from)\s+(?:argparse|click|typer)\b", re.MULTILINE)
 _ASKS = re.compile(r"(?<![\w.])input\s*\(|\bgetpass\s*\(")
 _STDIN = re.compile(r"\bsys\.stdin\b|\bfileinput\b|\bopen\(\s*0\s*[,)]")
-_HELP_LITERAL = re.compile(r"[\"']--help[\"']")
+# What a help-json script's text says: it answers `--help` with a JSON "description".
+_HELP_LITERAL = re.compile(r"[\"'](?:--help|description)[\"']")
 _FALLBACK_HINT = (
     "serve it as it is with the fallback (its command line as one `args` array: "
     "`discovery.fallback` in config/server.json), or declare its parameters (argparse, click, "
@@ -169,7 +170,8 @@ def _declaration(candidate: Candidate, module: ast.Module, reading: ArgvReading)
             )
         )
     usage_line = usage[0].replace("PROG", candidate.path.name, 1) if usage else ""
-    description = _description(module, candidate) or usage_line
+    # A usage line describes the words it names; a script that reads none is described by its author.
+    description = _description(module, candidate) or (usage_line if parameters else "")
     if not description and not parameters:
         raise NotATool(
             "a Python script that takes no arguments, with no module docstring or header comment to "
@@ -328,8 +330,8 @@ def _serves(candidate: Candidate) -> bool:
         return False
     if _ASKS.search(text):
         return True  # asks while it runs: said so, rather than run by a `--help` probe waiting for an answer
-    if reader is None and not _STDIN.search(text):
-        return _takes_nothing_or_stdin(text, module)  # its description is checked when declared
+    if reader is None and not _STDIN.search(text):  # takes nothing: only a documented one, else `--help` asks
+        return _takes_nothing_or_stdin(text, module) and bool(_description(module, candidate))
     reading = read_argv(module)
     return not reading.problems and reading.asks is None
 
