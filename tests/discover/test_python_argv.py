@@ -265,3 +265,26 @@ def test_reading_is_linear_in_the_size_of_the_script(tmp_path: Path) -> None:
     lines += [f"w{i} = len(sys.argv) + {i}" for i in range(20_000)]
     declaration = declare(tmp_path, "\n".join(lines) + "\n")
     assert len(declaration.parameters) == 100
+
+
+def test_words_handed_straight_to_a_function_are_named_by_its_parameters(tmp_path: Path) -> None:
+    body = """\
+        import sys
+
+        def convert(pdf_path, output_dir, max_dim=1000):
+            print(pdf_path, output_dir, max_dim)
+
+        if __name__ == "__main__":
+            if len(sys.argv) < 3:
+                print("Usage: convert_pdf_to_images.py <input.pdf> <output_dir> [max_dim]")
+                sys.exit(1)
+            _max = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
+            convert(sys.argv[1], sys.argv[2], _max)
+        """
+    declaration = declare(tmp_path, body)
+    assert shape(declaration) == [
+        ("pdf_path", "string", True, None, ""),
+        ("output_dir", "string", True, None, ""),
+        ("max_dim", "integer", False, 1000, ""),  # `_max` says less than the usage's word
+    ]
+    assert [p.description for p in declaration.parameters] == ["input.pdf", "output_dir", "max_dim"]

@@ -225,7 +225,7 @@ def _positionals(
         slot = reading.slots.get(index)
         word = usage[index - 1] if index - 1 < len(usage) and not usage[index - 1].repeated else None
         name = _name(slot.name if slot else None, word.name if word else None, f"arg{index}", taken)
-        if slot is None or slot.name is None or slot.name.lower() in _POOR_NAMES or len(slot.name) < 2:
+        if not _good_name(slot.name if slot else None):
             source = "the usage text" if word is not None and name == word.name else "its position"
             guesses.append((name, source, slot.line if slot else None))
         required = index <= required_upto
@@ -265,7 +265,7 @@ def _positionals(
 
 
 def _name(variable: str | None, usage: str | None, fallback_name: str, taken: set[str]) -> str:
-    good = variable is not None and len(variable) >= 2 and variable.lower() not in _POOR_NAMES
+    good = _good_name(variable)
     for name in (variable if good else None, usage, fallback_name):
         if name and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]{0,63}", name) and name not in taken:
             name = name if name != _STDIN_PARAMETER else f"{name}_path"
@@ -273,6 +273,13 @@ def _name(variable: str | None, usage: str | None, fallback_name: str, taken: se
             return name
     taken.add(fallback_name)
     return fallback_name
+
+
+def _good_name(name: str | None) -> bool:
+    """A variable's name that says what the word is: not `a`, `arg`, `value` or `_max`."""
+    return (
+        name is not None and len(name) >= 2 and not name.startswith("_") and name.lower() not in _POOR_NAMES
+    )
 
 
 def _description(module: ast.Module, candidate: Candidate) -> str:

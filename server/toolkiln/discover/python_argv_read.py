@@ -204,7 +204,21 @@ class _Reader(ast.NodeVisitor):
             index = self.index_of(node.args[0])
             if index is not None:
                 self.add_slot(index, node, type=_CONVERTERS[node.func.id])
+        elif isinstance(node.func, ast.Name) and node.func.id in self.functions:
+            self.read_call(self.functions[node.func.id], node)
         self.generic_visit(node)
+
+    def read_call(self, function: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> None:
+        """`convert(sys.argv[1], int(sys.argv[2]))` with `def convert(pdf_path, max_dim)`: the
+        words are named by the parameters they are handed to."""
+        parameters = [*function.args.posonlyargs, *function.args.args]
+        for argument, parameter in zip(call.args, parameters, strict=False):
+            if isinstance(argument, ast.Starred):
+                return
+            value, type_ = _converted(argument)
+            index = self.index_of(value)
+            if index is not None:
+                self.add_slot(index, call, parameter.arg, type=type_)
 
     def read_fileinput(self, node: ast.Call) -> None:
         files = (
