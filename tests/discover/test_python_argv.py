@@ -288,3 +288,32 @@ def test_words_handed_straight_to_a_function_are_named_by_its_parameters(tmp_pat
         ("max_dim", "integer", False, 1000, ""),  # `_max` says less than the usage's word
     ]
     assert [p.description for p in declaration.parameters] == ["input.pdf", "output_dir", "max_dim"]
+
+
+def test_a_count_check_that_goes_on_guards_the_other_branch(tmp_path: Path) -> None:
+    body = '''\
+        """Upper-case a file, or stdin when none is named."""
+        import sys
+
+        if len(sys.argv) == 1:
+            text = sys.stdin.read()
+        else:
+            text = open(sys.argv[1]).read()
+        print(text.upper())
+        '''
+    declaration = declare(tmp_path, body)
+    assert [(p.name, p.required, p.option) for p in declaration.parameters] == [
+        ("arg1", False, ""),
+        ("stdin", False, None),
+    ]
+
+
+def test_joined_words_and_a_name_an_environment_variable_holds(tmp_path: Path) -> None:
+    body = (
+        '"""Search."""\nimport sys\nPATH = sys.argv[1]\nquery = " ".join(sys.argv[2:])\nprint(PATH, query)\n'
+    )
+    declaration = declare(tmp_path, body)
+    assert [(p.name, p.type, p.option) for p in declaration.parameters] == [
+        ("arg1", "string", ""),  # `PATH` would replace the script's PATH: not a parameter's name
+        ("query", "array", ""),
+    ]

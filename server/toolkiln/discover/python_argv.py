@@ -39,7 +39,7 @@ from toolkiln.discover.python_argv_usage import UsageWord, usage_words
 from toolkiln.discover.python_cli import is_main_guard, runs_as_script
 from toolkiln.discover.python_module import read_source
 from toolkiln.errors import DiscoveryError
-from toolkiln.vocabulary import value_matches_type
+from toolkiln.vocabulary import PARAM_NAME_PATTERN, is_sensitive_env_name, value_matches_type
 
 if TYPE_CHECKING:
     from toolkiln.model import Parameter
@@ -267,7 +267,7 @@ def _positionals(
 def _name(variable: str | None, usage: str | None, fallback_name: str, taken: set[str]) -> str:
     good = _good_name(variable)
     for name in (variable if good else None, usage, fallback_name):
-        if name and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]{0,63}", name) and name not in taken:
+        if name and PARAM_NAME_PATTERN.match(name) and not is_sensitive_env_name(name) and name not in taken:
             name = name if name != _STDIN_PARAMETER else f"{name}_path"
             taken.add(name)
             return name

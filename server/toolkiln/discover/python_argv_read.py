@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from toolkiln.vocabulary import ParamType
 
@@ -145,6 +145,8 @@ class _Reader(ast.NodeVisitor):
 
     def read_assignment(self, target: ast.expr, value: ast.expr) -> None:
         if isinstance(target, ast.Name):
+            if _joins(value):  # `query = " ".join(sys.argv[1:])`: the words, given as a list
+                value = value.args[0]
             if not self.read_value(value, target.id) and (rest := self.rest_of(value)) and rest[1] is None:
                 self.add_rest(rest[0], value, target.id)
             return
@@ -269,22 +271,27 @@ class _Reader(ast.NodeVisitor):
         self.reading.required_words = max(self.reading.required_words, words)
 
     def visit_If(self, node: ast.If) -> None:
+        """`if len(sys.argv) < 3: usage; exit` says how many words are needed; `if
+        len(sys.argv) > 2:` guards what its body reads; `if len(sys.argv) == 1: read stdin`
+        (a body that goes on) guards what its `else` reads."""
         words = _len_bound(self, node.test)
-        if words is not None:
-            kind, count = words
-            if kind == "at-least-if-true":  # `if len(sys.argv) > 2:` guards what it reads
-                self.visit(node.test)
-                self.guards += 1
-                for child in node.body:
-                    self.visit(child)
-                self.guards -= 1
-                for child in node.orelse:
-                    self.visit(child)
-                return
+        if words is None:
+            self.generic_visit(node)
+            return
+        kind, count = words
+        needs = kind != "at-least-if-true"
+        if needs and _exits(node.body):
             self.reading.required_words = max(self.reading.required_words, count)
             if kind == "exactly":
                 self.reading.exact_words = count
-        self.generic_visit(node)
+            self.generic_visit(node)
+            return
+        self.visit(node.test)
+        for branch, guarded in ((node.body, not needs), (node.orelse, needs)):
+            self.guards += guarded
+            for child in branch:
+                self.visit(child)
+            self.guards -= guarded
 
     def visit_Try(self, node: ast.Try) -> None:
         """A word read in a `try` whose handler goes on without it (`except IndexError:
@@ -368,15 +375,26 @@ def _len_bound(reader: _Reader, test: ast.expr) -> tuple[str, int] | None:
     return None
 
 
-def _exits(handler: ast.ExceptHandler) -> bool:
-    """Whether a handler's own statements end the script (`sys.exit(USAGE)`, `raise`)."""
-    for statement in handler.body:
-        if isinstance(statement, ast.Raise):
+def _exits(body: ast.ExceptHandler | list[ast.stmt]) -> bool:
+    """Whether a block's own statements end the script (`sys.exit(USAGE)`, `raise`, `return`)."""
+    for statement in body.body if isinstance(body, ast.ExceptHandler) else body:
+        if isinstance(statement, ast.Raise | ast.Return):
             return True
         call = statement.value if isinstance(statement, ast.Expr) else None
         if isinstance(call, ast.Call) and _dotted(call.func) in _EXITS:
             return True
     return False
+
+
+def _joins(node: ast.expr) -> TypeGuard[ast.Call]:
+    """`" ".join(x)` with one argument."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "join"
+        and isinstance(node.func.value, ast.Constant)
+        and len(node.args) == 1
+    )
 
 
 def _converted(node: ast.AST) -> tuple[ast.AST, ParamType]:
