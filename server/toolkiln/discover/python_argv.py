@@ -29,20 +29,21 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from toolkiln.discover import fallback
 from toolkiln.discover.base import Candidate, Declaration, NotATool, make_parameter
 from toolkiln.discover.probe import Probe
+from toolkiln.discover.python_argv_params import (
+    FALLBACK_HINT,
+    STDIN_PARAMETER,
+    header_description,
+    positionals,
+)
 from toolkiln.discover.python_argv_read import ArgvReading, read_argv
-from toolkiln.discover.python_argv_usage import UsageWord, usage_words
+from toolkiln.discover.python_argv_usage import usage_words
 from toolkiln.discover.python_cli import is_main_guard, runs_as_script
 from toolkiln.discover.python_module import read_source
 from toolkiln.errors import DiscoveryError
-from toolkiln.vocabulary import PARAM_NAME_PATTERN, is_sensitive_env_name, value_matches_type
-
-if TYPE_CHECKING:
-    from toolkiln.model import Parameter
 
 CLAIM_IS_CERTAIN = True
 
@@ -77,15 +78,6 @@ _ASKS = re.compile(r"(?<![\w.])input\s*\(|\bgetpass\s*\(")
 _STDIN = re.compile(r"\bsys\.stdin\b|\bfileinput\b|\bopen\(\s*0\s*[,)]")
 # What a help-json script's text says: it answers `--help` with a JSON "description".
 _HELP_LITERAL = re.compile(r"[\"'](?:--help|description)[\"']")
-_FALLBACK_HINT = (
-    "serve it as it is with the fallback (its command line as one `args` array: "
-    "`discovery.fallback` in config/server.json), or declare its parameters (argparse, click, "
-    "typer, or `@param` lines; docs/dialects.md)"
-)
-_POOR_NAMES = {"arg", "args", "argv", "param", "params", "val", "value", "tmp", "item", "items", "_"}
-_STDIN_PARAMETER = "stdin"
-# More words than any script reads by hand: a file asking for more is written to stall a reader.
-MAX_WORDS = 100
 
 
 def claims(candidate: Candidate) -> bool:
@@ -130,10 +122,10 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration:
         raise NotATool("is not valid Python 3", kind="argv-by-hand")
     reader = _argv_reader(read_source(candidate.path))
     if reader in _UNREAD:
-        raise NotATool(f"{_UNREAD[reader]}: {_FALLBACK_HINT}", kind="argv-by-hand")
+        raise NotATool(f"{_UNREAD[reader]}: {FALLBACK_HINT}", kind="argv-by-hand")
     if reader not in (None, "sys.argv"):
         raise NotATool(
-            f"reads its command line by hand ({reader}), so it declares no parameters: {_FALLBACK_HINT}",
+            f"reads its command line by hand ({reader}), so it declares no parameters: {FALLBACK_HINT}",
             kind="argv-by-hand",
         )
     reading = read_argv(module)
@@ -141,7 +133,7 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration:
         line, what = reading.problems[0]
         where = f" (sys.argv, line {line})" if line else ""
         raise NotATool(
-            f"{what}{where}, so not every word it reads is named: {_FALLBACK_HINT}",
+            f"{what}{where}, so not every word it reads is named: {FALLBACK_HINT}",
             kind="argv-by-hand",
         )
     if reading.asks is not None:
@@ -157,13 +149,13 @@ def _declaration(candidate: Candidate, module: ast.Module, reading: ArgvReading)
     path = candidate.relative_path
     usage = usage_words(reading.strings)
     guesses: list[tuple[str, str, int | None]] = []
-    parameters = _positionals(path, reading, usage[1] if usage else [], guesses)
+    parameters = positionals(path, reading, usage[1] if usage else [], guesses)
     if reading.reads_stdin:
         parameters.append(
             make_parameter(
                 path,
                 None,
-                name=_STDIN_PARAMETER,
+                name=STDIN_PARAMETER,
                 description="The text given to the script on its standard input.",
                 required=not reading.reads_argv and reading.rest is None and not reading.checks_tty,
                 multiline=True,
@@ -171,7 +163,7 @@ def _declaration(candidate: Candidate, module: ast.Module, reading: ArgvReading)
         )
     usage_line = usage[0].replace("PROG", candidate.path.name, 1) if usage else ""
     # A usage line describes the words it names; a script that reads none is described by its author.
-    description = _description(module, candidate) or (usage_line if parameters else "")
+    description = header_description(module, candidate) or (usage_line if parameters else "")
     if not description and not parameters:
         raise NotATool(
             "a Python script that takes no arguments, with no module docstring or header comment to "
@@ -194,113 +186,6 @@ def _declaration(candidate: Candidate, module: ast.Module, reading: ArgvReading)
         python_entry="argv",
         warnings=warnings,
     )
-
-
-def _positionals(
-    path: str, reading: ArgvReading, usage: list[UsageWord], guesses: list[tuple[str, str, int | None]]
-) -> list[Parameter]:
-    rest = reading.rest
-    last = max([*reading.slots, reading.required_words, reading.exact_words or 0, 0])
-    if last > MAX_WORDS or (rest is not None and rest.index > MAX_WORDS):
-        raise DiscoveryError(
-            f"reads word {max(last, rest.index if rest else 0)} of its command line; toolkiln reads at "
-            f"most {MAX_WORDS} (declare its parameters with argparse, click or typer)",
-            path=path,
-            line=max((slot.line for slot in reading.slots.values()), default=None),
-        )
-    if rest is not None and last >= rest.index:
-        if any(index >= rest.index for index in reading.slots):
-            raise NotATool(
-                f"reads sys.argv[{rest.index}:] and a word within it (sys.argv[{max(reading.slots)}]), "
-                f"so toolkiln cannot tell one parameter from the other: {_FALLBACK_HINT}",
-                kind="argv-by-hand",
-            )
-        last = rest.index - 1
-    required_upto = max(
-        [reading.required_words, *(i for i, slot in reading.slots.items() if not slot.optional)], default=0
-    )
-    parameters: list[Parameter] = []
-    taken: set[str] = set()
-    for index in range(1, last + 1):
-        slot = reading.slots.get(index)
-        word = usage[index - 1] if index - 1 < len(usage) and not usage[index - 1].repeated else None
-        name = _name(slot.name if slot else None, word.name if word else None, f"arg{index}", taken)
-        if not _good_name(slot.name if slot else None):
-            source = "the usage text" if word is not None and name == word.name else "its position"
-            guesses.append((name, source, slot.line if slot else None))
-        required = index <= required_upto
-        type_ = slot.type if slot else "string"
-        default = slot.default if slot and not required and slot.default is not None else None
-        if default is not None and not value_matches_type(default, type_):
-            default = None
-        fields = {"type": type_, "required": required, "option": ""}
-        parameters.append(
-            make_parameter(
-                path,
-                slot.line if slot else None,
-                name=name,
-                description=word.text if word else "",
-                **fields,
-                **({"default": default} if default is not None else {}),
-            )
-        )
-    if rest is not None:
-        word = next((w for w in usage[rest.index - 1 :] if w.repeated), None)
-        name = _name(rest.name, word.name if word else None, "args", taken)
-        minimum = reading.required_words - rest.index + 1
-        parameters.append(
-            make_parameter(
-                path,
-                rest.line,
-                name=name,
-                type="array",
-                items="string",
-                description=word.text if word else "",
-                required=minimum > 0 and not rest.optional,
-                option="",
-                **({"min": float(minimum)} if minimum > 0 else {}),
-            )
-        )
-    return parameters
-
-
-def _name(variable: str | None, usage: str | None, fallback_name: str, taken: set[str]) -> str:
-    good = _good_name(variable)
-    for name in (variable if good else None, usage, fallback_name):
-        if name and PARAM_NAME_PATTERN.match(name) and not is_sensitive_env_name(name) and name not in taken:
-            name = name if name != _STDIN_PARAMETER else f"{name}_path"
-            taken.add(name)
-            return name
-    taken.add(fallback_name)
-    return fallback_name
-
-
-def _good_name(name: str | None) -> bool:
-    """A variable's name that says what the word is: not `a`, `arg`, `value` or `_max`."""
-    return (
-        name is not None and len(name) >= 2 and not name.startswith("_") and name.lower() not in _POOR_NAMES
-    )
-
-
-def _description(module: ast.Module, candidate: Candidate) -> str:
-    docstring = (ast.get_docstring(module) or "").strip()
-    if docstring:
-        return docstring.split("\n\n")[0].strip()
-    lines: list[str] = []
-    for line in candidate.head.splitlines()[:40]:
-        if line.startswith("#!") or re.match(r"#.*coding[:=]", line):
-            continue
-        if not line.startswith("#"):
-            if lines or line.strip():
-                break
-            continue
-        text = line.lstrip("#").strip()
-        if not text:
-            if lines:
-                break
-            continue
-        lines.append(text)
-    return " ".join(lines)
 
 
 def _argv_reader(text: str) -> str | None:
@@ -338,7 +223,7 @@ def _serves(candidate: Candidate) -> bool:
     if _ASKS.search(text):
         return True  # asks while it runs: said so, rather than run by a `--help` probe waiting for an answer
     if reader is None and not _STDIN.search(text):  # takes nothing: only a documented one, else `--help` asks
-        return _takes_nothing_or_stdin(text, module) and bool(_description(module, candidate))
+        return _takes_nothing_or_stdin(text, module) and bool(header_description(module, candidate))
     reading = read_argv(module)
     return not reading.problems and reading.asks is None
 

@@ -17,8 +17,20 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Any, TypeGuard
+from typing import Any
 
+from toolkiln.discover.python_argv_syntax import (
+    CONVERTERS,
+    converted,
+    dotted,
+    exits,
+    imports_argv,
+    is_stdin,
+    joins,
+    len_bound,
+    plural,
+    whole,
+)
 from toolkiln.vocabulary import ParamType
 
 
@@ -51,9 +63,7 @@ class ArgvReading:
     strings: list[str] = field(default_factory=list)
 
 
-_CONVERTERS: dict[str, ParamType] = {"int": "integer", "float": "number"}
 _CATCH_INDEX = {"IndexError", "LookupError", "Exception", "BaseException", "ValueError"}
-_EXITS = {"sys.exit", "exit", "quit", "os._exit"}
 _ASKERS = ("input", "getpass", "getpass.getpass")
 
 
@@ -72,7 +82,7 @@ class _Reader(ast.NodeVisitor):
         self.reading = ArgvReading()
         self.known: set[int] = set()  # ids of the `sys.argv` nodes read by a known pattern
         self.guards = 0  # inside an `if len(sys.argv) > N:` body, or a `try` catching IndexError
-        self.argv_names = {"argv"} if _imports_argv(module) else set()
+        self.argv_names = {"argv"} if imports_argv(module) else set()
         self.functions = {
             node.name: node
             for node in module.body
@@ -102,11 +112,20 @@ class _Reader(ast.NodeVisitor):
         ):
             return None
         part = node.slice
-        start, stop = (_whole(part.lower) if part.lower else 0), (_whole(part.upper) if part.upper else None)
+        start, stop = (whole(part.lower) if part.lower else 0), (whole(part.upper) if part.upper else None)
         if start is None or part.step is not None or (part.upper is not None and stop is None):
             return None
         self.known.add(id(node.value))
         return start, stop
+
+    def len_bound(self, test: ast.expr) -> tuple[str, int] | tuple[None, None]:
+        """What a test on `len(sys.argv)` says (syntax.len_bound), marking its read."""
+        found = len_bound(test, self.is_argv)
+        if found is None:
+            return None, None
+        kind, count, node = found
+        self.known.add(id(node))
+        return kind, count
 
     # -- slots
     def add_slot(self, index: int, node: ast.AST, name: str | None = None, **fields: Any) -> None:
@@ -123,14 +142,14 @@ class _Reader(ast.NodeVisitor):
     def read_value(self, value: ast.AST, name: str | None) -> bool:
         """`sys.argv[N]`, `int(sys.argv[N])` or `sys.argv[N] if len(sys.argv) > N else D` bound to `name`."""
         if isinstance(value, ast.IfExp):
-            body, type_ = _converted(value.body)
+            body, type_ = converted(value.body)
             index = self.index_of(body)
-            if index is not None and _len_compare(self, value.test):
+            if index is not None and self.len_bound(value.test)[0] == "at-least-if-true":
                 default = value.orelse.value if isinstance(value.orelse, ast.Constant) else None
                 self.add_slot(index, value, name, type=type_, optional=True, default=default)
                 return True
             return False
-        value, type_ = _converted(value)
+        value, type_ = converted(value)
         index = self.index_of(value)
         if index is None:
             return False
@@ -145,7 +164,7 @@ class _Reader(ast.NodeVisitor):
 
     def read_assignment(self, target: ast.expr, value: ast.expr) -> None:
         if isinstance(target, ast.Name):
-            if _joins(value):  # `query = " ".join(sys.argv[1:])`: the words, given as a list
+            if joins(value):  # `query = " ".join(sys.argv[1:])`: the words, given as a list
                 value = value.args[0]
             if not self.read_value(value, target.id) and (rest := self.rest_of(value)) and rest[1] is None:
                 self.add_rest(rest[0], value, target.id)
@@ -174,13 +193,13 @@ class _Reader(ast.NodeVisitor):
     def visit_For(self, node: ast.For) -> None:
         rest = self.rest_of(node.iter)
         if rest is not None and rest[1] is None and isinstance(node.target, ast.Name):
-            self.add_rest(rest[0], node, _plural(node.target.id))
-        elif _is_stdin(node.iter):
+            self.add_rest(rest[0], node, plural(node.target.id))
+        elif is_stdin(node.iter):
             self.reading.reads_stdin = True
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
-        name = _dotted(node.func)
+        name = dotted(node.func)
         if name in _ASKERS:
             self.reading.asks = self.reading.asks or f"{name}() (line {node.lineno})"
         elif name == "fileinput.input":
@@ -202,10 +221,10 @@ class _Reader(ast.NodeVisitor):
             rest = self.rest_of(node.args[0].value)
             if rest is not None and rest[1] is None and node.func.id in self.functions:
                 self.read_function(self.functions[node.func.id], rest[0], node)
-        elif isinstance(node.func, ast.Name) and node.func.id in _CONVERTERS and len(node.args) == 1:
+        elif isinstance(node.func, ast.Name) and node.func.id in CONVERTERS and len(node.args) == 1:
             index = self.index_of(node.args[0])
             if index is not None:
-                self.add_slot(index, node, type=_CONVERTERS[node.func.id])
+                self.add_slot(index, node, type=CONVERTERS[node.func.id])
         elif isinstance(node.func, ast.Name) and node.func.id in self.functions:
             self.read_call(self.functions[node.func.id], node)
         self.generic_visit(node)
@@ -217,7 +236,7 @@ class _Reader(ast.NodeVisitor):
         for argument, parameter in zip(call.args, parameters, strict=False):
             if isinstance(argument, ast.Starred):
                 return
-            value, type_ = _converted(argument)
+            value, type_ = converted(argument)
             index = self.index_of(value)
             if index is not None:
                 self.add_slot(index, call, parameter.arg, type=type_)
@@ -238,8 +257,8 @@ class _Reader(ast.NodeVisitor):
         arguments = [*function.args.posonlyargs, *function.args.args]
         defaults = [None] * (len(arguments) - len(function.args.defaults)) + list(function.args.defaults)
         for offset, (argument, default) in enumerate(zip(arguments, defaults, strict=True)):
-            annotation = _dotted(argument.annotation)
-            fields: dict[str, Any] = {"type": _CONVERTERS.get(annotation, "string")}
+            annotation = dotted(argument.annotation)
+            fields: dict[str, Any] = {"type": CONVERTERS.get(annotation, "string")}
             if default is not None:
                 fields |= {
                     "optional": True,
@@ -274,13 +293,12 @@ class _Reader(ast.NodeVisitor):
         """`if len(sys.argv) < 3: usage; exit` says how many words are needed; `if
         len(sys.argv) > 2:` guards what its body reads; `if len(sys.argv) == 1: read stdin`
         (a body that goes on) guards what its `else` reads."""
-        words = _len_bound(self, node.test)
-        if words is None:
+        kind, count = self.len_bound(node.test)
+        if kind is None or count is None:
             self.generic_visit(node)
             return
-        kind, count = words
         needs = kind != "at-least-if-true"
-        if needs and _exits(node.body):
+        if needs and exits(node.body):
             self.reading.required_words = max(self.reading.required_words, count)
             if kind == "exactly":
                 self.reading.exact_words = count
@@ -297,9 +315,9 @@ class _Reader(ast.NodeVisitor):
         """A word read in a `try` whose handler goes on without it (`except IndexError:
         name = "world"`) is optional; one whose handler exits (the usage) is not."""
         caught = [handler.type for handler in node.handlers]
-        names = [_dotted(t) for c in caught for t in (c.elts if isinstance(c, ast.Tuple) else [c]) if t]
+        names = [dotted(t) for c in caught for t in (c.elts if isinstance(c, ast.Tuple) else [c]) if t]
         catches = (None in caught or bool(set(names) & _CATCH_INDEX)) and not any(
-            _exits(handler) for handler in node.handlers
+            exits(handler) for handler in node.handlers
         )
         self.guards += catches
         for child in node.body:
@@ -310,7 +328,7 @@ class _Reader(ast.NodeVisitor):
             self.visit(later)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        if _is_stdin(node):
+        if is_stdin(node):
             self.reading.reads_stdin = True
         self.generic_visit(node)
 
@@ -338,102 +356,3 @@ class _Reader(ast.NodeVisitor):
                     self.reading.problems.append(
                         (getattr(node, "lineno", 0), "reads its command line in a way not read")
                     )
-
-
-def _len_compare(reader: _Reader, test: ast.expr) -> bool:
-    """`len(sys.argv) > N` (or >=): a conditional read of a word."""
-    found = _len_bound(reader, test)
-    return found is not None and found[0] == "at-least-if-true"
-
-
-def _len_bound(reader: _Reader, test: ast.expr) -> tuple[str, int] | None:
-    """What an `if` on `len(sys.argv)` says: ("at-least", words) when the body runs on too
-    few words (`< 3`: 2 words needed), ("exactly", words) for `!= 3`, ("at-least-if-true", words)
-    for `> 2` (the body runs only when there are that many)."""
-    if isinstance(test, ast.BoolOp):
-        return next((bound for value in test.values if (bound := _len_bound(reader, value))), None)
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
-        return None
-    left, right, op = test.left, test.comparators[0], test.ops[0]
-    if not (isinstance(left, ast.Call) and _dotted(left.func) == "len" and len(left.args) == 1):
-        return None
-    if not reader.is_argv(left.args[0]) or (count := _whole(right)) is None:
-        return None
-    reader.known.add(id(left.args[0]))
-    if isinstance(op, ast.NotEq):
-        return ("exactly", count - 1)
-    if isinstance(op, ast.Lt):
-        return ("at-least", count - 1)
-    if isinstance(op, ast.LtE):
-        return ("at-least", count)
-    if isinstance(op, ast.Eq):  # `== 1`: no word, the usage; `== 3`: the body runs on exactly 2
-        return ("at-least", 1) if count == 1 else ("exactly", count - 1)
-    if isinstance(op, ast.Gt):
-        return ("at-least-if-true", count)
-    if isinstance(op, ast.GtE):
-        return ("at-least-if-true", count - 1)
-    return None
-
-
-def _exits(body: ast.ExceptHandler | list[ast.stmt]) -> bool:
-    """Whether a block's own statements end the script (`sys.exit(USAGE)`, `raise`, `return`)."""
-    for statement in body.body if isinstance(body, ast.ExceptHandler) else body:
-        if isinstance(statement, ast.Raise | ast.Return):
-            return True
-        call = statement.value if isinstance(statement, ast.Expr) else None
-        if isinstance(call, ast.Call) and _dotted(call.func) in _EXITS:
-            return True
-    return False
-
-
-def _joins(node: ast.expr) -> TypeGuard[ast.Call]:
-    """`" ".join(x)` with one argument."""
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "join"
-        and isinstance(node.func.value, ast.Constant)
-        and len(node.args) == 1
-    )
-
-
-def _converted(node: ast.AST) -> tuple[ast.AST, ParamType]:
-    """`int(x)` is x, an integer; `float(x)` x, a number; anything else itself, a string."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 1:
-        type_ = _CONVERTERS.get(node.func.id)
-        if type_ is not None:
-            return node.args[0], type_
-    return node, "string"
-
-
-def _whole(node: ast.expr | None) -> int | None:
-    return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
-
-
-def _is_stdin(node: ast.expr) -> bool:
-    """`sys.stdin` (`sys.stdin.read()`, `for line in sys.stdin`, `json.load(sys.stdin)`)."""
-    return _dotted(node) == "sys.stdin"
-
-
-def _dotted(node: ast.expr | None) -> str:
-    """`a.b.c` for a chain of names (bounded: no `unparse` of arbitrary subtrees), else ""."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute) and len(parts) < 8:
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return ""
-    return ".".join([node.id, *reversed(parts)])
-
-
-def _imports_argv(module: ast.Module) -> bool:
-    return any(
-        isinstance(node, ast.ImportFrom)
-        and node.module == "sys"
-        and any(a.name == "argv" for a in node.names)
-        for node in module.body
-    )
-
-
-def _plural(name: str) -> str:
-    return name if name.endswith("s") else name + "s"
