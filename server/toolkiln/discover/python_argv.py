@@ -16,7 +16,7 @@ python_argv_read.py; a poor variable name (`a`, `arg`) gives way to the usage li
 A script that reads stdin gets a `stdin` parameter fed to it; one that takes nothing at
 all (run as a script, with a docstring or a header comment) is a tool without parameters.
 
-Not served, each with its reason: a script that reads its command line in a way not read
+Not served, each with its reason: a script that reads its command line in a way toolkiln cannot name
 (getopt, optparse, `"-v" in sys.argv`, `main(sys.argv)`), one that asks while it runs
 (`input()`, getpass), docopt and Fire scripts python_docopt and python_fire cannot read.
 This dialect claims a `.py` file (or an executable whose `#!` names python) that runs
@@ -131,10 +131,10 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration:
     reading = read_argv(module)
     if reading.problems:
         line, what = reading.problems[0]
-        where = f" (sys.argv, line {line})" if line else ""
+        lines = read_source(candidate.path).splitlines()
+        where = f" (line {line}: `{lines[line - 1].strip()[:80]}`)" if 0 < line <= len(lines) else ""
         raise NotATool(
-            f"{what}{where}, so not every word it reads is named: {FALLBACK_HINT}",
-            kind="argv-by-hand",
+            f"{what}{where}, so not every word it reads is named: {FALLBACK_HINT}", kind="argv-by-hand"
         )
     if reading.asks is not None:
         raise NotATool(
@@ -172,8 +172,8 @@ def _declaration(candidate: Candidate, module: ast.Module, reading: ArgvReading)
         )
     warnings = [
         DiscoveryError(
-            f"parameter {name!r} is named from {source}, not from the code: check its name and "
-            "description in its config/tools/ file",
+            f"parameter {name!r} is named from {source}, not from the code: check it (a variable "
+            "named for the word, or a `Usage:` line naming it, in the script names it for good)",
             path=path,
             line=line,
         )

@@ -201,7 +201,7 @@ class _Reader(ast.NodeVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         name = dotted(node.func)
         if name in _ASKERS:
-            self.reading.asks = self.reading.asks or f"{name}() (line {node.lineno})"
+            self.reading.asks = self.reading.asks or f"`{name}()` on line {node.lineno}"
         elif name == "fileinput.input":
             self.read_fileinput(node)
         elif name == "len" and len(node.args) == 1 and self.is_argv(node.args[0]):
@@ -354,5 +354,5 @@ class _Reader(ast.NodeVisitor):
                 self.reading.reads_argv = True
                 if id(node) not in self.known:
                     self.reading.problems.append(
-                        (getattr(node, "lineno", 0), "reads its command line in a way not read")
+                        (getattr(node, "lineno", 0), "reads its command line in a way toolkiln cannot name")
                     )
