@@ -123,6 +123,7 @@ async def test_an_mcp_client_reaches_each_shape_as_the_script_expects(built: Pat
         lines = await client.call_tool("lines", {"names": ["a b", "--c"]})
         today = await client.call_tool("today", {})
         upper = await client.call_tool("upper", {"stdin": "one\ntwo\n"})
+        big = await client.call_tool("upper", {"stdin": "x" * 300_000})  # past what an env var holds
     assert tools["resize"].input_schema["required"] == ["src", "width"]
     assert tools["resize"].input_schema["properties"]["width"]["type"] == "integer"
     assert tools["today"].description == "Say how many words it was given."
@@ -132,3 +133,4 @@ async def test_an_mcp_client_reaches_each_shape_as_the_script_expects(built: Pat
     assert [json.loads(line) for line in text_of(lines).splitlines()] == ["a b", "--c"]
     assert json.loads(text_of(today)) == 1 and not today.is_error
     assert text_of(upper).rstrip("\n") == "ONE\nTWO"  # the text given on stdin, read there
+    assert not big.is_error and text_of(big).startswith("X" * 200_000)  # output past 256 KiB is cut

@@ -50,7 +50,18 @@ def stdin_json(arguments: Mapping[str, Any]) -> bytes:
 def argument_env(tool: CompiledTool, arguments: Mapping[str, Any]) -> dict[str, str | None]:
     """Each parameter as an env var; None unsets one the client left out, so a value
     inherited from the server's own environment never poses as an argument."""
-    return {p.name: text_form(arguments[p.name]) if p.name in arguments else None for p in tool.parameters}
+    return {
+        p.name: text_form(arguments[p.name])
+        if p.name in arguments and not _stdin_only(tool, p.option)
+        else None
+        for p in tool.parameters
+    }
+
+
+def _stdin_only(tool: CompiledTool, option: str | None) -> bool:
+    """A by-hand Python script's `stdin` parameter: on its stdin only, whatever its size
+    (an environment variable holds at most 128 KiB)."""
+    return tool.python_entry == "argv" and option is None
 
 
 def _annotations_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
