@@ -20,6 +20,7 @@ def measure_discovery(root: Path, preset: Preset) -> Figures:
     mixed, help_json = root / "discover-mixed", root / "discover-help-json"
     write_generated(mixed / "tools", annotated=DISCOVERED // 2, help_json=DISCOVERED // 2)
     write_generated(help_json / "tools", annotated=0, help_json=DISCOVERED)
+    by_hand = _write_by_hand(root / "discover-python-by-hand")
     edited = mixed / "tools" / "help-json" / "tool-0000.sh"
     steps: dict[str, tuple[str, Callable[[], float]]] = {
         "cold_mixed": ("cold, 500 annotations + 500 help-json", lambda: _discover(mixed, fresh=True)),
@@ -27,6 +28,10 @@ def measure_discovery(root: Path, preset: Preset) -> Figures:
         "one_changed_mixed": ("again, one help-json script edited", lambda: _discover(mixed, edit=edited)),
         "build_mixed": ("`toolkiln build` of the 1,000", lambda: _toolkiln_seconds("build", mixed)),
         "cold_help_json": ("cold, 1,000 help-json", lambda: _discover(help_json, fresh=True)),
+        "cold_python_by_hand": (
+            "cold, 1,000 Python scripts reading sys.argv by hand",
+            lambda: _discover(by_hand, fresh=True),
+        ),
     }
     runs: dict[str, list[float]] = {key: [] for key in steps}
     for _ in range(preset.discovery_rounds):
@@ -36,6 +41,29 @@ def measure_discovery(root: Path, preset: Preset) -> Figures:
         key: {"label": label, "median_s": median(runs[key]), "rounds_s": runs[key]}
         for key, (label, _) in steps.items()
     }
+
+
+# An ordinary script: no framework, its words read by hand (discover/python_argv.py).
+BY_HAND = """import sys
+
+if __name__ == "__main__":
+    if len(sys.argv) < 3:
+        print("Usage: convert_NUMBER.py <input pdf> <output directory> [dpi]")
+        sys.exit(1)
+    pdf_path = sys.argv[1]
+    output_dir = sys.argv[2]
+    dpi = int(sys.argv[3]) if len(sys.argv) > 3 else 200
+    print(pdf_path, output_dir, dpi)
+"""
+
+
+def _write_by_hand(project: Path) -> Path:
+    for number in range(DISCOVERED):
+        (project / "tools").mkdir(parents=True, exist_ok=True)
+        (project / "tools" / f"convert_{number:04d}.py").write_text(
+            BY_HAND.replace("NUMBER", f"{number:04d}")
+        )
+    return project
 
 
 def _discover(project: Path, *, fresh: bool = False, edit: Path | None = None) -> float:

@@ -63,9 +63,11 @@ DialectName = Literal[
 # `run(**)` is llm-functions' `def run(...)`, each argument a keyword, its return value the result.
 # `docopt` and `fire` are command-line scripts too, whose argv follows docopt's usage
 # patterns or Python Fire's flags (runner/python_docopt_argv.py, python_fire_argv.py).
-PythonEntry = Literal["execute", "main", "execute(**)", "run(**)", "script", "docopt", "fire"]
+# `argv` is a script that reads `sys.argv` by hand: each argument one word, in order, and
+# its `stdin` parameter on stdin (runner/python_argv_argv.py).
+PythonEntry = Literal["execute", "main", "execute(**)", "run(**)", "script", "docopt", "fire", "argv"]
 # The entries run as a process with their arguments on argv (the others in a worker).
-SCRIPT_ENTRIES: tuple[PythonEntry, ...] = ("script", "docopt", "fire")
+SCRIPT_ENTRIES: tuple[PythonEntry, ...] = ("script", "docopt", "fire", "argv")
 # How a command-line script's option takes its value (None: `--name=value`, or a bare
 # word for a positional): `flag` given (or its `--no-` form) when the value differs from
 # the default; `count` given N times (`-vvv`); `repeat` given once per item (`--tag=a

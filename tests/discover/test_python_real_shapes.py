@@ -158,7 +158,7 @@ def test_a_main_given_sys_argv_is_not_a_keyword_tool(
     assert verdict.kind == "argv-by-hand" and "sys.argv" in verdict.reason
 
 
-def test_scripts_that_read_their_command_line_by_hand_say_so(
+def test_scripts_that_read_their_command_line_by_hand_say_so_unless_every_word_is_named(
     make_tool: MakeTool, tools_dir: Path, config_dir: Path
 ) -> None:
     make_tool("upper.py", ARGV_BY_HAND, executable=False)
@@ -166,15 +166,15 @@ def test_scripts_that_read_their_command_line_by_hand_say_so(
     make_tool("ask.py", ASKS_INTERACTIVELY, executable=False)
     make_tool("compare.py", OPTPARSE_AT_MODULE_LEVEL, executable=False)
     report = discover_tools(tools_dir, config_dir, probes="none")
-    assert report.tools == []
+    assert [tool.name for tool in report.tools] == ["upper"]  # `source = sys.argv[1]`: named
+    assert list(_parameters(config_dir, "upper")) == ["source"]
     verdicts = {v.path: v for v in report.not_tools}
     assert {path: v.kind for path, v in verdicts.items()} == {
-        "upper.py": "argv-by-hand",
         "opts.py": "argv-by-hand",
         "ask.py": "asks-input",
         "compare.py": "argv-by-hand",
     }
-    assert "fallback" in verdicts["upper.py"].reason and "getopt" in verdicts["opts.py"].reason
+    assert "fallback" in verdicts["opts.py"].reason and "getopt" in verdicts["opts.py"].reason
     assert "input()" in verdicts["ask.py"].reason and "optparse" in verdicts["compare.py"].reason
 
 

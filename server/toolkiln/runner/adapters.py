@@ -50,7 +50,18 @@ def stdin_json(arguments: Mapping[str, Any]) -> bytes:
 def argument_env(tool: CompiledTool, arguments: Mapping[str, Any]) -> dict[str, str | None]:
     """Each parameter as an env var; None unsets one the client left out, so a value
     inherited from the server's own environment never poses as an argument."""
-    return {p.name: text_form(arguments[p.name]) if p.name in arguments else None for p in tool.parameters}
+    return {
+        p.name: text_form(arguments[p.name])
+        if p.name in arguments and not _stdin_only(tool, p.option)
+        else None
+        for p in tool.parameters
+    }
+
+
+def _stdin_only(tool: CompiledTool, option: str | None) -> bool:
+    """A by-hand Python script's `stdin` parameter: on its stdin only, whatever its size
+    (an environment variable holds at most 128 KiB)."""
+    return tool.python_entry == "argv" and option is None
 
 
 def _annotations_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
@@ -105,11 +116,15 @@ def _raycast_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]
 def stdin_for(tool: CompiledTool, arguments: Mapping[str, Any]) -> bytes | None:
     """What the script reads on stdin: the arguments as JSON, but for conventions whose
     programs get their arguments on the command line and nothing on stdin (None: closed),
-    and a plain shell script, which gets its `stdin` parameter's text."""
+    and the plain shell and `sys.argv` scripts, which get their `stdin` parameter's text."""
     if tool.dialect == "shell":
         from toolkiln.runner.shell_argv import shell_stdin
 
         return shell_stdin(tool, arguments)
+    if tool.python_entry == "argv":  # a script reading sys.argv by hand: its `stdin` parameter, or nothing
+        from toolkiln.runner.python_argv_argv import argv_stdin
+
+        return argv_stdin(tool, arguments)
     return None if tool.dialect in _NO_STDIN else stdin_json(arguments)
 
 
@@ -153,6 +168,10 @@ def _python_script_argv(script: Path, tool: CompiledTool, arguments: Mapping[str
         from toolkiln.runner.python_fire_argv import fire_argv
 
         return fire_argv(script, tool, arguments)
+    if tool.python_entry == "argv":
+        from toolkiln.runner.python_argv_argv import argv_words
+
+        return argv_words(script, tool, arguments)
     from toolkiln.runner.python_cli_argv import python_script_argv
 
     return python_script_argv(script, tool, arguments)
