@@ -1,0 +1,58 @@
+"""No file can hold a reader for long: every reader of untrusted text (each discovery
+dialect, the sidecar, `--help` output, JSONC, the configs, the audit log) reads each of
+its worst cases within READ_BOUND (docs/security.md, "Readers of untrusted text").
+
+Found in issue 24: a 140 KB Script Kit script with `"import " * 20000` in a comment took
+165 s of CPU in `discover --list`, as its import pattern was tried from every `import`.
+The time is CPU time of each file, measured in a child process: a correctness bound
+(linear work), not a benchmark.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import child_env
+from tests.security.reader_cases import SCRIPTS, TEXT_READERS, write_cases
+
+# Each file's CPU time: at most this many seconds per MiB, plus a floor for the work any
+# file costs (its folder scanned, its models validated).
+SECONDS_PER_MIB = 1.0
+FLOOR_SECONDS = 0.1
+CUTOFF = 2.0  # a file still being read after this is stopped and counted as over
+EXPECTED_CLAIMANTS = {
+    "annotations": "annotations", "annotations-comment": "annotations", "kit": "kit",
+    "kit-schema": "kit", "scriptkit": "scriptkit", "scriptkit-params": "scriptkit",
+    "raycast": "raycast", "argc": "argc", "python-module": "python_module",
+    "python-function": "python_function", "python-raw": "python_argv",
+    "python-argparse": "python_argv", "python-click": "python_argv", "python-typer": "python_argv",
+    "python-fire": "python_argv", "python-docopt": "python_argv", "node-commander": "node_cli",
+    "node-yargs": "node_cli", "node-parseargs": "node_cli", "js-function": "js_function",
+    "js-agent": "js_function", "fallback-text": None, "sidecar": "sidecar",
+}  # fmt: skip
+
+
+def read_bound(size: int) -> float:
+    return FLOOR_SECONDS + SECONDS_PER_MIB * size / (1024 * 1024)
+
+
+def test_every_reader_reads_its_worst_cases_in_linear_time(tmp_path: Path) -> None:
+    cases = write_cases(tmp_path)
+    (tmp_path / "cases.json").write_text(json.dumps(cases))
+    command = [sys.executable, "-m", "tests.security.reader_cases", str(tmp_path), str(CUTOFF)]
+    done = subprocess.run(command, capture_output=True, text=True, env=child_env(), timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(results) == len(cases)
+    assert {r["reader"] for r in results} == {*SCRIPTS, "sidecar", *TEXT_READERS}
+    claimed = {r["reader"]: r["claimant"] for r in results if not r["token"] and r["kind"] == "tools"}
+    assert {reader: name and name.rpartition(".")[2] for reader, name in claimed.items()} == EXPECTED_CLAIMANTS
+    slow = [
+        f"{r['reader']} with {r['token']!r} x {r['bytes']} bytes: {r['seconds']:.2f} s"
+        for r in results
+        if r["seconds"] > read_bound(r["bytes"])
+    ]
+    assert not slow, "read past the bound:\n" + "\n".join(slow)
