@@ -37,10 +37,10 @@ MAX_SCRIPT_BYTES = 1024 * 1024
 
 _EXPORTED = re.compile(
     r"^[ \t]*(?:module\.)?exports\.run[ \t]*="
-    r"|^[ \t]*module\.exports[ \t]*=[ \t]*\{[^}]*?\brun\b"
+    r"|^[ \t]*module\.exports[ \t]*=[ \t]*\{[^{}]*?\brun\b"
     r"|^[ \t]*export[ \t]+(?:async[ \t]+)?function[ \t]*\*?[ \t]*run[ \t]*\("
     r"|^[ \t]*export[ \t]+(?:const|let|var)[ \t]+run\b"
-    r"|^[ \t]*export[ \t]*\{[^}]*\brun\b",
+    r"|^[ \t]*export[ \t]*\{[^{}]*\brun\b",
     re.MULTILINE,
 )
 # Where run is defined or assigned: the JSDoc right above one of these describes it.
@@ -52,7 +52,7 @@ _DEFINITION = re.compile(
     r"|(?:async[ \t]+)?run[ \t]*\([^)\n]*\)[ \t]*\{)",
     re.MULTILINE,
 )
-_PARAMETERS = re.compile(r"\(([^)]*)\)|([A-Za-z_$][\w$]*)[ \t]*=>")
+_PARAMETERS = re.compile(r"\(([^()]*)\)|(?<![\w$])([A-Za-z_$][\w$]*+)[ \t]*+=>")
 _PARAM_TAGS = ("property", "param")
 
 
