@@ -88,9 +88,14 @@ SCRIPTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     ),
     "python-raw": (
         "t.py",
-        "#!/usr/bin/env python3\n@@\nimport argparse\nimport sys\nprint(sys.argv)\n"
+        "#!/usr/bin/env python3\n@@\nimport sys\nprint(sys.argv)\n"
         'if __name__ == "__main__":\n    pass\n',
         ("import a, ", "from sys import ", "def main(", "def execute(", "input (", "\n \n"),
+    ),
+    "python-script": (
+        "t.py",
+        '"""Say hello @@."""\n@@\nif __name__ == "__main__":\n    print("hello")\n',
+        ("if __name__ ", "input (", "'--help'"),
     ),
     "python-argparse": (
         "t.py",
@@ -151,6 +156,8 @@ SCRIPTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         ("# ", "usage: ", "#-", "\n#\n"),
     ),
 }
+# The readers that read a whole script (up to MAX_SCRIPT_BYTES), not its first 16 KiB.
+WHOLE_FILE_READERS = ("kit", "scriptkit", "node-commander", "js-function", "js-agent", "python-raw", "python-docopt")
 # (text, reader) for the readers handed text, not files.
 TEXT_READERS = ("help-json", "help-text", "jsonc", "server-config", "tool-config", "audit")
 TEXT_KEYWORDS = ('{"a":', '"\\u', "[", "//", "/*", ",", "-1e", '"a', "\\")
@@ -172,7 +179,7 @@ def write_cases(root: Path) -> list[dict[str, Any]]:
         for name, text in files.items():
             path = folder / name
             path.write_text(text, encoding="utf-8", errors="surrogatepass")
-            path.chmod(0o755)
+            path.chmod(0o644 if name.endswith(".py") else 0o755)  # an executable .py is another dialect's
         size = sum(len(text.encode("utf-8", "surrogatepass")) for text in files.values())
         cases.append({"reader": reader, "token": token, "folder": str(folder), "kind": kind, "bytes": size})
 
@@ -180,8 +187,9 @@ def write_cases(root: Path) -> list[dict[str, Any]]:
         add(reader, "", {name: template.replace("@@", "a")})  # plain: which dialect takes it
         for token, filler in fillers(own):
             add(reader, token, {name: template.replace("@@", filler)})
-        largest = (("import a from 'b' // @param {x} y /** (a [b {c \"d\\\" */\n") * LARGEST)[: LARGEST - 4096]
-        add(reader, "largest", {name: template.replace("@@", largest, 1).replace("@@", "a")})
+        if reader in WHOLE_FILE_READERS:
+            largest = (("import a from 'b' // @param {x} y /** (a [b {c \"d\\\" */\n") * LARGEST)[: LARGEST - 4096]
+            add(reader, "largest", {name: template.replace("@@", largest, 1).replace("@@", "a")})
     sidecar = '{"description": "d", "inputSchema": {"type": "object", "properties": {"a": @@}}}'
     add("sidecar", "", {"t.sh": "#!/bin/sh\n", "t.tool.json": sidecar.replace("@@", "{}")})
     for token, filler in fillers(SIDECAR_KEYWORDS):

@@ -27,11 +27,11 @@ EXPECTED_CLAIMANTS = {
     "annotations": "annotations", "annotations-comment": "annotations", "kit": "kit",
     "kit-schema": "kit", "scriptkit": "scriptkit", "scriptkit-params": "scriptkit",
     "raycast": "raycast", "argc": "argc", "python-module": "python_module",
-    "python-function": "python_function", "python-raw": "python_argv",
-    "python-argparse": "python_argv", "python-click": "python_argv", "python-typer": "python_argv",
-    "python-fire": "python_argv", "python-docopt": "python_argv", "node-commander": "node_cli",
+    "python-function": "python_function", "python-raw": "python_argv", "python-script": "python_script",
+    "python-argparse": "python_module", "python-click": "python_module", "python-typer": "python_module",
+    "python-fire": "python_module", "python-docopt": "python_module", "node-commander": "node_cli",
     "node-yargs": "node_cli", "node-parseargs": "node_cli", "js-function": "js_function",
-    "js-agent": "js_function", "fallback-text": None, "sidecar": "sidecar",
+    "js-agent": "js_function", "fallback-text": "help_json", "sidecar": "sidecar",
 }  # fmt: skip
 
 
