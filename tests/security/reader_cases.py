@@ -6,9 +6,10 @@ keywords, and `{`, `[`, quotes, backslashes, comment markers...), which are at o
 nesting and huge lines. A few cases are at each format's largest size. The child reads
 each file as `discover --list` does (`discover_tools`, nothing run), or hands the text to
 the reader that takes it (`--help` output, JSONC, a config, the audit log), and prints the
-CPU seconds each took. A file past `cutoff` seconds is stopped there (SIGPROF).
+CPU seconds each took. A file still read after three times its bound is stopped there
+(SIGPROF), so that a reader gone quadratic fails the test in seconds, not hours.
 
-Run as `python -m tests.security.reader_cases CASES_DIR CUTOFF`.
+Run as `python -m tests.security.reader_cases CASES_DIR SECONDS_PER_MIB FLOOR_SECONDS`.
 """
 
 from __future__ import annotations
@@ -55,11 +56,23 @@ SCRIPTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "scriptkit": (
         "t.js",
         '// Name: T\n// mcp: t\n@@\nimport "@johnlindquist/kit"\nconst name = await arg("Your name")\n',
-        ("import a ", "require(", "await arg(", "arg(", "params(", "for (", "case ", " as ", "mcp: ", "const a = "),
+        (
+            "import a ",
+            "require(",
+            "await arg(",
+            "arg(",
+            "params(",
+            "for (",
+            "case ",
+            " as ",
+            "mcp: ",
+            "const a = ",
+        ),
     ),
     "scriptkit-params": (
         "t.ts",
-        '// mcp: t\nimport "@johnlindquist/kit"\nconst { a } = await params({ type: "object", properties: @@ })\n',
+        '// mcp: t\nimport "@johnlindquist/kit"\n'
+        'const { a } = await params({ type: "object", properties: @@ })\n',
         ("{", "[", "'", "a: ", ","),
     ),
     "raycast": (
@@ -82,14 +95,14 @@ SCRIPTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     ),
     "python-function": (
         "t.py",
-        'def run(name: str) -> str:\n    """Greet.\n\n    Parameters\n    ----------\n    name : @@\n    """\n'
+        'def run(name: str) -> str:\n    """Greet.\n\n    Parameters\n    ----------\n'
+        '    name : @@\n    """\n'
         "    return name\n",
         ("a : ", "\n    a : ", ",", "[", "{"),
     ),
     "python-raw": (
         "t.py",
-        "#!/usr/bin/env python3\n@@\nimport sys\nprint(sys.argv)\n"
-        'if __name__ == "__main__":\n    pass\n',
+        '#!/usr/bin/env python3\n@@\nimport sys\nprint(sys.argv)\nif __name__ == "__main__":\n    pass\n',
         ("import a, ", "from sys import ", "def main(", "def execute(", "input (", "\n \n"),
     ),
     "python-script": (
@@ -111,12 +124,14 @@ SCRIPTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     ),
     "python-typer": (
         "t.py",
-        'import typer\ndef main(name: str = typer.Option("x", help="@@")):\n    """Greet."""\ntyper.run(main)\n',
+        'import typer\ndef main(name: str = typer.Option("x", help="@@")):\n'
+        '    """Greet."""\ntyper.run(main)\n',
         ("%(", "[", "{"),
     ),
     "python-fire": (
         "t.py",
-        'import fire\ndef greet(name):\n    """Greet.\n\n    Args:\n      name: @@\n    """\nfire.Fire(greet)\n',
+        'import fire\ndef greet(name):\n    """Greet.\n\n    Args:\n      name: @@\n    """\n'
+        "fire.Fire(greet)\n",
         ("a (", "\n      a: ", ":"),
     ),
     "python-docopt": (
@@ -127,7 +142,8 @@ SCRIPTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     ),
     "node-commander": (
         "t.js",
-        'const { program } = require("commander")\n@@\nprogram.option("--name <n>", "a @@")\nprogram.parse()\n',
+        'const { program } = require("commander")\n@@\n'
+        'program.option("--name <n>", "a @@")\nprogram.parse()\n',
         ('require("', ".option(", "<a ", "[", "--", ".command("),
     ),
     "node-yargs": (
@@ -157,7 +173,15 @@ SCRIPTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     ),
 }
 # The readers that read a whole script (up to MAX_SCRIPT_BYTES), not its first 16 KiB.
-WHOLE_FILE_READERS = ("kit", "scriptkit", "node-commander", "js-function", "js-agent", "python-raw", "python-docopt")
+WHOLE_FILE_READERS = (
+    "kit",
+    "scriptkit",
+    "node-commander",
+    "js-function",
+    "js-agent",
+    "python-raw",
+    "python-docopt",
+)
 # (text, reader) for the readers handed text, not files.
 TEXT_READERS = ("help-json", "help-text", "jsonc", "server-config", "tool-config", "audit")
 TEXT_KEYWORDS = ('{"a":', '"\\u', "[", "//", "/*", ",", "-1e", '"a', "\\")
@@ -188,7 +212,9 @@ def write_cases(root: Path) -> list[dict[str, Any]]:
         for token, filler in fillers(own):
             add(reader, token, {name: template.replace("@@", filler)})
         if reader in WHOLE_FILE_READERS:
-            largest = (("import a from 'b' // @param {x} y /** (a [b {c \"d\\\" */\n") * LARGEST)[: LARGEST - 4096]
+            largest = (("import a from 'b' // @param {x} y /** (a [b {c \"d\\\" */\n") * LARGEST)[
+                : LARGEST - 4096
+            ]
             add(reader, "largest", {name: template.replace("@@", largest, 1).replace("@@", "a")})
     sidecar = '{"description": "d", "inputSchema": {"type": "object", "properties": {"a": @@}}}'
     add("sidecar", "", {"t.sh": "#!/bin/sh\n", "t.tool.json": sidecar.replace("@@", "{}")})
@@ -244,7 +270,12 @@ def _readers() -> dict[str, Callable[[Path], object]]:
     }
 
 
-def time_cases(cases: list[dict[str, Any]], cutoff: float) -> Iterator[dict[str, Any]]:
+def read_bound(size: int, per_mib: float, floor: float) -> float:
+    """The CPU seconds a reader may take for a file of `size` bytes."""
+    return floor + per_mib * size / (1024 * 1024)
+
+
+def time_cases(cases: list[dict[str, Any]], per_mib: float, floor: float) -> Iterator[dict[str, Any]]:
     from toolkiln.discover import discover_tools
     from toolkiln.discover.base import Candidate
     from toolkiln.discover.dialects import ALL_DIALECTS
@@ -272,22 +303,22 @@ def time_cases(cases: list[dict[str, Any]], cutoff: float) -> Iterator[dict[str,
                 return reader(path)
 
         start = time.process_time()
-        signal.setitimer(signal.ITIMER_PROF, cutoff)
+        signal.setitimer(signal.ITIMER_PROF, 3 * read_bound(case["bytes"], per_mib, floor))
         try:
             read()
-        except (_Over, BaseExceptionGroup, Exception):  # noqa: S110 - refusing a file is its answer: only time matters
-            pass
+        except (_Over, BaseExceptionGroup, Exception):
+            pass  # refusing a file is a reader's answer too: only the time matters here
         finally:
             signal.setitimer(signal.ITIMER_PROF, 0)
         yield {**case, "seconds": time.process_time() - start, "claimant": claimant}
 
 
 def main() -> None:
-    root, cutoff = Path(sys.argv[1]), float(sys.argv[2])
+    root, per_mib, floor = Path(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
     cases = json.loads((root / "cases.json").read_text())
     # Imports and first-use caches are not any file's cost: each reader reads a plain file first.
-    list(time_cases([case for case in cases if not case["token"]], cutoff))
-    for result in time_cases(cases, cutoff):
+    list(time_cases([case for case in cases if not case["token"]], per_mib, floor))
+    for result in time_cases(cases, per_mib, floor):
         print(json.dumps(result), flush=True)
 
 

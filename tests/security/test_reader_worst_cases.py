@@ -16,13 +16,12 @@ import sys
 from pathlib import Path
 
 from tests.conftest import child_env
-from tests.security.reader_cases import SCRIPTS, TEXT_READERS, write_cases
+from tests.security.reader_cases import SCRIPTS, TEXT_READERS, read_bound, write_cases
 
 # Each file's CPU time: at most this many seconds per MiB, plus a floor for the work any
 # file costs (its folder scanned, its models validated).
 SECONDS_PER_MIB = 1.0
 FLOOR_SECONDS = 0.1
-CUTOFF = 2.0  # a file still being read after this is stopped and counted as over
 EXPECTED_CLAIMANTS = {
     "annotations": "annotations", "annotations-comment": "annotations", "kit": "kit",
     "kit-schema": "kit", "scriptkit": "scriptkit", "scriptkit-params": "scriptkit",
@@ -35,24 +34,23 @@ EXPECTED_CLAIMANTS = {
 }  # fmt: skip
 
 
-def read_bound(size: int) -> float:
-    return FLOOR_SECONDS + SECONDS_PER_MIB * size / (1024 * 1024)
-
-
 def test_every_reader_reads_its_worst_cases_in_linear_time(tmp_path: Path) -> None:
     cases = write_cases(tmp_path)
     (tmp_path / "cases.json").write_text(json.dumps(cases))
-    command = [sys.executable, "-m", "tests.security.reader_cases", str(tmp_path), str(CUTOFF)]
+    bound = [str(SECONDS_PER_MIB), str(FLOOR_SECONDS)]
+    command = [sys.executable, "-m", "tests.security.reader_cases", str(tmp_path), *bound]
     done = subprocess.run(command, capture_output=True, text=True, env=child_env(), timeout=600, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     results = [json.loads(line) for line in done.stdout.splitlines()]
     assert len(results) == len(cases)
     assert {r["reader"] for r in results} == {*SCRIPTS, "sidecar", *TEXT_READERS}
     claimed = {r["reader"]: r["claimant"] for r in results if not r["token"] and r["kind"] == "tools"}
-    assert {reader: name and name.rpartition(".")[2] for reader, name in claimed.items()} == EXPECTED_CLAIMANTS
+    assert {
+        reader: name and name.rpartition(".")[2] for reader, name in claimed.items()
+    } == EXPECTED_CLAIMANTS
     slow = [
         f"{r['reader']} with {r['token']!r} x {r['bytes']} bytes: {r['seconds']:.2f} s"
         for r in results
-        if r["seconds"] > read_bound(r["bytes"])
+        if r["seconds"] > read_bound(r["bytes"], SECONDS_PER_MIB, FLOOR_SECONDS)
     ]
     assert not slow, "read past the bound:\n" + "\n".join(slow)

@@ -150,7 +150,9 @@ def parse_pattern(source: str, options: list[Option]) -> Node:
     pattern names that no description declares are added to `options`, as docopt does."""
     marks = sum(source.count(mark) for mark in "[]()|") + source.count("...")
     if marks > MAX_WORDS:
-        raise UsageError(f"the usage pattern has {marks} brackets and bars; toolkiln reads at most {MAX_WORDS}")
+        raise UsageError(
+            f"the usage pattern has {marks} brackets and bars; toolkiln reads at most {MAX_WORDS}"
+        )
     tokens = _pattern_tokens(_PATTERN_TOKENS.sub(r" \1 ", source))
     depth = 0
     for token in tokens:

@@ -146,7 +146,8 @@ def block_above(blocks: list[Block], text: str, start: int) -> Block | None:
     if index < 0:
         return None
     block = blocks[index]
-    return block if _BLANK.match(text, block.end, start).end() == start else None
+    blank = _BLANK.match(text, block.end, start)
+    return block if blank is not None and blank.end() == start else None
 
 
 def _typedefs(blocks: list[Block]) -> dict[str, tuple[Block, list[Tag]]]:

@@ -36,7 +36,10 @@ CLAIM_IS_CERTAIN = True
 # What reads the command line by hand, by the name the reason gives it.
 def _imports(name: str) -> re.Pattern[str]:
     """`import name`, `import sys, name` or `from name import ...`."""
-    return re.compile(rf"^[ \t]*(?:import[ \t]++(?:[\w.]++[ \t]*+,[ \t]*+)*{name}\b|from[ \t]++{name}[ \t]++import\b)", re.MULTILINE)
+    return re.compile(
+        rf"^[ \t]*(?:import[ \t]++(?:[\w.]++[ \t]*+,[ \t]*+)*{name}\b|from[ \t]++{name}[ \t]++import\b)",
+        re.MULTILINE,
+    )
 
 
 _ARGV_READERS = (

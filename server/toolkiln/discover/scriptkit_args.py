@@ -205,7 +205,7 @@ def _call_arguments(text: str, mask: str, opening: int, brackets: Brackets) -> l
     """The literal arguments of the call whose `(` is at `opening` (the first two: the
     placeholder and the choices); None for one that is not a literal (a variable, a
     call, a template with `${...}`)."""
-    values = []
+    values: list[Any] = []
     for begin, end in brackets.arguments(mask, opening)[:2]:
         source = _without_cast(text[begin:end].strip())
         if not source:

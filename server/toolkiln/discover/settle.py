@@ -15,6 +15,7 @@ from toolkiln.discover.fingerprint import fingerprint_file, same_content
 from toolkiln.discover.naming import ENTRY_POINT
 from toolkiln.discover.probe import NotProbed
 from toolkiln.discover.report import DiscoveryReport, NotTool, status_of
+from toolkiln.discover.visible_text import visible_declaration
 from toolkiln.errors import ConfigError, DiscoveryError
 from toolkiln.files import load_tool_config, tool_config_path, write_tool_config
 
@@ -88,8 +89,8 @@ def settle_file(
             report.errors.append(config_error(error))
             continue
         command = Pending(item.candidate, item.dialect, name, existing, declaration)
-        if isinstance(settle(command, tools_dir, config_dir, write, report), Declaration):
-            served.append((name, declaration))
+        if isinstance(settled := settle(command, tools_dir, config_dir, write, report), Declaration):
+            served.append((name, settled))
     return served
 
 
@@ -139,6 +140,7 @@ def settle(
             )
             report.tools.append(status_of(existing, "missing", script_found=True))
         return verdict
+    outcome = visible_declaration(outcome, item.candidate)
     report.warnings.extend(outcome.warnings)
     config = _merge_user_keys(_config_from(item, outcome, tools_dir), existing)
     if existing and same_content(config, existing):
