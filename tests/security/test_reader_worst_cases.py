@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import child_env
 from tests.security.reader_cases import SCRIPTS, TEXT_READERS, read_bound, write_cases
 
@@ -34,6 +36,7 @@ EXPECTED_CLAIMANTS = {
 }  # fmt: skip
 
 
+@pytest.mark.timeout(900)  # ~10 s of CPU; a shared machine, or a reader gone quadratic, takes longer
 def test_every_reader_reads_its_worst_cases_in_linear_time(tmp_path: Path) -> None:
     cases = write_cases(tmp_path)
     (tmp_path / "cases.json").write_text(json.dumps(cases))
