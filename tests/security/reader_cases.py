@@ -42,6 +42,23 @@ SCRIPTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "#!/bin/bash\n# Tool: t\n# @param name: string A @@\necho\n",
         ("(type: ", "(", " :", "enum:"),
     ),
+    "annotations-field": (  # the worst case inside a line, between words
+        "t.sh",
+        "#!/bin/bash\n# Tool: t\n# Description: a@@b \n"
+        "# @param name: string (required: true, default: a@@b) x\necho\n",
+        (" ", "\t", ":", "(", ","),
+    ),
+    "kit-field": (
+        "t.js",
+        '// Name: T\n// Description: a@@b \nconst schema = { input: { name: { type: "string" } } }\n',
+        (" ", "\t", ":"),
+    ),
+    "argc-field": (
+        "t.sh",
+        "#!/usr/bin/env bash\n# @describe a@@b \n# @option --name[=a@@b] A @@ name\n"
+        'eval "$(argc --argc-eval "$0" "$@")"\n',
+        (" ", "\t", "=", "[", "`"),
+    ),
     "kit": (
         "t.js",
         "#!/usr/bin/env node\n// Name: T\n// Description: d\n@@\nconst schema = {\n"
@@ -183,8 +200,8 @@ WHOLE_FILE_READERS = (
     "python-docopt",
 )
 # (text, reader) for the readers handed text, not files.
-TEXT_READERS = ("help-json", "help-text", "jsonc", "server-config", "tool-config", "audit")
-TEXT_KEYWORDS = ('{"a":', '"\\u', "[", "//", "/*", ",", "-1e", '"a', "\\")
+TEXT_READERS = ("help-json", "help-text", "jsonc", "server-config", "tool-config", "audit", "prompt")
+TEXT_KEYWORDS = ("description: a ", "@param ", " ", '{"a":', '"\\u', "[", "//", "/*", ",", "-1e", '"a', "\\")
 SIDECAR_KEYWORDS = ('{"a":', "[", '"\\', "\\u00", ",")
 
 
@@ -244,6 +261,7 @@ def _readers() -> dict[str, Callable[[Path], object]]:
     from toolkiln.clients.jsonc import parse_jsonc
     from toolkiln.discover import fallback, help_json
     from toolkiln.discover.base import Candidate
+    from toolkiln.discover.prompts import parse_prompt
     from toolkiln.files import load_server_config, load_tool_config
 
     def help_as_json(path: Path) -> object:
@@ -267,6 +285,7 @@ def _readers() -> dict[str, Callable[[Path], object]]:
         "server-config": server_config,
         "tool-config": load_tool_config,
         "audit": read_audit,
+        "prompt": lambda path: parse_prompt(path.read_text(), "p"),
     }
 
 

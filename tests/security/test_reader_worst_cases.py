@@ -26,6 +26,7 @@ SECONDS_PER_MIB = 1.0
 FLOOR_SECONDS = 0.1
 EXPECTED_CLAIMANTS = {
     "annotations": "annotations", "annotations-comment": "annotations", "kit": "kit",
+    "annotations-field": "annotations", "kit-field": "kit", "argc-field": "argc",
     "kit-schema": "kit", "scriptkit": "scriptkit", "scriptkit-params": "scriptkit",
     "raycast": "raycast", "argc": "argc", "python-module": "python_module",
     "python-function": "python_function", "python-raw": "python_argv", "python-script": "python_script",
