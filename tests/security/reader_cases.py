@@ -86,6 +86,11 @@ SCRIPTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
             "const a = ",
         ),
     ),
+    "scriptkit-header": (  # issue 24's file: a Script Kit header, no `// mcp:`, words in a comment
+        "t.js",
+        '// Name: Evil\n// Description: d\n/* @@ */\nconst name = await arg("Your name")\n',
+        ("import ", "import a ", "require("),
+    ),
     "scriptkit-params": (
         "t.ts",
         '// mcp: t\nimport "@johnlindquist/kit"\n'
@@ -202,6 +207,10 @@ WHOLE_FILE_READERS = (
 # (text, reader) for the readers handed text, not files.
 TEXT_READERS = ("help-json", "help-text", "jsonc", "server-config", "tool-config", "audit", "prompt")
 TEXT_KEYWORDS = ("description: a ", "@param ", " ", '{"a":', '"\\u', "[", "//", "/*", ",", "-1e", '"a', "\\")
+PLAIN_TEXTS = {
+    "prompt": "---\ndescription: d\n@param a: x\n---\nHi\n",
+    "help-json": '{"description": "d", "a": {"type": "string", "description": "a"}}',
+}
 SIDECAR_KEYWORDS = ('{"a":', "[", '"\\', "\\u00", ",")
 
 
@@ -228,6 +237,8 @@ def write_cases(root: Path) -> list[dict[str, Any]]:
         add(reader, "", {name: template.replace("@@", "a")})  # plain: which dialect takes it
         for token, filler in fillers(own):
             add(reader, token, {name: template.replace("@@", filler)})
+        if reader == "scriptkit-header":  # issue 24's very file: 140 KB
+            add(reader, "issue 24", {name: template.replace("@@", "import " * 20000)})
         if reader in WHOLE_FILE_READERS:
             largest = (("import a from 'b' // @param {x} y /** (a [b {c \"d\\\" */\n") * LARGEST)[
                 : LARGEST - 4096
@@ -241,9 +252,16 @@ def write_cases(root: Path) -> list[dict[str, Any]]:
     nested = "[" * (LARGEST // 2 - 200) + "]" * (LARGEST // 2 - 200)
     add("sidecar", "largest", {"t.sh": "#!/bin/sh\n", "t.tool.json": sidecar.replace("@@", nested)})
     for reader in TEXT_READERS:
+        add(reader, "", {"text": PLAIN_TEXTS.get(reader, "{}")}, kind="text")  # warms its imports
         for token, filler in fillers(TEXT_KEYWORDS):
             add(reader, token, {"text": filler}, kind="text")
             add(reader, token, {"text": '{"description": "d", "a": ' + json.dumps(filler) + "}"}, kind="text")
+            add(
+                reader,
+                token,
+                {"text": f"---\ndescription: a{filler}b \n@param a: x{filler}y\n---\nHi\n"},
+                kind="text",
+            )
         add(reader, "largest", {"text": "[" * (LARGEST // 2) + "]" * (LARGEST // 2)}, kind="text")
     return cases
 

@@ -27,7 +27,8 @@ FLOOR_SECONDS = 0.1
 EXPECTED_CLAIMANTS = {
     "annotations": "annotations", "annotations-comment": "annotations", "kit": "kit",
     "annotations-field": "annotations", "kit-field": "kit", "argc-field": "argc",
-    "kit-schema": "kit", "scriptkit": "scriptkit", "scriptkit-params": "scriptkit",
+    "kit-schema": "kit", "scriptkit": "scriptkit", "scriptkit-header": "help_json",
+    "scriptkit-params": "scriptkit",
     "raycast": "raycast", "argc": "argc", "python-module": "python_module",
     "python-function": "python_function", "python-raw": "python_argv", "python-script": "python_script",
     "python-argparse": "python_module", "python-click": "python_module", "python-typer": "python_module",
