@@ -122,6 +122,11 @@ SCRIPTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "    return name\n",
         ("a : ", "\n    a : ", ",", "[", "{"),
     ),
+    "python-google": (
+        "t.py",
+        'def run(name):\n    """Greet.\n\n    Args:\n        name (@@): A name.\n    """\n    return name\n',
+        (",", "a,", "[", "]", "'a'|", "{"),
+    ),
     "python-raw": (
         "t.py",
         '#!/usr/bin/env python3\n@@\nimport sys\nprint(sys.argv)\nif __name__ == "__main__":\n    pass\n',
@@ -231,7 +236,9 @@ def write_cases(root: Path) -> list[dict[str, Any]]:
             path.write_text(text, encoding="utf-8", errors="surrogatepass")
             path.chmod(0o644 if name.endswith(".py") else 0o755)  # an executable .py is another dialect's
         size = sum(len(text.encode("utf-8", "surrogatepass")) for text in files.values())
-        cases.append({"reader": reader, "token": token, "folder": str(folder), "kind": kind, "bytes": size})
+        lines = sum(text.count("\n") + 1 for text in files.values())
+        case = {"reader": reader, "token": token, "folder": str(folder), "kind": kind, "bytes": size}
+        cases.append({**case, "lines": lines})
 
     for reader, (name, template, own) in SCRIPTS.items():
         add(reader, "", {name: template.replace("@@", "a")})  # plain: which dialect takes it
@@ -307,9 +314,12 @@ def _readers() -> dict[str, Callable[[Path], object]]:
     }
 
 
-def read_bound(size: int, per_mib: float, floor: float) -> float:
-    """The CPU seconds a reader may take for a file of `size` bytes."""
-    return floor + per_mib * size / (1024 * 1024)
+PER_LINE = 10e-6  # seconds: a reader that goes line by line pays Python's cost per line
+
+
+def read_bound(size: int, lines: int, per_mib: float, floor: float) -> float:
+    """The CPU seconds a reader may take for a file of `size` bytes in `lines` lines."""
+    return floor + per_mib * size / (1024 * 1024) + PER_LINE * lines
 
 
 def time_cases(cases: list[dict[str, Any]], per_mib: float, floor: float) -> Iterator[dict[str, Any]]:
@@ -340,7 +350,7 @@ def time_cases(cases: list[dict[str, Any]], per_mib: float, floor: float) -> Ite
                 return reader(path)
 
         start = time.process_time()
-        signal.setitimer(signal.ITIMER_PROF, 3 * read_bound(case["bytes"], per_mib, floor))
+        signal.setitimer(signal.ITIMER_PROF, 3 * read_bound(case["bytes"], case["lines"], per_mib, floor))
         try:
             read()
         except (_Over, BaseExceptionGroup, Exception):
