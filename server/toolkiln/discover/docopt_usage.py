@@ -148,17 +148,17 @@ def _read_option(text: str) -> Option:
 def parse_pattern(source: str, options: list[Option]) -> Node:
     """One usage line (without the program's name) as a `required` node; options the
     pattern names that no description declares are added to `options`, as docopt does."""
-    marks = sum(source.count(mark) for mark in "[]()|") + source.count("...")
-    if marks > MAX_WORDS:
-        raise UsageError(
-            f"the usage pattern has {marks} brackets and bars; toolkiln reads at most {MAX_WORDS}"
-        )
     tokens = _pattern_tokens(_PATTERN_TOKENS.sub(r" \1 ", source))
     depth = 0
     for token in tokens:
         depth += (token in ("(", "[")) - (token in (")", "]"))
         if depth > MAX_NESTING:
             raise UsageError(f"brackets nested more than {MAX_NESTING} deep in the usage pattern")
+    if len(tokens) > 2 * MAX_WORDS:  # `[]()|...` count as words here: each is read in turn
+        most = 2 * MAX_WORDS
+        raise UsageError(
+            f"the usage pattern has {len(tokens)} words, brackets and bars; toolkiln reads at most {most}"
+        )
     children = _parse_expr(tokens, options)
     if tokens:
         raise UsageError(f"unexpected {' '.join(tokens)!r} in the usage pattern")
