@@ -114,3 +114,22 @@ def test_discover_list_shows_invisible_words_escaped(
 )
 def test_each_kind_of_invisible_character_is_escaped(text: str, escaped: str) -> None:
     assert escape_invisible(text) == escaped
+
+
+def test_invisible_characters_in_values_refuse_the_tool(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    """A name, choice or default is a value: escaped it would be another one, so the tool is refused."""
+    make_tool(
+        "pick.sh",
+        f"#!/bin/sh\n# Tool: pick\n# Description: Pick one\n# @param mode: string (enum: a|b{tags('!')})\n",
+    )
+    make_tool("prog.sh", "#!/bin/sh\necho\n")
+    sidecar = {"description": "d", "inputSchema": {"type": "object", "properties": {f"path{tags('x')}": {}}}}
+    make_tool("prog.tool.json", json.dumps(sidecar), executable=False)
+    report = discover_tools(tools_dir, config_dir)
+    assert report.tools == []
+    errors = {error.path: error.reason for error in report.errors}
+    assert set(errors) == {"pick.sh", "prog.sh"}
+    assert all("hold characters nobody can see (U+E00" in reason for reason in errors.values())
+    assert not (config_dir / "tools").exists() or not list((config_dir / "tools").iterdir())

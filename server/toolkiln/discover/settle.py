@@ -118,6 +118,11 @@ def settle(
     """Record what became of one script that had to be read, and write its config.
     Returns the declaration served, or why the file is not a tool (None: neither is known)."""
     outcome, existing, path = item.outcome, item.existing, item.candidate.relative_path
+    if isinstance(outcome, Declaration):
+        try:
+            outcome = visible_declaration(outcome, item.candidate)
+        except DiscoveryError as error:
+            outcome = error
     if isinstance(outcome, NotProbed):  # it was not run: what its config says stands
         report.warnings.append(outcome)
         if existing:
@@ -140,7 +145,6 @@ def settle(
             )
             report.tools.append(status_of(existing, "missing", script_found=True))
         return verdict
-    outcome = visible_declaration(outcome, item.candidate)
     report.warnings.extend(outcome.warnings)
     config = _merge_user_keys(_config_from(item, outcome, tools_dir), existing)
     if existing and same_content(config, existing):

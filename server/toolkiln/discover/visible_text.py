@@ -22,7 +22,20 @@ _SCHEMA_WORDS = ("description", "title")
 
 def visible_declaration(declaration: Declaration, candidate: Candidate) -> Declaration:
     """The declaration with its words escaped where they hold invisible characters, and
-    a warning that says so; the declaration itself when they hold none."""
+    a warning that says so; the declaration itself when they hold none.
+
+    Values are not words: an escaped enum value, default or property name would be
+    another value, so a declaration whose values hold such characters is refused
+    (`DiscoveryError`)."""
+    hidden_values = [v for v in _values(declaration) if has_invisible(v)]
+    if hidden_values:
+        raise DiscoveryError(
+            f"a parameter's name, choices or default hold characters nobody can see "
+            f"({describe_invisible(''.join(hidden_values))}): the model would read values the "
+            "reviewer cannot see; remove them from the script",
+            path=candidate.relative_path,
+            line=_first_line(candidate.head),
+        )
     found: list[str] = []
 
     def clean(text: str) -> str:
@@ -56,6 +69,33 @@ def visible_declaration(declaration: Declaration, candidate: Candidate) -> Decla
         line=_first_line(candidate.head),
     )
     return dataclasses.replace(cleaned, warnings=[*cleaned.warnings, warning])
+
+
+def _values(declaration: Declaration) -> list[str]:
+    """The strings of a declaration that are values, not words: parameter names, enum
+    choices and defaults, and the same in a whole JSON Schema (property names, `enum`,
+    `const`, `default`)."""
+    values: list[str] = []
+    for parameter in declaration.parameters:
+        values += [parameter.name, *(v for v in parameter.enum or () if isinstance(v, str))]
+        values += [parameter.default] if isinstance(parameter.default, str) else []
+    pending: list[Any] = [declaration.input_schema]
+    while pending:
+        schema = pending.pop()
+        if isinstance(schema, list):
+            pending += schema
+        elif isinstance(schema, dict):
+            for key, value in schema.items():
+                if key in ("enum", "const", "default"):
+                    values += [
+                        s for s in (value if isinstance(value, list) else [value]) if isinstance(s, str)
+                    ]
+                elif key == "properties" and isinstance(value, dict):
+                    values += [name for name in value if isinstance(name, str)]
+                    pending += value.values()
+                else:
+                    pending.append(value)
+    return values
 
 
 def _clean_schema(schema: Any, clean: Any) -> Any:
