@@ -133,3 +133,15 @@ def test_invisible_characters_in_values_refuse_the_tool(
     assert set(errors) == {"pick.sh", "prog.sh"}
     assert all("hold characters nobody can see (U+E00" in reason for reason in errors.values())
     assert not (config_dir / "tools").exists() or not list((config_dir / "tools").iterdir())
+
+
+def test_a_prompts_words_are_escaped(tools_dir: Path, config_dir: Path, tmp_path: Path) -> None:
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    (prompts / "review.md").write_text(
+        f"---\ndescription: Review code{HIDDEN}\n@param code: The code\u200b\n---\nReview {{code}}\n"
+    )
+    discover_tools(tools_dir, config_dir, prompts_dir=prompts)
+    [stored] = [json.loads(path.read_text()) for path in config_dir.rglob("review.json")]
+    assert not any(has_invisible(text) for text in strings_in(stored))
+    assert any(text.startswith("Review code\\U000e0049") for text in strings_in(stored))
