@@ -51,13 +51,28 @@ def test_an_edited_or_newly_executable_file_is_looked_at_again(
     assert (changes(report), report.not_tools) == ({"report": "created"}, [])
 
 
-def test_a_timed_out_help_is_asked_again(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> None:
-    make_tool("slow.sh", "#!/bin/sh\nsleep 5\n")
-    for _ in range(2):  # a busy machine may have caused it: never remembered
+def test_a_timed_out_help_is_asked_once_until_the_file_changes_or_force(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, tmp_path: Path
+) -> None:
+    """Issue 24: an unchanged script whose `--help` timed out was probed again, for the whole
+    timeout, by every `discover` and every `serve DIR` start."""
+    counter = tmp_path / "runs"
+    slow = f"#!/bin/sh\necho run >> {counter}\nsleep 5\n"
+    make_tool("slow.sh", slow)
+    for _ in range(3):
         [verdict] = discover(tools_dir, config_dir, probe_timeout=0.3).not_tools
         assert verdict.kind == "help-timeout"
-    index = config_dir / INDEX_NAME
-    assert not index.exists() or "slow.sh" not in json.loads(index.read_text())["files"]
+        assert "not asked again until the file changes (`toolkiln discover --force`" in verdict.reason
+    assert probes(counter) == 1
+    assert (
+        json.loads((config_dir / INDEX_NAME).read_text())["files"]["slow.sh"]["not_a_tool"][0]
+        == "help-timeout"
+    )
+    discover(tools_dir, config_dir, probe_timeout=0.3, force=True)  # the user asks again
+    assert probes(counter) == 2
+    make_tool("slow.sh", slow + "# edited\n")
+    [verdict] = discover(tools_dir, config_dir, probe_timeout=0.3).not_tools
+    assert (verdict.kind, probes(counter)) == ("help-timeout", 3)
 
 
 def test_a_config_edited_or_deleted_by_the_user_goes_the_long_way(

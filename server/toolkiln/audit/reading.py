@@ -82,10 +82,14 @@ def _files_newest_first(path: Path) -> list[Path]:
 def _parsed(lines: list[bytes]) -> list[dict[str, Any]]:
     records = []
     for line in lines:
+        if not line.strip():
+            continue
         try:
-            records.append(json.loads(line))
-        except ValueError:  # not JSON, or not UTF-8
+            record = json.loads(line)
+        except (ValueError, RecursionError):  # not JSON, or not UTF-8
             continue  # a line cut by a crash; the rest is still worth reading
+        if isinstance(record, dict):
+            records.append(record)
     return records
 
 
@@ -103,13 +107,15 @@ def _last_lines(file: Path, count: int, block: int) -> list[bytes]:
         return []
     with handle:
         position = handle.seek(0, 2)
-        data = b""
-        while position > 0 and data.count(b"\n") <= count:
+        chunks: list[bytes] = []  # newest first: each block read and counted once
+        newlines = 0
+        while position > 0 and newlines <= count:
             step = min(block, position)
             position -= step
             handle.seek(position)
-            data = handle.read(step) + data
-    lines = data.splitlines()
+            chunks.append(handle.read(step))
+            newlines += chunks[-1].count(b"\n")
+    lines = b"".join(reversed(chunks)).splitlines()
     if position > 0:
         lines = lines[1:]  # the first line may be cut
     return lines[-count:] if count > 0 else []

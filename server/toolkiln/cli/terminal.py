@@ -3,29 +3,24 @@ shown on a terminal without letting it drive the terminal.
 
 An escape sequence can set the window title, write the clipboard (OSC 52), make a link
 that shows one address and opens another (OSC 8), or erase what was printed before
-it; bidirectional controls can make text read other than it runs. Shown here, each
-such character becomes its visible escape (`\\x1b`, `\\u202e`); newlines and tabs stay.
+it; bidirectional controls can make text read other than it runs, and zero-width or tag
+characters hide words. Shown here, each such character becomes its visible escape
+(`\\x1b`, `\\u202e`, `\\U000e0041`); newlines and tabs stay.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import re
 from typing import TextIO
 
-# C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides and isolates.
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+from toolkiln.invisible import escape_invisible
 
 
 def visible(text: str) -> str:
-    """`text` with every control character shown as its escape."""
-    return _CONTROLS.sub(_escape, text)
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    """`text` with every control character, and every other character nobody can see
+    (`toolkiln.invisible`: zero-width, tag, private-use, unassigned...), shown as its escape."""
+    return escape_invisible(text)
 
 
 class VisibleFormatter(logging.Formatter):

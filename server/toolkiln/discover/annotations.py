@@ -26,10 +26,11 @@ from toolkiln.vocabulary import PARAM_TYPES, ParamType
 if TYPE_CHECKING:
     from toolkiln.model import Parameter
 
-_FIELD = re.compile(r"^#\s*(Tool|Description|Title|Version)\s*:\s*(.*?)\s*$", re.IGNORECASE)
+# (`(?:.*\S)?\s*$`, not `(.*?)\s*$`, which tried a long run of blanks again at each character)
+_FIELD = re.compile(r"^#\s*(Tool|Description|Title|Version)\s*:\s*+((?:.*\S)?)\s*$", re.IGNORECASE)
 _PARAM = re.compile(r"^#\s*@param\b\s*(.*)$", re.IGNORECASE)
 _PARAM_HEAD = re.compile(r"^(?P<name>[^\s:]+)\s*:\s*(?P<rest>.*)$")
-_OPTION = re.compile(r"^\s*(?P<key>[A-Za-z_]+)\s*:\s*(?P<value>.*?)\s*$", re.DOTALL)
+_OPTION = re.compile(r"^\s*(?P<key>[A-Za-z_]+)\s*:\s*+(?P<value>(?:.*\S)?)\s*$", re.DOTALL)
 _STRAY_OPTIONS = re.compile(r"\(\s*(type|required|default)\s*:", re.IGNORECASE)
 _MARKERS = re.compile(r"^#\s*(Tool\s*:|@param\b)", re.MULTILINE | re.IGNORECASE)
 

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 CLAIM_IS_CERTAIN = True
 
-_TAGGED = re.compile(r"^\s*#\s*@(describe|cmd|option|flag|arg)\s", re.MULTILINE)
+_TAGGED = re.compile(r"^[ \t]*#[ \t]*@(describe|cmd|option|flag|arg)\s", re.MULTILINE)
 # argc has no types; these value notations are how llm-functions (and people) say one.
 _INTEGER_NOTATIONS = {"INT", "INTEGER"}
 _NUMBER_NOTATIONS = {"NUM", "NUMBER", "FLOAT"}

@@ -31,6 +31,7 @@ _USAGE_SECTION = re.compile(
 )
 _OPTION_START = re.compile(r"^(?:.*options:)?[ \t]*(-\S)", re.MULTILINE | re.IGNORECASE)
 _DEFAULT = re.compile(r"\[default: (.*)\]", re.IGNORECASE)
+_WORD = re.compile(r"\S+")
 _PATTERN_TOKENS = re.compile(r"([\[\]()|]|\.\.\.)")
 # Real usage lines hold tens of words and a few levels of brackets; a script's text past
 # these is refused, so that it can neither exhaust the stack nor hold discovery for minutes.
@@ -147,16 +148,36 @@ def _read_option(text: str) -> Option:
 def parse_pattern(source: str, options: list[Option]) -> Node:
     """One usage line (without the program's name) as a `required` node; options the
     pattern names that no description declares are added to `options`, as docopt does."""
-    tokens = [token for token in re.split(r"\s+|(\S*<.*?>)", _PATTERN_TOKENS.sub(r" \1 ", source)) if token]
+    tokens = _pattern_tokens(_PATTERN_TOKENS.sub(r" \1 ", source))
     depth = 0
     for token in tokens:
         depth += (token in ("(", "[")) - (token in (")", "]"))
         if depth > MAX_NESTING:
             raise UsageError(f"brackets nested more than {MAX_NESTING} deep in the usage pattern")
+    if len(tokens) > 2 * MAX_WORDS:  # `[]()|...` count as words here: each is read in turn
+        most = 2 * MAX_WORDS
+        raise UsageError(
+            f"the usage pattern has {len(tokens)} words, brackets and bars; toolkiln reads at most {most}"
+        )
     children = _parse_expr(tokens, options)
     if tokens:
         raise UsageError(f"unexpected {' '.join(tokens)!r} in the usage pattern")
     return Node("required", children=children)
+
+
+def _pattern_tokens(text: str) -> list[str]:
+    """The words of a usage line, a `<...>` kept whole (`--file=<a name>`): what docopt's
+    split on blanks or on `<.*?>` with the word before it gives, in one pass (that pattern, tried at each
+    character, was quadratic in a long word or a run of `<`)."""
+    tokens: list[str] = []
+    last_close = text.rfind(">")
+    at = 0
+    while (word := _WORD.search(text, at)) is not None:
+        opening = text.rfind("<", word.start(), max(word.start(), min(word.end(), last_close)))
+        end = word.end() if opening < 0 else text.find(">", opening) + 1
+        tokens.append(text[word.start() : end])
+        at = end
+    return tokens
 
 
 def _parse_expr(tokens: list[str], options: list[Option]) -> list[Node]:

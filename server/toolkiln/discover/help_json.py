@@ -66,7 +66,8 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
     if result.timed_out:
         raise NotATool(
             f"`--help` did not finish within {probe.timeout:g} s (a help-json script answers "
-            "`--help` at once)",
+            "`--help` at once); it is not asked again until the file changes "
+            "(`toolkiln discover --force` asks again)",
             kind="help-timeout",
         )
     metadata = _metadata(result.stdout_text, path) if speaks_json else None

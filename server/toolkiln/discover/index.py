@@ -25,9 +25,12 @@ logger = logging.getLogger(__name__)
 
 INDEX_NAME = ".discovery.json"
 _FORMAT = 1
-# Verdicts that may change with the machine, not the file (a busy machine, a program
-# installed since): looked at again on the next run.
-UNSETTLED_KINDS = frozenset({"help-timeout", "runtime-missing"})
+# Verdicts that may change with the machine, not the file (a program installed since):
+# looked at again on the next run, which costs no probe. A `--help` that timed out is
+# remembered like any verdict (by the file's size, mtime and mode): asking it again on
+# every `discover` and every `serve DIR` start cost the whole probe timeout each time.
+# It is asked again when the file changes, or with `discover --force`.
+UNSETTLED_KINDS = frozenset({"runtime-missing"})
 
 
 @dataclass(frozen=True)

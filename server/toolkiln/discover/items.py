@@ -22,6 +22,7 @@ from toolkiln.discover.prompts import SUFFIXES, parse_prompt
 from toolkiln.discover.resources import detect_content
 from toolkiln.errors import ConfigError, DiscoveryError
 from toolkiln.files import load_model, write_model
+from toolkiln.invisible import escape_invisible
 from toolkiln.vocabulary import USER_PROMPT_KEYS, USER_RESOURCE_KEYS
 
 if TYPE_CHECKING:
@@ -57,12 +58,17 @@ def _declare_prompt(path: Path, relative: str, name: str) -> PromptSettings:
     from toolkiln.model import PromptSettings
 
     declaration = parse_prompt(path.read_text(encoding="utf-8"), relative)
+    # Words the model reads in prompts/list, shown as the reviewer sees them (toolkiln.invisible).
+    arguments, asks = (
+        [p.model_copy(update={"description": escape_invisible(p.description)}) for p in group]
+        for group in (declaration.arguments, declaration.asks)
+    )
     return PromptSettings(
         name=name,
-        description=declaration.description,
-        declared_title=declaration.title,
-        arguments=declaration.arguments,
-        asks=declaration.asks,
+        description=escape_invisible(declaration.description),
+        declared_title=declaration.title and escape_invisible(declaration.title),
+        arguments=arguments,
+        asks=asks,
         template_path=relative,
     )
 

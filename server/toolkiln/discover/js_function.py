@@ -19,6 +19,7 @@ typedef may be a block of its own, and `@param {string} args.location` lines wor
 
 from __future__ import annotations
 
+import bisect
 import re
 import shutil
 from typing import TYPE_CHECKING, Any
@@ -37,10 +38,10 @@ MAX_SCRIPT_BYTES = 1024 * 1024
 
 _EXPORTED = re.compile(
     r"^[ \t]*(?:module\.)?exports\.run[ \t]*="
-    r"|^[ \t]*module\.exports[ \t]*=[ \t]*\{[^}]*?\brun\b"
+    r"|^[ \t]*module\.exports[ \t]*=[ \t]*\{[^{}]*?\brun\b"
     r"|^[ \t]*export[ \t]+(?:async[ \t]+)?function[ \t]*\*?[ \t]*run[ \t]*\("
     r"|^[ \t]*export[ \t]+(?:const|let|var)[ \t]+run\b"
-    r"|^[ \t]*export[ \t]*\{[^}]*\brun\b",
+    r"|^[ \t]*export[ \t]*\{[^{}]*\brun\b",
     re.MULTILINE,
 )
 # Where run is defined or assigned: the JSDoc right above one of these describes it.
@@ -52,8 +53,9 @@ _DEFINITION = re.compile(
     r"|(?:async[ \t]+)?run[ \t]*\([^)\n]*\)[ \t]*\{)",
     re.MULTILINE,
 )
-_PARAMETERS = re.compile(r"\(([^)]*)\)|([A-Za-z_$][\w$]*)[ \t]*=>")
+_PARAMETERS = re.compile(r"\(([^()]*)\)|(?<![\w$])([A-Za-z_$][\w$]*+)[ \t]*+=>")
 _PARAM_TAGS = ("property", "param")
+_BLANK = re.compile(r"\s*")
 
 
 def claims(candidate: Candidate) -> bool:
@@ -138,11 +140,14 @@ def _read(candidate: Candidate) -> tuple[str, str]:
 
 
 def block_above(blocks: list[Block], text: str, start: int) -> Block | None:
-    """The JSDoc block that ends right above `start` (nothing but blank space between)."""
-    for block in blocks:
-        if block.end <= start and not text[block.end : start].strip():
-            return block
-    return None
+    """The JSDoc block that ends right above `start` (nothing but blank space between):
+    only the last block before `start` can (blocks are in order and do not overlap)."""
+    index = bisect.bisect_right(blocks, start, key=lambda block: block.end) - 1
+    if index < 0:
+        return None
+    block = blocks[index]
+    blank = _BLANK.match(text, block.end, start)
+    return block if blank is not None and blank.end() == start else None
 
 
 def _typedefs(blocks: list[Block]) -> dict[str, tuple[Block, list[Tag]]]:

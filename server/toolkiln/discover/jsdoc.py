@@ -21,7 +21,6 @@ from typing import Any
 
 from toolkiln.vocabulary import ParamType
 
-_BLOCK = re.compile(r"/\*\*(?!/)(.*?)\*/", re.DOTALL)
 _TAG = re.compile(r"^@(\w+)\s*(.*)$", re.DOTALL)
 _SIMPLE_TYPES: dict[str, ParamType] = {
     "string": "string", "number": "number", "integer": "integer", "int": "integer", "bigint": "integer",
@@ -67,26 +66,38 @@ class JsType:
 
 
 def read_blocks(text: str) -> list[Block]:
-    """Every JSDoc block of `text`, in order."""
-    return [_read_block(match, text) for match in _BLOCK.finditer(text)]
+    """Every JSDoc block of `text` (`/** ... */`, not `/**/`), in order: one pass, where a
+    pattern tried from each `/**` would read to the end of the text from each."""
+    blocks, at, line, counted = [], 0, 1, 0
+    while (start := text.find("/**", at)) >= 0:
+        if text.startswith("/", start + 3):
+            at = start + 1
+            continue
+        end = text.find("*/", start + 3)
+        if end < 0:
+            break
+        line += text.count("\n", counted, start)
+        counted = start
+        blocks.append(_read_block(text, start, end, line))
+        at = end + 2
+    return blocks
 
 
-def _read_block(match: re.Match[str], text: str) -> Block:
-    first_line = text.count("\n", 0, match.start()) + 1
+def _read_block(text: str, start: int, end: int, first_line: int) -> Block:
     description: list[str] = []
-    pieces: list[tuple[str, int]] = []  # each tag's whole text, with its line
-    for offset, raw in enumerate(match.group(1).split("\n")):
+    pieces: list[tuple[list[str], int]] = []  # each tag's lines, with its line
+    for offset, raw in enumerate(text[start + 3 : end].split("\n")):
         line = re.sub(r"^\s*\*? ?", "", raw).rstrip()
         if line.lstrip().startswith("@"):
-            pieces.append((line.strip(), first_line + offset))
+            pieces.append(([line.strip()], first_line + offset))
         elif pieces:
-            pieces[-1] = (f"{pieces[-1][0]}\n{line.strip()}", pieces[-1][1])
+            pieces[-1][0].append(line.strip())
         else:
             description.append(line)
-    tags = [tag for text_, line_ in pieces if (tag := _read_tag(text_, line_))]
+    tags = [tag for lines, line_ in pieces if (tag := _read_tag("\n".join(lines), line_))]
     extra = [tag.text for tag in tags if tag.name in ("description", "desc", "summary")]
     summary = "\n".join(description).strip() or "\n".join(extra).strip()
-    return Block(summary, tags, match.start(), match.end(), first_line)
+    return Block(summary, tags, start, end + 2, first_line)
 
 
 def _read_tag(text: str, line: int) -> Tag | None:

@@ -51,10 +51,10 @@ logger = logging.getLogger(__name__)
 # `schema = {`, optionally `export const schema: Schema = {`, optionally in a comment; or
 # Script Kit's call `defineSchema({`, optionally `const { input } = ` or `export const schema = `.
 _SCHEMA = re.compile(
-    r"^[ \t]*(?P<marker>#|//)?[ \t]*(?:export[ \t]+)?(?:(?:const|let|var)[ \t]+)?"
-    r"(?:schema[ \t]*(?::[^=\n]*)?=[ \t]*(?=\{)"
-    r"|(?:(?:[A-Za-z_$][\w$]*|\{[^}\n]*\})[ \t]*(?::[^=\n]*)?=[ \t]*)?(?:await[ \t]+)?"
-    r"(?P<define>defineSchema)[ \t]*(?:<[^>\n]*>)?[ \t]*\(\s*(?=\{))",
+    r"^[ \t]*+(?P<marker>#|//)?[ \t]*+(?:export[ \t]++)?(?:(?:const|let|var)[ \t]++)?"
+    r"(?:schema[ \t]*+(?::[^=\n]*+)?=[ \t]*+(?=\{)"
+    r"|(?:(?:[A-Za-z_$][\w$]*+|\{[^{}\n]*\})[ \t]*+(?::[^=\n]*+)?=[ \t]*+)?(?:await[ \t]++)?"
+    r"(?P<define>defineSchema)[ \t]*+(?:<[^<>\n]*>)?[ \t]*+\(\s*+(?=\{))",
     re.MULTILINE,
 )
 _TYPES: dict[str, ParamType] = {name: name for name in PARAM_TYPES}
@@ -65,7 +65,7 @@ KNOWN_KEYS = (
 _SCHEMA_KEYS = ("input", "output")
 # `import { defineSchema } from "convex/server"`: some other library's defineSchema.
 _IMPORTED_DEFINE = re.compile(
-    r"""import\s*(?:type\s*)?\{[^}]*\bdefineSchema\b[^}]*\}\s*from\s*["']([^"']+)["']"""
+    r"""\bimport\s*+(?:type\s*+)?\{[^{}]*\bdefineSchema\b[^{}]*\}\s*+from\s*+["']([^"']+)["']"""
 )
 
 

@@ -48,9 +48,11 @@ _PARSES = {
 }
 # Not ours: a Script Kit script (`// Name:` with `arg(` prompts or `defineSchema`), and
 # a function-style tool (`exports.run`), which the function dialect reads.
-_KIT = re.compile(r"^\s*//\s*Name\s*:.*$[\s\S]*?(?:\bawait\s+arg\s*\(|\bdefineSchema\s*\()", re.MULTILINE)
+# (a `// Name:` line, then a prompt after it: two searches, each over the text once)
+_KIT_NAME = re.compile(r"^[ \t]*//[ \t]*Name[ \t]*:", re.MULTILINE)
+_KIT_PROMPT = re.compile(r"\bawait\s++arg\s*+\(|\bdefineSchema\s*+\(")
 _FUNCTION_STYLE = re.compile(
-    r"\bexports\.run\s*=|\bmodule\.exports\s*=\s*\{[^}]*\brun\b|\bexport\s+(?:async\s+)?function\s+run\s*\("
+    r"\bexports\.run\s*=|\bmodule\.exports\s*=\s*\{[^{}]*\brun\b|\bexport\s+(?:async\s+)?function\s+run\s*\("
 )
 
 
@@ -89,7 +91,9 @@ def claims(candidate: Candidate) -> bool:
     head = candidate.head
     if library_of(head) is None:
         return False
-    return not (_KIT.search(head) or _FUNCTION_STYLE.search(head))
+    name = _KIT_NAME.search(head)
+    is_kit = name is not None and _KIT_PROMPT.search(head, name.end()) is not None
+    return not (is_kit or _FUNCTION_STYLE.search(head))
 
 
 async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Declaration] | None:

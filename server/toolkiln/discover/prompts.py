@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     from toolkiln.model import Parameter
 
 SUFFIXES = {".md", ".j2", ".jinja", ".jinja2", ".txt", ".prompt"}
-_FIELD = re.compile(r"^(title|description)\s*:\s*(.*?)\s*$", re.IGNORECASE)
+# (`(?:.*\S)?\s*$`, not `(.*?)\s*$`, which tried a long run of blanks again at each character)
+_FIELD = re.compile(r"^(title|description)\s*:\s*+((?:.*\S)?)\s*$", re.IGNORECASE)
 _PARAM = re.compile(r"^@(param|ask)\b\s*(.*)$", re.IGNORECASE)
 # What an elicitation form can ask (MCP allows only flat, primitive fields).
 _ASKABLE = ("string", "integer", "number", "boolean")

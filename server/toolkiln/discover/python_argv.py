@@ -51,7 +51,10 @@ CLAIM_IS_CERTAIN = True
 # What reads the command line by hand, by the name the reason gives it.
 def _imports(name: str) -> re.Pattern[str]:
     """`import name`, `import sys, name` or `from name import ...`."""
-    return re.compile(rf"^\s*(?:import\s+(?:[\w.]+\s*,\s*)*{name}\b|from\s+{name}\s+import\b)", re.MULTILINE)
+    return re.compile(
+        rf"^[ \t]*(?:import[ \t]++(?:[\w.]++[ \t]*+,[ \t]*+)*{name}\b|from[ \t]++{name}[ \t]++import\b)",
+        re.MULTILINE,
+    )
 
 
 _ARGV_READERS = (
@@ -62,7 +65,7 @@ _ARGV_READERS = (
     ("argparse", _imports("argparse")),
     ("click", _imports("click")),
     ("typer", _imports("typer")),
-    ("sys.argv", re.compile(r"\bsys\.argv\b|^\s*from\s+sys\s+import\s+.*\bargv\b", re.MULTILINE)),
+    ("sys.argv", re.compile(r"\bsys\.argv\b|^[ \t]*from[ \t]+sys[ \t]+import[ \t]+.*\bargv\b", re.MULTILINE)),
 )
 # docopt and Fire scripts are read (python_docopt, python_fire); these are the ones that are not.
 _UNREAD = {

@@ -180,6 +180,7 @@ def _documented_arguments(docstring: str) -> dict[str, tuple[str, str]]:
     """What the docstring says of each argument, name -> (type text, description): from
     a Google-style `Args:` section, a numpy-style `Parameters` one, or `:param:` lines."""
     found: dict[str, tuple[str, str]] = {}
+    more: dict[str, list[str]] = {}  # continuation lines, joined once at the end
     lines = docstring.splitlines()
     section, numpy, base, last = "", False, -1, ""
     for index, line in enumerate(lines):
@@ -187,6 +188,7 @@ def _documented_arguments(docstring: str) -> dict[str, tuple[str, str]]:
         if match := _REST_PARAM.match(line):
             last, section = match["name"], "rest"
             found[last] = (match["type"] or found.get(last, ("", ""))[0], match["text"].strip())
+            more.pop(last, None)
             continue
         if match := _REST_TYPE.match(line):
             found[match["name"]] = (match["type"].strip(), found.get(match["name"], ("", ""))[1])
@@ -199,8 +201,7 @@ def _documented_arguments(docstring: str) -> dict[str, tuple[str, str]]:
             continue
         if section == "rest" or (section in _ARGS_SECTIONS and base >= 0 and indent > base):
             if last and (section != "rest" or indent > 0):  # a continuation of the last argument
-                type_text, text = found[last]
-                found[last] = (type_text, f"{text} {stripped}".strip())
+                more.setdefault(last, []).append(stripped)
             continue
         if section not in _ARGS_SECTIONS:
             continue
@@ -211,9 +212,14 @@ def _documented_arguments(docstring: str) -> dict[str, tuple[str, str]]:
         if numpy and (match := _NUMPY_ARG.match(stripped)):
             last = match["name"]
             found[last] = (match["type"].strip(), "")
+            more.pop(last, None)
         elif match := _GOOGLE_ARG.match(stripped):
             last = match["name"].lstrip("*")
             found[last] = ((match["type"] or "").strip(), match["text"].strip())
+            more.pop(last, None)
+    for name, lines_after in more.items():
+        type_text, text = found[name]
+        found[name] = (type_text, " ".join([text, *lines_after]).strip())
     return found
 
 
@@ -260,10 +266,31 @@ def _parameters(
     return parameters, warnings
 
 
+def _split_type(text: str) -> list[str]:
+    """`text` split at each comma that is not inside `[...]` (`list[str, int], optional`):
+    a comma with a `]` after it before any `[`. One pass from the end, where a pattern's
+    look-ahead read the rest of the text again from each comma."""
+    cuts, closed = [], False
+    for index in range(len(text) - 1, -1, -1):
+        char = text[index]
+        if char == "]":
+            closed = True
+        elif char == "[":
+            closed = False
+        elif char == "," and not closed:
+            cuts.append(index)
+    pieces, end = [], len(text)
+    for cut in cuts:
+        pieces.append(text[cut + 1 : end])
+        end = cut
+    pieces.append(text[:end])
+    return pieces[::-1]
+
+
 def _documented_type(type_text: str) -> tuple[ast.expr, bool]:
     """The annotation a docstring's type means (`str`, `list[str], optional`,
     `'a'|'b'`, `{"a", "b"}`), and whether it says optional; a string when it says none."""
-    words = [word.strip() for word in re.split(r",(?![^\[]*\])", type_text)]
+    words = [word.strip() for word in _split_type(type_text)]
     optional = any(word.lower() == "optional" or word.lower().startswith("default") for word in words[1:])
     text = words[0] if words and words[0] else "str"
     choices = re.fullmatch(r"\{(.*)\}|((?:'[^']*'|\"[^\"]*\")(?:\s*\|\s*(?:'[^']*'|\"[^\"]*\"))+)", text)

@@ -43,7 +43,7 @@ _ENTRY = re.compile(r"^(?:async\s+)?def\s+(execute|main)\s*\(\s*(\S?)", re.MULTI
 _SELF_DESCRIBING = re.compile(r"""["']--help["']""")
 # `main(sys.argv[1:])`: a main that takes the command line as a list, not keywords.
 _ARGV_MAIN = re.compile(r"\bmain\s*\(\s*(?:sys\.)?argv\b")
-_CLI_IMPORT = re.compile(r"^\s*(?:import|from)\s+(argparse|click|typer|docopt|fire)\b", re.MULTILINE)
+_CLI_IMPORT = re.compile(r"^[ \t]*(?:import|from)[ \t]+(argparse|click|typer|docopt|fire)\b", re.MULTILINE)
 _PARAM_LINE = re.compile(r"^\s*@param\b\s*(.*)$")
 _SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Params|Returns|Raises|Example|Examples)\s*:\s*$")
 _SPEC_KEYS = (

@@ -282,7 +282,7 @@ def _parameter_name(placeholder: Any, number: int, taken: set[str]) -> str:
 
 
 # What follows the words of a placeholder: `(e.g. ...)`, `[...]`, `=default`, `: example`.
-_EXAMPLE = re.compile(r"\s*(?:\(.*|\[.*|=.*|:\s.*)$", re.DOTALL)
+_EXAMPLE = re.compile(r"(?<!\s)\s*(?:\(.*|\[.*|=.*|:\s.*)$", re.DOTALL)
 
 
 def _slug(text: str) -> str:

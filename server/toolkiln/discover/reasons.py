@@ -41,7 +41,8 @@ HINTS: dict[str, tuple[str, str, str]] = {  # kind: (one file, several files, wh
     ),
     "help-timeout": (
         "executable did", "executables did",
-        "not answer `--help` in time: give each a declaration (docs/dialects.md)",
+        "not answer `--help` in time: give each a declaration (docs/dialects.md); each is asked "
+        "again when it changes, or with `discover --force`",
     ),
     "not-executable": (
         "script declares", "scripts declare",

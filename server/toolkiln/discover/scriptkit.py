@@ -37,14 +37,17 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 SUFFIXES = (".js", ".mjs", ".ts", ".mts")
-_MCP = re.compile(r"^[ \t]*//[ \t]*mcp[ \t]*:[ \t]*(?P<value>[^\n]*?)[ \t]*$", re.IGNORECASE | re.MULTILINE)
-_IMPORTS_KIT = re.compile(
-    r"""(?:\bimport\s*(?:[^'";]*?\bfrom\s*)?|\brequire\s*\(\s*)["']@johnlindquist/kit(?:/[^"']*)?["']"""
-)
+_MCP = re.compile(r"^[ \t]*//[ \t]*mcp[ \t]*:(?P<value>[^\n]*)$", re.IGNORECASE | re.MULTILINE)
+# `import "@johnlindquist/kit"`, `import { x } from "@johnlindquist/kit/..."`,
+# `require("@johnlindquist/kit")`: found by the module name, then the words before it
+# (back to the last quote or `;`) are read, so each character is looked at a few times
+# at most (a pattern that tried each `import` in turn took minutes on a crafted file).
+_KIT_MODULE = re.compile(r"""["']@johnlindquist/kit(?:/[^"']*)?["']""")
+_IMPORT_WORD = re.compile(r"\bimport")
 # Script Kit's globals that only its runtime gives a script (plain node has none of them).
 _KIT_GLOBALS = re.compile(
     r"(?<![\w$.])(?:await\s+(?:arg|params|tool|input|env|div|editor|form|fields|select|mini|micro)"
-    r"|sendResult|defineSchema)\s*(?:<[^>()]*>)?\s*\("
+    r"|sendResult|defineSchema)\s*+(?:<[^<>()]*>)?\s*+\("
 )
 # A script that defines `defineSchema` itself does not use Script Kit's.
 _OWN_DEFINE = re.compile(r"\bfunction\s+defineSchema\b|\b(?:const|let|var)\s+defineSchema\s*=")
@@ -57,7 +60,7 @@ def claims(candidate: Candidate) -> bool:
     if candidate.path.suffix.lower() not in SUFFIXES:
         return False
     head = candidate.head
-    return _MCP.search(head) is not None or _IMPORTS_KIT.search(head) is not None
+    return _MCP.search(head) is not None or imports_kit(head)
 
 
 def uses_scriptkit(text: str, suffix: str) -> bool:
@@ -66,9 +69,35 @@ def uses_scriptkit(text: str, suffix: str) -> bool:
     `defineSchema(`, `sendResult(`, ...)."""
     if suffix.lower() not in SUFFIXES:
         return False
-    if _IMPORTS_KIT.search(text) is not None:
+    if imports_kit(text):
         return True
     return _KIT_GLOBALS.search(text) is not None and _OWN_DEFINE.search(text) is None
+
+
+def imports_kit(text: str) -> bool:
+    """Whether the text imports or requires `@johnlindquist/kit` (or a module of it)."""
+    after = 0  # where the words before the next module name can start
+    for module in _KIT_MODULE.finditer(text):
+        start = max(after, *(text.rfind(mark, after, module.start()) + 1 for mark in "'\";"))
+        if _introduces_module(text[start : module.start()]):
+            return True
+        after = module.end() - 1
+    return False
+
+
+def _introduces_module(words: str) -> bool:
+    """`import`, `import x from`, `require(` right before a module name."""
+    words = words.rstrip()
+    if words.endswith("("):
+        return _ends_with_word(words[:-1].rstrip(), "require")
+    if _ends_with_word(words, "import"):
+        return True
+    return _ends_with_word(words, "from") and _IMPORT_WORD.search(words, 0, len(words) - 4) is not None
+
+
+def _ends_with_word(text: str, word: str) -> bool:
+    before = text[-len(word) - 1 : -len(word)]
+    return text.endswith(word) and not (before.isalnum() or before == "_")
 
 
 def mcp_name(text: str) -> str | None:

@@ -24,6 +24,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from toolkiln.discover.base import make_parameter
+from toolkiln.discover.js_places import Brackets, Statements, code_mask, header_end, header_window
 from toolkiln.discover.object_literal import LiteralError, parse_object_literal
 from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import PARAM_TYPES
@@ -32,9 +33,9 @@ if TYPE_CHECKING:
     from toolkiln.model import Parameter
 
 _ARG_CALL = re.compile(r"(?<![\w$.])arg\s*\(")
-_PARAMS_CALL = re.compile(r"(?<![\w$.])(?P<call>params|tool)\s*(?:<[^>()]*>)?\s*\(")
+_PARAMS_CALL = re.compile(r"(?<![\w$.])(?P<call>params|tool)\s*+(?:<[^<>()]*>)?\s*+\(")
 _ASSIGNED = re.compile(
-    r"(?:\b(?:const|let|var)\s+)?(?P<name>[A-Za-z_$][\w$]*)\s*(?::[^=;]*)?=\s*[(\s]*(?:await\s*)?[(\s]*$"
+    r"(?:\b(?:const|let|var)\s+)?(?<![\w$])(?P<name>[A-Za-z_$][\w$]*+)\s*+(?::[^=;]*+)?=[(\s]*+(?:await[(\s]*+)?$"
 )
 _LOOP_HEADER = re.compile(r"\b(?:for|while)\s*$|\bdo\s*$")
 _BRANCH_HEADER = re.compile(r"\b(?:if|switch|catch)\s*$|\b(?:else|case\b[^:]*:|default\s*:)\s*$")
@@ -44,50 +45,37 @@ _LOOP_CALLS = re.compile(
 )
 _CONDITIONAL = re.compile(r"\?(?![.?])|&&|\|\||\?\?")
 _NOT_NAME = re.compile(r"[^a-z0-9]+")
-_AS_CONST = re.compile(r"\s+as\s+[\w.<>\[\]\s]+$")
+# `"a" as const`, `[...] as Choice[]`: a TypeScript cast after a literal argument.
+_CAST_TAIL = re.compile(r"[\w.<>\[\]\s]*")  # read on the reversed text: the tail a cast may be
+_CAST = re.compile(r"(?<!\s)\s+as(?=\s)")
+# Real scripts make a handful of arg() calls, nested a few brackets deep; a script past
+# these is refused, so that no script can make each call's reading cost the whole text.
+MAX_ARG_CALLS = 100
+MAX_ARG_DEPTH = 64
+_LARGEST_ARGUMENT = 64 * 1024  # an argument longer than this is not read as a literal
 _JSON_TYPES = {"string", "number", "integer", "boolean", "array", "object"}
-
-
-def code_mask(text: str) -> str:
-    """`text` with the insides of its comments and strings blanked (newlines kept), so
-    that calls and braces can be found without being fooled by them."""
-    chars = list(text)
-    index, length = 0, len(text)
-
-    def blank(start: int, end: int) -> None:
-        for at in range(start, min(end, length)):
-            if chars[at] != "\n":
-                chars[at] = " "
-
-    while index < length:
-        if text.startswith("//", index):
-            end = text.find("\n", index)
-            end = length if end < 0 else end
-            blank(index, end)
-        elif text.startswith("/*", index):
-            end = text.find("*/", index + 2)
-            end = length if end < 0 else end + 2
-            blank(index, end)
-        elif text[index] in "'\"`":
-            quote, end = text[index], index + 1
-            while end < length and text[end] != quote and (quote == "`" or text[end] != "\n"):
-                end += 2 if text[end] == "\\" else 1
-            blank(index + 1, end)
-            end += 1
-        else:
-            end = index + 1
-        index = end
-    return "".join(chars)
 
 
 def arg_parameters(text: str, path: str) -> list[Parameter]:
     """One required string parameter per `arg(...)` call, in order."""
     mask = code_mask(text)
+    calls = list(_ARG_CALL.finditer(mask))
+    if len(calls) > MAX_ARG_CALLS:
+        raise DiscoveryError(
+            f"makes {len(calls)} arg() calls; toolkiln reads at most {MAX_ARG_CALLS} "
+            "(declare the input with params({...}))",
+            path=path,
+            line=text.count("\n", 0, calls[MAX_ARG_CALLS].start()) + 1,
+        )
+    brackets = Brackets.read(mask, [call.start() for call in calls], MAX_ARG_DEPTH)
+    statements = Statements.read(mask, _CONDITIONAL)
     parameters: list[Parameter] = []
     names: set[str] = set()
-    for number, call in enumerate(_ARG_CALL.finditer(mask), start=1):
-        line = text.count("\n", 0, call.start()) + 1
-        problem = _unfixed_place(mask, call.start())
+    line, counted = 1, 0
+    for number, call in enumerate(calls, start=1):
+        line += text.count("\n", counted, call.start())
+        counted = call.start()
+        problem = _unfixed_place(mask, call.start(), brackets, statements)
         if problem:
             raise DiscoveryError(
                 f"arg() {problem}, so which value it takes cannot be known without running "
@@ -96,7 +84,7 @@ def arg_parameters(text: str, path: str) -> list[Parameter]:
                 path=path,
                 line=line,
             )
-        arguments = _call_arguments(text, mask, call.end() - 1)
+        arguments = _call_arguments(text, mask, call.end() - 1, brackets)
         placeholder, choices = _placeholder_and_choices(arguments)
         name = _unique(_parameter_name(mask, call.start(), placeholder, number), names)
         # option "": a positional argument, in order (the runtime hands them to arg() so)
@@ -117,7 +105,9 @@ def params_parameters(text: str, call: re.Match[str], path: str) -> list[Paramet
     """The parameters of a `params({...})` schema (or `tool({ inputSchema })`)."""
     line = text.count("\n", 0, call.start()) + 1
     what = f"{call.group('call')}(...)"
-    arguments = _call_arguments(text, code_mask(text), call.end() - 1)
+    mask = code_mask(text)
+    brackets = Brackets.read(mask, [], 0)
+    arguments = _call_arguments(text, mask, call.end() - 1, brackets)
     schema = arguments[0] if arguments else None
     if call.group("call") == "tool" and isinstance(schema, dict):
         schema = schema.get("inputSchema", schema.get("parameters"))
@@ -180,73 +170,62 @@ def _schema_parameter(name: str, spec: Any, required: bool, path: str, line: int
         raise DiscoveryError(f"input {name!r}: {error.reason}", path=path, line=line) from None
 
 
-def _unfixed_place(mask: str, at: int) -> str | None:
+def _unfixed_place(mask: str, at: int, brackets: Brackets, statements: Statements) -> str | None:
     """Why the call at `at` may run other than once (in a loop, a callback, a branch), or None."""
-    openers: list[int] = []
-    for index, char in enumerate(mask[:at]):
-        if char in "({[":
-            openers.append(index)
-        elif char in ")}]" and openers:
-            openers.pop()
+    openers = brackets.enclosing[at]
+    if len(openers) > MAX_ARG_DEPTH:
+        return f"is nested more than {MAX_ARG_DEPTH} brackets deep"
     for opener in openers:
-        before = mask[:opener].rstrip()
+        end = header_end(mask, opener)
         if mask[opener] == "(":
-            if _LOOP_CALLS.search(before):
+            if _LOOP_CALLS.search(mask, header_window(end), end):
                 return "is called in a callback that may run several times (.map(), .forEach(), ...)"
             continue
         if mask[opener] != "{":
             continue
-        header = _block_header(mask, before)
-        if _LOOP_HEADER.search(header):
+        end = _block_header_end(mask, end, brackets)
+        if _LOOP_HEADER.search(mask, header_window(end), end):
             return "is called in a loop"
-        if _BRANCH_HEADER.search(header):
+        if _BRANCH_HEADER.search(mask, header_window(end), end):
             return "is called only on some paths (in an if, else, switch or catch block)"
-    line_start = mask.rfind("\n", 0, at) + 1
-    statement = mask[max(line_start, mask.rfind(";", 0, at) + 1, mask.rfind("{", 0, at) + 1) : at]
-    if _CONDITIONAL.search(statement):
+    if statements.marked_before(at):
         return "is called only on some paths (after ?, &&, || or ??)"
     return None
 
 
-def _block_header(mask: str, before: str) -> str:
-    """What opens a `{` block: `for`, `if`, `else`, ... (its `(...)` skipped), or the text."""
-    if not before.endswith(")"):
-        return before
-    depth = 0
-    for index in range(len(before) - 1, -1, -1):
-        depth += {")": 1, "(": -1}.get(before[index], 0)
-        if depth == 0:
-            return before[:index].rstrip()
-    return before
+def _block_header_end(mask: str, end: int, brackets: Brackets) -> int:
+    """Where what opens a `{` block ends: `for`, `if`, `else`, ... (its `(...)` skipped)."""
+    if end == 0 or mask[end - 1] != ")":
+        return end
+    opening = brackets.opening.get(end - 1)
+    return end if opening is None else header_end(mask, opening)
 
 
-def _call_arguments(text: str, mask: str, opening: int) -> list[Any]:
-    """The literal arguments of the call whose `(` is at `opening`; None for one that is not
-    a literal (a variable, a call, a template with `${...}`)."""
-    segments: list[tuple[int, int]] = []
-    depth, start = 0, opening + 1
-    for index in range(opening, len(mask)):
-        char = mask[index]
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth == 0:
-                segments.append((start, index))
-                break
-        elif char == "," and depth == 1:
-            segments.append((start, index))
-            start = index + 1
-    values = []
-    for begin, end in segments:
-        source = _AS_CONST.sub("", text[begin:end].strip())
+def _call_arguments(text: str, mask: str, opening: int, brackets: Brackets) -> list[Any]:
+    """The literal arguments of the call whose `(` is at `opening` (the first two: the
+    placeholder and the choices); None for one that is not a literal (a variable, a
+    call, a template with `${...}`)."""
+    values: list[Any] = []
+    for begin, end in brackets.arguments(mask, opening)[:2]:
+        source = _without_cast(text[begin:end].strip())
         if not source:
+            continue
+        if len(source) > _LARGEST_ARGUMENT:
+            values.append(None)
             continue
         try:
             values.append(parse_object_literal("{v:" + source + "\n}").value["v"])
         except LiteralError:
             values.append(None)
     return values
+
+
+def _without_cast(source: str) -> str:
+    """`source` without a TypeScript cast at its end (`"a" as const`)."""
+    tail = _CAST_TAIL.match(source[::-1])
+    start = len(source) - (tail.end() if tail else 0)
+    cast = _CAST.search(source, start)
+    return source[: cast.start()] if cast and len(source) - cast.end() >= 2 else source
 
 
 def _placeholder_and_choices(arguments: list[Any]) -> tuple[str | None, list[Any] | None]:
@@ -271,11 +250,10 @@ def _choice_values(choices: Any) -> list[Any] | None:
 def _parameter_name(mask: str, at: int, placeholder: str | None, number: int) -> str:
     """The variable the call's value goes to (as Script Kit names it), else a name made
     from the placeholder, else `arg<number>`."""
-    line_start = mask.rfind("\n", 0, at) + 1
+    line_start = _line_start(mask, at)
     before = mask[line_start:at]
     if not before.strip(" \t(") or before.strip(" \t(") == "await":  # `x =` on the line above
-        previous = mask.rfind("\n", 0, max(line_start - 1, 0)) + 1
-        before = mask[previous:at]
+        before = mask[_line_start(mask, max(line_start - 1, 0)) : at]
     assigned = _ASSIGNED.search(before)
     if assigned:
         return assigned.group("name").replace("$", "_")
@@ -283,6 +261,13 @@ def _parameter_name(mask: str, at: int, placeholder: str | None, number: int) ->
     if slug and not slug[0].isdigit():
         return slug
     return f"arg{number}"
+
+
+def _line_start(mask: str, at: int) -> int:
+    """Where the line holding `at` starts, looked for at most a window back (an
+    assignment is read from a line's last few hundred characters)."""
+    window = header_window(at)
+    return max(mask.rfind("\n", window, at) + 1, window)
 
 
 def _unique(name: str, taken: set[str]) -> str:

@@ -15,6 +15,7 @@ from toolkiln.discover.fingerprint import fingerprint_file, same_content
 from toolkiln.discover.naming import ENTRY_POINT
 from toolkiln.discover.probe import NotProbed
 from toolkiln.discover.report import DiscoveryReport, NotTool, status_of
+from toolkiln.discover.visible_text import visible_declaration
 from toolkiln.errors import ConfigError, DiscoveryError
 from toolkiln.files import load_tool_config, tool_config_path, write_tool_config
 
@@ -88,8 +89,8 @@ def settle_file(
             report.errors.append(config_error(error))
             continue
         command = Pending(item.candidate, item.dialect, name, existing, declaration)
-        if isinstance(settle(command, tools_dir, config_dir, write, report), Declaration):
-            served.append((name, declaration))
+        if isinstance(settled := settle(command, tools_dir, config_dir, write, report), Declaration):
+            served.append((name, settled))
     return served
 
 
@@ -117,6 +118,11 @@ def settle(
     """Record what became of one script that had to be read, and write its config.
     Returns the declaration served, or why the file is not a tool (None: neither is known)."""
     outcome, existing, path = item.outcome, item.existing, item.candidate.relative_path
+    if isinstance(outcome, Declaration):
+        try:
+            outcome = visible_declaration(outcome, item.candidate)
+        except DiscoveryError as error:
+            outcome = error
     if isinstance(outcome, NotProbed):  # it was not run: what its config says stands
         report.warnings.append(outcome)
         if existing:

@@ -18,8 +18,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-TAG = re.compile(r"^\s*#\s*@(describe|version|author|meta|cmd|alias|option|flag|arg|env)(?=\s|$)\s*(.*?)\s*$")
-COMMENT = re.compile(r"^\s*#(?!!)\s?(.*?)\s*$")
+# (`(?:.*\S)?\s*$`, not `(.*?)\s*$`: a lazy match tried the trailing blanks again at
+# each character, quadratic in a long run of blanks)
+TAG = re.compile(
+    r"^\s*#\s*@(describe|version|author|meta|cmd|alias|option|flag|arg|env)(?=\s|$)\s*+((?:.*\S)?)\s*$"
+)
+COMMENT = re.compile(r"^\s*#(?!!)\s?((?:.*\S)?)\s*$")
 FUNCTION = re.compile(
     r"^\s*(?:function\s+(?P<a>[A-Za-z_][\w:.@-]*)\s*(?:\(\s*\))?|(?P<b>[A-Za-z_][\w:.@-]*)\s*\(\s*\))\s*(?:\{.*)?$"
 )
