@@ -195,8 +195,15 @@ SCRIPTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     ),
     "fallback-text": (
         "t.sh",
-        "#!/bin/sh\n# @@\n@@\necho\n",
+        "#!/bin/sh\n@@\necho\n",  # says nothing, reads nothing: the --help probe's
         ("# ", "usage: ", "#-", "\n#\n"),
+    ),
+    "shell": (
+        "t.sh",
+        "#!/bin/bash\n# Usage: t.sh [-v] [-o FILE] <input>\n# $1 - The input @@.\n@@\n"
+        'while getopts "vo:" opt; do\n  case "$opt" in\n    v) verbose=1;;\n    o) out="$OPTARG";;\n'
+        '  esac\ndone\nshift $((OPTIND - 1))\ninput="${1:?an input}"\necho "$input"\n',
+        ("getopts ", "case ", '"$1"', "$", "'", '"', "shift ", ";;", "# $1 - ", "usage: ", "${1:-", "\\"),
     ),
 }
 # The readers that read a whole script (up to MAX_SCRIPT_BYTES), not its first 16 KiB.
@@ -286,6 +293,7 @@ def _readers() -> dict[str, Callable[[Path], object]]:
     from toolkiln.clients.jsonc import parse_jsonc
     from toolkiln.discover import fallback, help_json
     from toolkiln.discover.base import Candidate
+    from toolkiln.discover.fallback_text import help_of
     from toolkiln.discover.prompts import parse_prompt
     from toolkiln.files import load_server_config, load_tool_config
 
@@ -297,7 +305,7 @@ def _readers() -> dict[str, Callable[[Path], object]]:
     def help_as_text(path: Path) -> object:
         text = path.read_text()
         candidate = Candidate(path, path.name, path.stat())
-        return fallback.describe(candidate, text), fallback.clean_text(text)
+        return fallback.describe(candidate, text), fallback.clean_text(text), help_of(candidate, text, 1)
 
     def server_config(path: Path) -> object:
         (path.parent / "server.json").write_bytes(path.read_bytes())

@@ -36,11 +36,13 @@ _HANDLES_HELP = re.compile(
     re.IGNORECASE,
 )
 _USAGE_NAME = re.compile(r"\busage:?\s+(?:\$0\s+)?(\S+)", re.IGNORECASE)
-_USAGE_LINE = re.compile(r"^\s*usage\s*:", re.IGNORECASE | re.MULTILINE)
+_USAGE_LINE = re.compile(r"^[ \t]*usage[ \t]*:", re.IGNORECASE | re.MULTILINE)
 # `-x`, `-x, --xxx`, `--xxx=VALUE`, `-x VALUE`: not `-rw-r--r--` (a listing).
-_OPTION_LINE = re.compile(r"^\s*(?:-[A-Za-z0-9?](?=[\s,=\[]|$)|--[A-Za-z][\w-]*(?=[\s,=\[]|$))", re.MULTILINE)
+_OPTION_LINE = re.compile(
+    r"^[ \t]*(?:-[A-Za-z0-9?](?=[\s,=\[]|$)|--[A-Za-z][\w-]*(?=[\s,=\[]|$))", re.MULTILINE
+)
 _OPTIONS_HEADING = re.compile(
-    r"^\s*(?:options|flags|arguments|commands)\s*:\s*$", re.IGNORECASE | re.MULTILINE
+    r"^[ \t]*(?:options|flags|arguments|commands)[ \t]*:[ \t]*$", re.IGNORECASE | re.MULTILINE
 )
 # What a shell, getopt or an interpreter prints when it fails (their words, not the author's).
 _ERROR = re.compile(
@@ -49,7 +51,7 @@ _ERROR = re.compile(
     r"|Traceback \(most recent call last\)|\b\w*Error:|\berror:|cannot execute|syntax error",
     re.IGNORECASE,
 )
-_TRACEBACK = re.compile(r"^Traceback \(most recent call last\)|^\s+at \S+ \(", re.MULTILINE)
+_TRACEBACK = re.compile(r"^Traceback \(most recent call last\)|^[ \t]+at \S+ \(", re.MULTILINE)
 # Lines that are data of the machine: `NAME=value` (an environment), a listing
 # (`drwxr-xr-x`), a path alone or first, a row of three figures or more (`df -h`, `ps`).
 _DATA_LINE = re.compile(

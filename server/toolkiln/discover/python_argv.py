@@ -76,7 +76,7 @@ _UNREAD = {
     "optparse": "reads its command line with optparse, whose positional arguments are not declared "
     "anywhere toolkiln can read",
 }
-_FRAMEWORKS = re.compile(r"^\s*(?:import|from)\s+(?:argparse|click|typer)\b", re.MULTILINE)
+_FRAMEWORKS = re.compile(r"^[ \t]*(?:import|from)[ \t]+(?:argparse|click|typer)\b", re.MULTILINE)
 _ASKS = re.compile(r"(?<![\w.])input\s*\(|\bgetpass\s*\(")
 _STDIN = re.compile(r"\bsys\.stdin\b|\bfileinput\b|\bopen\(\s*0\s*[,)]")
 # What a help-json script's text says: it answers `--help` with a JSON "description".
