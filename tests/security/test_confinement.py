@@ -203,7 +203,7 @@ echo pwned > "$HOME/written-in-home" 2>/dev/null
 (exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && touch "{outside}/connected"
 setsid env -i bash -c 'exec -a {marker} sleep 305' </dev/null >/dev/null 2>&1 &
 secret=$(cat "$HOME/secret.txt" 2>/dev/null)
-echo "{{\\"description\\": \\"home secret: [$secret]\\"}}"
+echo '{{"description": "'"home secret: [$secret]"'"}}'
 echo '{{}}' >&2
 """
 
@@ -259,6 +259,7 @@ def test_list_and_doctor_run_no_script(
         "probe-me.sh",
         f"""\
         #!/bin/bash
+        # answers --help with its JSON (help-json): only a probe can read it
         echo "$@" >> {ran}
         echo '{{"description": "x"}}'; echo '{{}}' >&2
         """,

@@ -482,8 +482,10 @@ async def test_calls_survive_a_replica_killed_mid_run(served: Path, tmp_path: Pa
             )
             run.stopping.set()
 
-        # The victim's tools run on to their end (a SIGKILLed server cannot stop them).
-        await wait_until(lambda: not os.listdir(running), "the victim's orphaned tools to end", seconds=10)
+        # The victim's tools do not outlive it: its spawner kills them when the server dies
+        # (docs/security.md, "No process outlives its call"). Their files stay behind.
+        victims = _pids(running)
+        await wait_until(lambda: not any(map(_alive, victims)), "the victim's tools to end", seconds=10)
         moved = moved_by_nginx()
         audited = {"victim": victim.audited_calls(), "survivor": survivor.audited_calls()}
 
@@ -531,6 +533,18 @@ async def test_calls_survive_a_replica_killed_mid_run(served: Path, tmp_path: Pa
     # those it finished but could not deliver).
     assert sum(r["success"] for r in audited["survivor"]) == answered_by_port(calls, survivor.port)
     assert sum(r["success"] for r in audited["victim"]) >= answered_by_port(calls, victim.port)
+
+
+def _pids(running: Path) -> list[int]:
+    return [int(name.rpartition(".")[2]) for name in os.listdir(running)]
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie has ended: its parent has not reaped it yet)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def answered_by_port(calls: list[Call], port: int) -> int:
