@@ -31,10 +31,9 @@ import hmac
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
-from cryptography.hazmat.primitives.hashes import SHA256
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from toolkiln.state_secret import derive_key
 
 Purpose = Literal[
     "switch-news",
@@ -45,19 +44,10 @@ Purpose = Literal[
     "task-record",
     "stream-event",
 ]
-PURPOSES: tuple[Purpose, ...] = (
-    "switch-news",
-    "rebuild-news",
-    "relay-message",
-    "relay-reply",
-    "owner-heartbeat",
-    "task-record",
-    "stream-event",
-)
+PURPOSES: tuple[Purpose, ...] = get_args(Purpose)
 VERSION = "tk1"
 SKEW_SECONDS = 5.0  # how far ahead of this replica's clock another's may be
 HEARTBEAT_SECONDS = 10.0  # a heartbeat is alive this long after it was issued (tasks/owners.py)
-_SALT = b"toolkiln replica messages"
 _LABEL = b"toolkiln/v1/redis/"  # + purpose: the HKDF label of each purpose's key
 
 
@@ -79,7 +69,7 @@ class Seals:
         if not secrets:
             raise ValueError("no secret to seal with")
         self.deployment = deployment
-        self._keys = {purpose: [_derive(secret, purpose) for secret in secrets] for purpose in PURPOSES}
+        self._keys = {purpose: [_key(secret, purpose) for secret in secrets] for purpose in PURPOSES}
 
     def seal(self, purpose: Purpose, payload: str, *, about: str = "", now: float | None = None) -> str:
         issued = str(int((time.time() if now is None else now) * 1000))
@@ -175,5 +165,5 @@ class SeenOnce:
         return True
 
 
-def _derive(secret: bytes, purpose: str) -> bytes:
-    return HKDF(algorithm=SHA256(), length=32, salt=_SALT, info=_LABEL + purpose.encode()).derive(secret)
+def _key(secret: bytes, purpose: Purpose) -> bytes:
+    return derive_key(secret, _LABEL + purpose.encode())  # a label per purpose: a key never serves two
