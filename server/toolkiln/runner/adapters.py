@@ -9,7 +9,6 @@ a JavaScript function tool gets them as the argument of its `run` (runtimes/run_
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -23,24 +22,12 @@ from toolkiln.interpreters import (
     script_command,
 )
 from toolkiln.model import CompiledTool, DialectName
+from toolkiln.runner.words import plain_values, text_form
 
 # An annotated script's `function` parameter is its first positional argument.
 FUNCTION_PARAMETER = "function"
-# What argparse reads as a negative number, not as an option.
-_NUMBER = re.compile(r"-\d+(\.\d*)?([eE][-+]?\d+)?|-\.\d+")
 
 ArgvBuilder = Callable[[Path, CompiledTool, Mapping[str, Any]], list[str]]
-
-
-def text_form(value: Any) -> str:
-    """A JSON value as a script sees it in argv and env: strings bare, the rest as JSON."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return ""
-    return json.dumps(value, ensure_ascii=False)
 
 
 def stdin_json(arguments: Mapping[str, Any]) -> bytes:
@@ -76,19 +63,6 @@ def _annotations_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, 
 
 def _help_json_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
     return script_command(script)
-
-
-def plain_values(name: str, values: list[str]) -> list[str]:
-    """`values` when none of them could be read as an option (`--output=/x` after `--tags`
-    would set `--output`); otherwise `ProcessStartError`, which names the argument."""
-    for value in values:
-        if value.startswith("-") and not _NUMBER.fullmatch(value):
-            raise ProcessStartError(
-                f"argument {name!r}: {value!r} starts with '-', and the script would read it as an "
-                "option, not a value",
-                about_arguments=True,
-            )
-    return values
 
 
 def _kit_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:

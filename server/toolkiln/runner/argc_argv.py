@@ -19,7 +19,7 @@ from typing import Any
 from toolkiln.errors import ProcessStartError
 from toolkiln.interpreters import runs_by_itself
 from toolkiln.model import CompiledTool
-from toolkiln.runner.adapters import text_form
+from toolkiln.runner.words import text_form
 
 # What an argc tool's `>> "$LLM_OUTPUT"` writes to (llm-functions' tools): its stdout,
 # which is the call's result.

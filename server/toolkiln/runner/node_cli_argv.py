@@ -31,7 +31,7 @@ from typing import Any
 from toolkiln.errors import ProcessStartError
 from toolkiln.interpreters import find_interpreter, interpreter_names, runs_by_itself
 from toolkiln.model import CompiledTool
-from toolkiln.runner.adapters import plain_values, text_form
+from toolkiln.runner.words import plain_values, text_form
 
 
 def node_cli_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:

@@ -21,7 +21,7 @@ from typing import Any
 from toolkiln.errors import ProcessStartError
 from toolkiln.interpreters import python_command
 from toolkiln.model import CompiledTool
-from toolkiln.runner.adapters import text_form
+from toolkiln.runner.words import text_form
 
 STDIN_PARAMETER = "stdin"
 

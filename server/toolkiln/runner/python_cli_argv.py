@@ -24,7 +24,7 @@ from typing import Any
 from toolkiln.errors import ProcessStartError
 from toolkiln.interpreters import python_command
 from toolkiln.model import CompiledTool, Parameter
-from toolkiln.runner.adapters import plain_values, text_form
+from toolkiln.runner.words import plain_values, text_form
 
 
 def python_script_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:

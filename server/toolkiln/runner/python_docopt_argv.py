@@ -22,7 +22,7 @@ from typing import Any
 from toolkiln.errors import ProcessStartError
 from toolkiln.interpreters import python_command
 from toolkiln.model import CompiledTool, Parameter
-from toolkiln.runner.adapters import plain_values, text_form
+from toolkiln.runner.words import plain_values, text_form
 
 SLOT = "<>"
 

@@ -23,7 +23,7 @@ from typing import Any
 from toolkiln.errors import ProcessStartError
 from toolkiln.interpreters import script_command
 from toolkiln.model import CompiledTool
-from toolkiln.runner.adapters import plain_values, text_form
+from toolkiln.runner.words import plain_values, text_form
 
 
 def shell_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:

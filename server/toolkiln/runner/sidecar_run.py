@@ -15,7 +15,7 @@ from typing import Any
 
 from toolkiln.interpreters import find_interpreter, interpreter_names, runs_by_itself
 from toolkiln.model import CompiledTool
-from toolkiln.runner.adapters import plain_values, text_form
+from toolkiln.runner.words import plain_values, text_form
 
 MCP_SDK = Path(__file__).resolve().parent.parent / "runtimes" / "mcp_bash"
 # Above this, the arguments are not put in the environment (a variable over 128 KiB
