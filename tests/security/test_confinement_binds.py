@@ -252,3 +252,31 @@ async def test_a_writable_folder_in_the_state_folder_is_refused_with_the_reason(
     async with connect(config_dir, "legacy", XDG_CONFIG_HOME=str(tmp_path / "xdg")) as client:
         result = await client.call_tool("peek", {})
     assert result.is_error and "no confined process sees" in text_of(result), text_of(result)
+
+
+def test_a_shebang_naming_a_program_in_a_dot_folder_does_not_show_that_folder(
+    make_tool: MakeTool, tools_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only a virtual environment (its pyvenv.cfg) named by a `#!` line is shown to the
+    probe: `#!/home/me/.cargo/bin/python3` would otherwise show `~/.cargo`, credentials and all."""
+    from toolkiln.discover.base import Candidate
+    from toolkiln.discover.probe import _needed_folders
+
+    home = tmp_path / "home"
+    cargo_bin = home / ".cargo" / "bin"
+    cargo_bin.mkdir(parents=True)
+    (home / ".cargo" / "credentials.toml").write_text("cargo-secret")
+    (cargo_bin / "python3").symlink_to(sys.executable)
+    venv_bin = home / "venvs" / "tool" / "bin"
+    venv_bin.mkdir(parents=True)
+    (venv_bin.parent / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (venv_bin / "python3").symlink_to(sys.executable)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+
+    def shown(shebang: Path) -> list[str]:
+        path = make_tool(f"{shebang.parents[1].name}.py", f"#!{shebang}\nimport sys\n")
+        candidate = Candidate(path, path.name, path.stat())
+        return _needed_folders(candidate, [], [str(home)])
+
+    assert not any(folder.startswith(str(home / ".cargo")) for folder in shown(cargo_bin / "python3"))
+    assert str(venv_bin.parent) in shown(venv_bin / "python3")

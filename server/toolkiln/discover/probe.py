@@ -117,9 +117,13 @@ def _needed_folders(candidate: Candidate, interpreter: Sequence[str], hidden: Se
     # its installation: the folder above the one holding it, resolved
     installation = [str(Path(os.path.realpath(found)).parent.parent)] if found else []
     named = named_python(candidate.path)
-    if named and named[0].startswith("/") and os.access(named[0], os.X_OK):
-        # a venv under a hidden home or /tmp, and the Python it was made from
-        installation += [str(Path(named[0]).parents[1]), str(Path(os.path.realpath(named[0])).parents[1])]
+    python = named[0] if named and named[0].startswith("/") else None
+    environment = Path(python).parents[1] if python else None
+    # A virtual environment (its pyvenv.cfg says so) under a hidden home or /tmp, and the
+    # Python it was made from: never the folder above any program a `#!` line names
+    # (`#!/home/me/.cargo/bin/x` would show `~/.cargo` and its credentials).
+    if python and environment and (environment / "pyvenv.cfg").is_file() and os.access(python, os.X_OK):
+        installation += [str(environment), str(Path(os.path.realpath(python)).parents[1])]
     for folder in (*entries, *installation):
         real = os.path.realpath(folder)
         # Never a hidden folder itself, nor one holding it (a PATH entry `~`, or a link to it).
