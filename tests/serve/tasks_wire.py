@@ -204,7 +204,7 @@ def _gone(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as status:  # a zombie not yet reaped is gone too
             return status.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except FileNotFoundError:  # reaped in between
+    except (FileNotFoundError, ProcessLookupError):  # reaped in between (open, or read: ESRCH)
         return True
 
 
