@@ -105,12 +105,14 @@ def test_a_script_with_a_shebang_and_no_run_bit_is_a_warning(
 
 
 def test_a_script_without_a_shebang_line(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> None:
-    script = make_tool("hi.sh", HELP_JSON)
+    script = make_tool("hi", HELP_JSON)
+    by_bash = make_tool("hello.sh", HELP_JSON.replace("Says hi", "Says hello"))
     pipeline(tools_dir, config_dir)
     script.write_text(HELP_JSON.removeprefix("#!/bin/bash\n"))
+    by_bash.write_text(HELP_JSON.removeprefix("#!/bin/bash\n"))  # the runner starts it with bash
     [finding] = found(doctor(tools_dir, config_dir), "shebang")
     assert (finding.severity, finding.path, finding.line) == ("error", str(script), 1)
-    assert "#!/bin/bash" in finding.fix
+    assert "cannot start" in finding.message and "#!/bin/bash" in finding.fix
 
 
 def test_a_shebang_naming_a_missing_interpreter(

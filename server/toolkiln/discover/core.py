@@ -146,7 +146,10 @@ def discover_tools(
         _remember(
             index, item, settle_file(item, tools_dir, config_dir, write, report, seen), config_dir, tools_dir
         )
-    report.tools.extend(find_missing_tools(tools_dir, config_dir, seen, report.warnings, fence.writable))
+    failed = frozenset(error.path for error in report.errors if error.path)
+    report.tools.extend(
+        find_missing_tools(tools_dir, config_dir, seen, report.warnings, fence.writable, failed)
+    )
     report.tools.sort(key=lambda tool: tool.name)
     if write:
         index.save()

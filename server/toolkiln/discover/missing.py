@@ -18,9 +18,12 @@ def find_missing_tools(
     seen: dict[str, str],
     warnings: list[DiscoveryError],
     writable: WritableFolders | None = None,
+    failed: frozenset[str] = frozenset(),
 ) -> list[ToolStatus]:
     """Configs whose script is gone, is now another tool, or lies in a folder a tool may
-    write (`writable`, which discovery does not read): reported, never deleted."""
+    write (`writable`, which discovery does not read): reported, never deleted. A script
+    that could not be read this run (`failed`: its error says why) still declares what its
+    configs say: they are `failed`, kept and served as last read, never said to be stale."""
     tools_of_script: dict[str, list[str]] = {}
     for name, script_path in seen.items():
         tools_of_script.setdefault(script_path, []).append(name)
@@ -37,6 +40,9 @@ def find_missing_tools(
             missing.append(ToolStatus(path.stem, "?", "(config file is invalid)", True, False, "missing"))
             continue
         script_path = config.script_config.script_path
+        if script_path in failed:
+            missing.append(status_of(config, "failed"))
+            continue
         now = tools_of_script.get(script_path)
         if now and len(now) == 1 and config.script_config.command is None:  # its Name changed
             warnings.append(

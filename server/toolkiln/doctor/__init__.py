@@ -15,11 +15,15 @@ from toolkiln.doctor.fixes import apply_fixes
 from toolkiln.doctor.names import check_names
 from toolkiln.doctor.permissions import check_permissions
 from toolkiln.doctor.scripts import check_scripts
+from toolkiln.doctor.starting import check_starting
+from toolkiln.doctor.syntax import check_syntax
 
 __all__ = ["ALL_CHECKS", "SEVERITIES", "DoctorReport", "Finding", "Project", "Severity", "run_doctor"]
 
 ALL_CHECKS: tuple[Callable[[Project], list[Finding]], ...] = (
     check_scripts,
+    check_starting,
+    check_syntax,
     check_configs,
     check_names,
     check_environment,

@@ -1,14 +1,17 @@
-"""Checks of the scripts: what discovery says of them, the run bit, the `#!` line.
+"""Checks of the scripts: what discovery says of them, and files with a `#!` line that
+discovery skips for want of the run bit (whether each served tool can start is
+`starting.py`'s, its syntax `syntax.py`'s).
 
 Discovery's own errors are reused as they are (an unknown type, a default of the wrong
 type, an enum default not in the enum, a parameter named like PATH, a name two scripts
-share...): doctor runs it without writing anything and reports what it found.
+share...): doctor runs it without writing anything and reports what it found. A script
+that cannot be read keeps its configs, and its tools are served as last read: doctor
+says so, and never calls them stale.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,16 +24,13 @@ from toolkiln.discover.naming import ENTRY_POINT
 from toolkiln.discover.probe import NotProbed
 from toolkiln.discover.reasons import QUIET_KINDS, summarise
 from toolkiln.discover.scan import MAX_DEPTH, SKIPPED_FOLDERS
-from toolkiln.doctor.findings import Finding, Project
-from toolkiln.errors import DiscoveryError, ToolkilnError
-from toolkiln.interpreters import find_interpreter, interpreter_names
+from toolkiln.doctor.findings import Finding, Project, findings_from_config_error
+from toolkiln.doctor.starting import configured_scripts
+from toolkiln.errors import ConfigError, DiscoveryError, ToolkilnError
+from toolkiln.model import ToolConfig
 
 NOT_EXECUTABLE = "is not executable"
 DOCTOR_QUIET_KINDS = QUIET_KINDS | {"not-executable"}
-# Dialects whose scripts the system runs by their `#!` line.
-RUN_BY_SHEBANG = ("annotations", "help-json")
-# Run by their `#!` line when they have one, else by the interpreter for their extension.
-RUN_BY_SHEBANG_OR_EXTENSION = ("kit", "node-cli", "shell")
 
 
 def check_scripts(project: Project) -> list[Finding]:
@@ -44,7 +44,7 @@ def check_scripts(project: Project) -> list[Finding]:
                 fix=f"create one with `toolkiln new NAME`, or pass --tools-dir (now {project.tools_dir})",
             )
         ]
-    return [*_discovery_findings(project), *_run_bit_findings(project), *_interpreter_findings(project)]
+    return [*_discovery_findings(project), *_run_bit_findings(project)]
 
 
 def _discovery_findings(project: Project) -> list[Finding]:
@@ -56,8 +56,21 @@ def _discovery_findings(project: Project) -> list[Finding]:
             prompts_dir=project.prompts_dir,
             resources_dir=project.resources_dir,
         )
+    except ConfigError as error:  # config/server.json, which discovery reads first
+        return findings_from_config_error(
+            error,
+            "discovery",
+            "correct the file as the message says (docs/configuration.md), then run doctor again",
+        )
     except ToolkilnError as error:
-        return [Finding(severity="error", check="discovery", message=str(error), fix="see the message")]
+        return [
+            Finding(
+                severity="error",
+                check="discovery",
+                message=str(error),
+                fix="correct what the message names, then run `toolkiln discover`",
+            )
+        ]
     findings = []
     for severity, problems in (("error", report.errors), ("warning", report.warnings)):
         for problem in problems:
@@ -66,7 +79,7 @@ def _discovery_findings(project: Project) -> list[Finding]:
             if isinstance(problem, NotProbed):  # doctor runs no script: discover reads it, confined
                 findings.append(_unprobed(project.tools_dir / problem.path))
                 continue
-            findings.append(_from_discovery(project, problem, severity))
+            findings.append(_from_discovery(project, problem, severity, _tools_of(project, problem.path)))
     for status in report.tools:
         if status.change in ("created", "updated"):
             findings.append(_undiscovered(project.tools_dir / status.script_path, status.name, status.change))
@@ -110,40 +123,56 @@ def _unprobed(script: Path) -> Finding:
     )
 
 
-def _from_discovery(project: Project, problem: DiscoveryError, severity: str) -> Finding:
+def _from_discovery(project: Project, problem: DiscoveryError, severity: str, tools: list[str]) -> Finding:
     folders = [project.tools_dir, project.prompts_dir, project.resources_dir]
     shown = next(
         (str(folder / problem.path) for folder in folders if folder and (folder / problem.path).exists()),
         problem.path,
     )
     shadowing = "would overwrite the environment variable" in problem.reason
+    where = f" at line {problem.line}" if problem.line else ""
+    message, fix = problem.reason, "correct the declaration, then run `toolkiln discover`"
+    if shadowing:
+        fix = "rename the parameter"
+    elif severity == "error" and tools:  # a script that failed to read still declares its tools
+        named = ", ".join(repr(name) for name in tools)
+        message = (
+            f"cannot be read ({problem.reason}); its {'tool' if len(tools) == 1 else 'tools'} {named} "
+            "keep their configs and are served as last read"
+        )
+        fix = f"correct the script{where}, then run `toolkiln discover` (its configs are kept)"
     return Finding(
         severity="error" if severity == "error" else "warning",
         check="env-shadowing" if shadowing else "declaration",
         path=shown,
         line=problem.line,
-        message=problem.reason,
-        fix="rename the parameter" if shadowing else "correct the declaration, then run `toolkiln discover`",
+        message=message,
+        fix=fix,
     )
 
 
+def _tools_of(project: Project, script_path: str) -> list[str]:
+    """The tools whose configs name `script_path` (relative to the tools folder)."""
+    return sorted(
+        config.script_config.name for _, config in project.configs if _script_path(config) == script_path
+    )
+
+
+def _script_path(config: ToolConfig) -> str:
+    return config.script_config.script_path
+
+
 def _run_bit_findings(project: Project) -> list[Finding]:
-    """Scripts that need the run bit and lack it: a tool's script (fixable), or a file
-    with a `#!` line that discovery therefore skips (fixable when it declares a tool)."""
-    findings: dict[Path, Finding] = {}
-    for _, config in project.configs:
-        script = project.script_of(config)
-        dialect = config.script_config.dialect
-        needs_bit = dialect in RUN_BY_SHEBANG or (
-            dialect in RUN_BY_SHEBANG_OR_EXTENSION and _has_shebang(script)
-        )
-        if needs_bit and script.is_file() and not _executable(script):
-            findings[script] = _not_executable(script, declared=True)
+    """Files with a `#!` line and no run bit that discovery therefore skips: an error
+    (fixable) when it declares a tool, else a warning. The configured tools' scripts are
+    `starting.py`'s: whether they need the bit depends on how they start."""
+    configured = configured_scripts(project)
+    findings = []
     for candidate in _unclaimed_scripts(project.tools_dir):
-        if candidate.path not in findings:
+        if candidate.path not in configured:
             declared = candidate.path.name == ENTRY_POINT or annotations_claims(_as_executable(candidate))
-            findings[candidate.path] = _not_executable(candidate.path, declared=declared)
-    return list(findings.values())
+            findings.append(_not_executable(candidate.path, declared=declared))
+    return findings
 
 
 def _not_executable(script: Path, *, declared: bool) -> Finding:
@@ -203,83 +232,9 @@ def _as_executable(candidate: Candidate) -> Candidate:
     return Candidate(path=candidate.path, relative_path=candidate.relative_path, stat=fake)
 
 
-def _interpreter_findings(project: Project) -> list[Finding]:
-    """A script the system runs by itself needs a `#!` line naming an installed program."""
-    findings = []
-    for _, config in project.configs:
-        script = project.script_of(config)
-        dialect = config.script_config.dialect
-        if not script.is_file() or dialect not in (*RUN_BY_SHEBANG, *RUN_BY_SHEBANG_OR_EXTENSION):
-            continue
-        shebang = _shebang(script)
-        if shebang is None:
-            if dialect in RUN_BY_SHEBANG:
-                findings.append(
-                    Finding(
-                        severity="error",
-                        check="shebang",
-                        path=str(script),
-                        line=1,
-                        message="has no #! line, so the system cannot tell what runs it",
-                        fix="make its first line name its interpreter: #!/bin/bash, #!/usr/bin/env node, ...",
-                    )
-                )
-            elif find_interpreter(script) is None:
-                wanted = " or ".join(interpreter_names(script)) or "an interpreter for its extension"
-                findings.append(
-                    Finding(
-                        severity="error",
-                        check="interpreter",
-                        path=str(script),
-                        message=f"has no #! line, and {wanted} is not installed to run it",
-                        fix=f"install {wanted}, or add a #! line",
-                    )
-                )
-            continue
-        program = _missing_program(shebang)
-        if program is not None:
-            findings.append(
-                Finding(
-                    severity="error",
-                    check="interpreter",
-                    path=str(script),
-                    line=1,
-                    message=f"its #! line names {program}, which is not installed",
-                    fix=f"install {program}, or change the #! line to an interpreter that is",
-                )
-            )
-    return findings
-
-
-def _shebang(path: Path) -> str | None:
+def _has_shebang(path: Path) -> bool:
     try:
         with path.open("rb") as handle:
-            first = handle.readline(1024)
-    except OSError:
-        return None
-    return first[2:].decode(errors="replace").strip() if first.startswith(b"#!") else None
-
-
-def _has_shebang(path: Path) -> bool:
-    return _shebang(path) is not None
-
-
-def _missing_program(shebang: str) -> str | None:
-    """The program a `#!` line names, when it cannot be found; None when it is there."""
-    words = shebang.split()
-    if not words:
-        return "nothing"
-    program = words[0]
-    if Path(program).name == "env":  # #!/usr/bin/env [-S] [NAME=value] program
-        rest = [word for word in words[1:] if not word.startswith("-") and "=" not in word]
-        if not rest:
-            return None
-        return None if shutil.which(rest[0]) else rest[0]
-    return None if os.access(program, os.X_OK) else program
-
-
-def _executable(path: Path) -> bool:
-    try:
-        return bool(path.stat().st_mode & 0o111)
+            return handle.read(2) == b"#!"
     except OSError:
         return False

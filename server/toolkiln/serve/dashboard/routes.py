@@ -103,6 +103,7 @@ class Dashboard:
             "rows": rows,
             "served": sum(row.served for row in rows),
             "health": self.health(),
+            "tools_dir": str(self.service.registry.tools_dir),  # the folder served (serve DIR's DIR)
             "config_dir": str(self.config_dir),
             **await anyio.to_thread.run_sync(audit_values, self.service.audit),
             **await self._tasks_values(session),
@@ -296,7 +297,8 @@ class Dashboard:
         rows = task_rows(
             await self.service.tasks.list_all(), functools.partial(self.sessions.task_handle, session)
         )
-        return {"tasks": rows, "version": panel_version(rows)}
+        # its own key: the page's `version` is toolkiln's, shown in the header
+        return {"tasks": rows, "tasks_version": panel_version(rows)}
 
 
 def _page(name: str, values: dict[str, Any]) -> HTMLResponse:

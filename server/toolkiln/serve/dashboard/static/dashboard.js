@@ -122,7 +122,9 @@
     for (const field of form.querySelectorAll("[data-kind]")) {
       const kind = field.dataset.kind;
       if (kind === "boolean") {
-        if (field.checked || field.dataset.send === "always") args[field.name] = field.checked;
+        // a default is shown (the box as it stands), not sent: the server applies it
+        const changed = field.checked !== (field.dataset.default === "true");
+        if (changed || field.dataset.send === "always") args[field.name] = field.checked;
         continue;
       }
       const text = field.value;
