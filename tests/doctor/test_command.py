@@ -58,7 +58,7 @@ def test_json_output(make_tool: MakeTool, tools_dir: Path, run_cli: RunCli) -> N
     assert report["fixed"] == []
 
 
-def test_fix_sets_the_run_bit_and_rebuilds_and_leaves_the_rest(
+def test_fix_sets_the_run_bit_takes_write_access_from_others_and_rebuilds(
     make_tool: MakeTool, tools_dir: Path, config_dir: Path, run_cli: RunCli
 ) -> None:
     hi = make_tool("hi.sh", HELP_JSON)
@@ -81,9 +81,9 @@ def test_fix_sets_the_run_bit_and_rebuilds_and_leaves_the_rest(
     assert f"fixed: rebuilt {catalog} with 2 tools" in fixed.output
     assert os.stat(hi).st_mode & 0o777 == 0o755
     assert catalog.stat().st_mtime > stale
-    assert f"{group_writable}: warning: this file can be changed by its group" in fixed.output, (
-        "not a safe fix"
-    )
+    assert f"fixed: chmod go-w {group_writable}" in fixed.output  # every mode problem it reports
+    assert os.stat(group_writable).st_mode & 0o777 == 0o755
+    assert "can be changed by its group" not in fixed.output
     assert run_cli("call", "hi").output == "hi\n"
 
 

@@ -192,3 +192,59 @@ def test_files_that_are_not_tools_get_one_hint_per_reason(
     assert hint.severity == "warning"
     assert hint.message.startswith("2 executables answer `--help` with plain text")
     assert hint.fix == "`toolkiln discover --list` says why for each file"
+
+
+OPS = """\
+#!/usr/bin/env python3
+\"\"\"Operations.\"\"\"
+import argparse
+
+parser = argparse.ArgumentParser(description="Ops")
+commands = parser.add_subparsers(dest="command")
+commands.add_parser("start", help="Start it").add_argument("--name")
+commands.add_parser("stop", help="Stop it").add_argument("--name")
+commands.add_parser("status", help="Say how it is")
+print(parser.parse_args())
+"""
+
+
+def test_a_script_that_fails_to_read_keeps_its_tools_and_is_never_called_stale(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    script = make_tool("ops.py", OPS)
+    pipeline(tools_dir, config_dir)
+    script.write_text(OPS.replace("print(parser.parse_args())", "print(parser.parse_args("))
+    report = doctor(tools_dir, config_dir)
+    [finding] = [f for f in report.findings if f.path == str(script)]
+    assert (finding.severity, finding.check, finding.line) == ("error", "declaration", 10)
+    assert finding.message.startswith("cannot be read (is not valid Python: '(' was never closed)")
+    assert "'ops_start', 'ops_status', 'ops_stop' keep their configs and are served as last read" in (
+        finding.message
+    )
+    assert finding.fix == "correct the script at line 10, then run `toolkiln discover` (its configs are kept)"
+    assert not any("delete" in f.message or "delete" in f.fix for f in report.findings), report.findings
+    discovered = discover_tools(tools_dir, config_dir, write=False)
+    assert {t.name: t.change for t in discovered.tools} == dict.fromkeys(
+        ("ops_start", "ops_status", "ops_stop"), "failed"
+    )
+    assert discovered.warnings == []
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"discovery": {"fallback": 3}}', "discovery.fallback must be a list"),
+        ("{bad", "cannot be read as JSON"),
+    ],
+)
+def test_an_invalid_server_json_names_the_file_and_the_fix(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, text: str, message: str
+) -> None:
+    make_tool("t/run.sh", ANNOTATED)
+    pipeline(tools_dir, config_dir)
+    (config_dir / "server.json").write_text(text)
+    [finding] = found(doctor(tools_dir, config_dir), "discovery")
+    assert (finding.severity, finding.path) == ("error", str(config_dir / "server.json"))
+    assert message in finding.message
+    assert finding.fix.startswith("correct the file as the message says")
+    assert all(f.fix != "see the message" for f in doctor(tools_dir, config_dir).findings)

@@ -1,6 +1,8 @@
 """The fixes `doctor --fix` applies: only the safe ones.
 
-Setting the run bit on a tool's script, discovering what that made a tool and what
+Every file mode it reports: the run bit on a tool's script, write access taken from
+others where they could change what the server runs, the token made yours alone. Then
+discovering what that made a tool and what
 changed since the last discovery (as `toolkiln discover` does, its `--help` probes
 confined), and rebuilding a compiled config that is missing, unreadable or older than
 its per-tool configs: after `--fix`, a new script is served. Everything else is the
@@ -23,6 +25,8 @@ logger = logging.getLogger(__name__)
 
 BUILD_CHECKS = ("not-built", "invalid-build", "stale-build")
 DISCOVER_CHECK = "not-discovered"
+# Checks of a file mode, and the bits their fix takes away (as `chmod go-w`, `chmod 600`).
+MODE_CHECKS = {"writable-by-others": (stat.S_IWGRP | stat.S_IWOTH, "go-w"), "token-readable": (0o077, "600")}
 
 
 @dataclass
@@ -33,10 +37,16 @@ class FixOutcome:
 
 def apply_fixes(project: Project, findings: list[Finding]) -> FixOutcome:
     outcome = FixOutcome()
+    run_bits = 0
     for finding in findings:
-        if finding.fixable and finding.check == "not-executable" and finding.path:
+        if not finding.fixable or not finding.path:
+            continue
+        if finding.check == "not-executable":
             outcome.fixed.append(_set_run_bit(Path(finding.path)))
-    discover = bool(outcome.fixed) or any(f.fixable and f.check == DISCOVER_CHECK for f in findings)
+            run_bits += 1
+        elif finding.check in MODE_CHECKS:
+            outcome.fixed.append(_take_away(Path(finding.path), MODE_CHECKS[finding.check]))
+    discover = bool(run_bits) or any(f.fixable and f.check == DISCOVER_CHECK for f in findings)
     if discover and not _discover(project, outcome):
         return outcome  # its errors say what to fix; a build now would serve half of it
     if discover or any(finding.fixable and finding.check in BUILD_CHECKS for finding in findings):
@@ -96,3 +106,12 @@ def _set_run_bit(path: Path) -> str:
     path.chmod(mode | stat.S_IXUSR | (readers >> 2))
     logger.info("set the run bit of %s", path)
     return f"chmod +x {path}"
+
+
+def _take_away(path: Path, bits: tuple[int, str]) -> str:
+    """chmod go-w (or 600): what the finding says others must not do, taken away."""
+    mask, shown = bits
+    mode = stat.S_IMODE(path.stat().st_mode)
+    path.chmod(mode & ~mask)
+    logger.info("chmod %s %s", shown, path)
+    return f"chmod {shown} {path}"

@@ -35,7 +35,8 @@ def check_permissions(project: Project) -> list[Finding]:
                 check="token-readable",
                 path=str(token),
                 message=f"the bearer token of `serve --http` can be read by other users (mode {mode:o})",
-                fix=f"chmod 600 {token}",
+                fix=f"chmod 600 {token} (doctor --fix does it)",
+                fixable=True,
             )
         )
     return findings
@@ -73,5 +74,6 @@ def _writable_by_others(path: Path) -> Finding | None:
         path=str(path),
         message=f"this {kind} can be changed by {who} (mode {mode:o}), who could then make the "
         "server run their code as you",
-        fix=f"chmod go-w {path}",
+        fix=f"chmod go-w {path} (doctor --fix does it)",
+        fixable=True,
     )
