@@ -82,3 +82,26 @@ def test_discover_prints_the_hints_and_list_says_why_per_file(
         "kind": "help-failed",
         "reason": "`--help` printed nothing (exit status 3)",
     } in (as_json["not_tools"])
+
+
+def test_hints_name_the_files_up_to_a_cap() -> None:
+    verdicts = [NotTool(f"s{i}.sh", "plain-help", "r") for i in range(7)]
+    verdicts += [NotTool("slow", "help-timeout", "r"), NotTool("README.md", "data", "r")]
+    plain, slow, data = summarise(verdicts)
+    assert plain.endswith("(files: s0.sh, s1.sh, s2.sh, s3.sh, s4.sh and 2 more)")
+    assert slow.startswith("1 executable did not answer `--help` in time") and slow.endswith("(files: slow)")
+    assert data == "1 file is data or documentation, not scripts"  # plainly not a tool: named in --list only
+
+
+def test_a_script_that_never_answers_help_is_named_and_list_gives_the_reason(
+    make_tool: MakeTool, tools_dir: Path, run_cli: Callable[..., Result]
+) -> None:
+    make_tool("greet.sh", "#!/bin/sh\n# Tool: greet\n# Description: Greets\necho hi\n")
+    make_tool("bin/slow", "#!/bin/sh\nsleep 60\n")
+    result = run_cli("discover", "--unconfined-probes", "--probe-timeout", "0.5")
+    assert result.exit_code == 0, result.output
+    assert "1 executable did not answer `--help` in time" in result.output
+    assert "(files: bin/slow)" in result.output
+    listed = run_cli("discover", "--list")  # the reason discovery found, not "not probed"
+    assert "not probed" not in listed.output
+    assert "bin/slow  `--help` did not finish within 0.5 s" in listed.output

@@ -10,6 +10,7 @@ take DIR take it the same way, so `discover`, `build` and `list` of DIR see what
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,7 +47,9 @@ def folder_argument(function: Callable[..., Any]) -> Callable[..., Any]:
         return function(*args, folders=folders, **kwargs)
 
     if "DIR" not in (command.__doc__ or ""):  # a command that says nothing of DIR gets a word on it
-        command.__doc__ = f"{command.__doc__ or ''}\n\n{DIR_HELP}"
+        # cleaned first: a paragraph at column 0 after an indented docstring would leave its
+        # paragraphs indented, which click then wraps mid-line ("is not read     again")
+        command.__doc__ = f"{inspect.cleandoc(command.__doc__ or '')}\n\n{DIR_HELP}"
     return click.argument(
         "folder", metavar="[DIR]", required=False, type=click.Path(file_okay=False, path_type=Path)
     )(command)

@@ -252,7 +252,10 @@ def _parse_option(
     default = spec.get("default_value", spec.get("default"))
     if not required:
         if default is None and param_type not in _IMPLICIT_DEFAULT_TYPES:
-            raise fail("an optional option needs a 'default_value' of its type (seeds/000)")
+            raise fail(
+                "an optional option needs a 'default_value' of its type "
+                '(docs/dialects.md, "The help-json dialect")'
+            )
         fields["default"] = False if default is None and param_type == "boolean" else default
     size = spec.get("size")
     if size is not None:

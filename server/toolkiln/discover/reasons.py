@@ -9,7 +9,7 @@ folder of 21 scripts that share one reason gets one line telling what to do abou
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 
 from toolkiln.discover.base import Candidate, NotATool
@@ -141,15 +141,29 @@ def why_not(candidate: Candidate) -> NotATool:
 
 
 def summarise(verdicts: Iterable[NotTool]) -> list[str]:
-    """One line per reason many files share, the actionable ones first; none when every
-    file that is not a tool is plainly so (data, empty files, libraries)."""
-    counts = Counter(verdict.kind for verdict in verdicts)
+    """One line per reason many files share, the actionable ones first, naming the files
+    (up to `NAMED` of them); none when every file that is not a tool is plainly so (data,
+    empty files, libraries), whose lines name no file."""
+    paths: dict[str, list[str]] = defaultdict(list)
+    for verdict in verdicts:
+        paths[verdict.kind].append(verdict.path)
+    counts = Counter({kind: len(files) for kind, files in paths.items()})
     if not set(counts) - QUIET_KINDS:
         return []
     order = sorted(counts, key=lambda kind: (kind in QUIET_KINDS, -counts[kind], kind))
-    return [_hint(kind, counts[kind]) for kind in order]
+    return [_hint(kind, paths[kind]) for kind in order]
 
 
-def _hint(kind: str, count: int) -> str:
+# How many files a hint names; `discover --list` names every one.
+NAMED = 5
+
+
+def _hint(kind: str, paths: list[str]) -> str:
+    count = len(paths)
     one, several, rest = HINTS.get(kind, HINTS["no-declaration"])
-    return f"{count} {one if count == 1 else several} {rest}"
+    hint = f"{count} {one if count == 1 else several} {rest}"
+    if kind in QUIET_KINDS:
+        return hint
+    named = ", ".join(sorted(paths)[:NAMED])
+    more = f" and {count - NAMED} more" if count > NAMED else ""
+    return f"{hint} (files: {named}{more})"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The tool {{ name }}, in the help-json dialect (seeds/000): made from the template
+# The tool {{ name }}, in the help-json dialect (docs/dialects.md): made from the template
 # help-json/tool.sh (toolkiln's, or yours in a TEMPLATE/ folder beside the tools folder)
 # by `toolkiln new {{ name }} --dialect help-json`; a copy made by hand works too, once
 # executable (the file's name without .sh is the tool's name; the template's

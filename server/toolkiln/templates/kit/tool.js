@@ -2,7 +2,7 @@
 // Name: {{ title }}
 // Description: Greet someone by name. (Replace this with one line that tells a model what your tool does and when to use it.)
 //
-// The tool {{ name }}, in the kit dialect (seeds/002): made from the template
+// The tool {{ name }}, in the kit dialect (docs/dialects.md): made from the template
 // kit/tool.js (toolkiln's, or yours in a TEMPLATE/ folder beside the tools folder) by
 // `toolkiln new {{ name }} --dialect kit`; a copy made by hand works too. A kit tool is named after its Name
 // comment: its lower-case letters and digits joined by `-` (`My tool` is my-tool), so

@@ -5,7 +5,7 @@
 @param times: How many greetings (type: integer, default: 1, min: 1, max: 5)
 @param shout: Greet in capital letters (type: boolean, default: false)
 
-The tool {{ name }}, in the python dialect (seeds/004): made from the template
+The tool {{ name }}, in the python dialect (docs/dialects.md): made from the template
 python/tool.py (toolkiln's, or yours in a TEMPLATE/ folder beside the tools folder) by
 `toolkiln new {{ name }} --dialect python`; a copy made by hand works too (the file's name without .py is the
 tool's name; the template's placeholders are only in this docstring). Then:
