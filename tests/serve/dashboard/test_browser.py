@@ -270,6 +270,65 @@ def test_a_browser_sees_tasks_come_live_opens_a_result_and_cancels_a_running_one
         assert problems == []  # no script error, no Content-Security-Policy violation
 
 
+# A help-json tool with a description of two lines and a boolean that defaults to true.
+SHOUT = """\
+#!/bin/bash
+if [ "$1" = "--help" ]; then
+  echo '{"description": "Shout a word.\\nOn a line of its own: <b>loudly</b>."}'
+  echo '{"word": {"description": "The word", "value_type": "string", "required": true},
+         "lower": {"description": "Lowercase it", "value_type": "boolean", "default_value": true}}' >&2
+  exit 0
+fi
+cat
+"""
+# Every fetch's body, as the page sent it.
+RECORD_SENT = """
+window.sentBodies = [];
+const original = window.fetch;
+window.fetch = (url, options) => {
+  if (options && typeof options.body === 'string') window.sentBodies.push([String(url), options.body]);
+  return original(url, options);
+};
+"""
+
+
+def test_a_served_folder_shows_the_version_the_folder_its_lines_and_sends_no_default(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, state: Path, chrome: WebDriver
+) -> None:
+    """`serve DIR`: the header names toolkiln's version (not the tasks panel's), the page the
+    folder served (not the private config folder), a description keeps its line breaks (as
+    text), and the Try-it form leaves a boolean's default to the server."""
+    from toolkiln import __version__
+
+    make_tool("shout.sh", SHOUT)
+    wait = WebDriverWait(chrome, WAIT)
+    with http_server(config_dir, state, str(tools_dir)) as server:
+        chrome.get(f"{server.base_url}/")
+        chrome.find_element(By.ID, "token").send_keys(server.token)
+        chrome.find_element(By.CSS_SELECTOR, ".login-form button").click()
+        wait.until(lambda d: d.title == "toolkiln dashboard")
+        assert chrome.find_element(By.CSS_SELECTOR, "header.top h1 small").text == __version__
+        assert chrome.find_element(By.CSS_SELECTOR, ".tools .hint code.tools-dir").text == str(tools_dir)
+        description = chrome.find_element(By.CSS_SELECTOR, "#tool-shout .description")
+        assert description.text == "Shout a word.\nOn a line of its own: <b>loudly</b>."
+        assert description.find_elements(By.TAG_NAME, "b") == []  # text, not markup
+
+        shout = open_form(chrome, "shout")
+        assert shout.find_element(By.NAME, "lower").is_selected()  # its default, shown
+        chrome.execute_script(RECORD_SENT)
+        shout.find_element(By.NAME, "word").send_keys("hey")
+        shout.find_element(By.CSS_SELECTOR, "button.run").click()
+        wait.until(text_of("#tool-shout .state", "done"))
+        shout.find_element(By.NAME, "lower").click()  # unticked: that is the user's, and sent
+        shout.find_element(By.CSS_SELECTOR, "button.run").click()
+        wait.until(lambda d: len(d.execute_script("return window.sentBodies")) == 2)
+        sent = [json.loads(body) for url, body in chrome.execute_script("return window.sentBodies")]
+        assert [body["arguments"] for body in sent] == [{"word": "hey"}, {"word": "hey", "lower": False}]
+        save_screenshot(chrome, "dashboard-folder.png")
+        problems = [entry for entry in chrome.get_log("browser") if entry["level"] == "SEVERE"]
+        assert problems == []
+
+
 # Every change to a card, as (its state, how many log lines): what a person saw, however
 # quickly the call ends, where polling from the test could miss the running state.
 RECORD_CARD = """
