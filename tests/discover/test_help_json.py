@@ -185,9 +185,9 @@ def test_required_defaults_to_false() -> None:
 @pytest.mark.parametrize("value_type", ["string", "integer", "float", "array", "object", {"enum": ["a"]}])
 def test_optional_without_default_is_an_error(value_type: object) -> None:
     error = option_error({"value_type": value_type})
-    assert error.reason.endswith(
-        """an optional option needs a 'default_value' of its type (docs/dialects.md, "The help-json dialect")"""
-    )  # a page the user has, not an internal document's name
+    assert error.reason.endswith(  # a page the user has, not an internal document's name
+        "an optional option needs a 'default_value' of its type (docs/dialects.md, \"The help-json dialect\")"
+    )
 
 
 def test_explicit_null_default_is_no_default() -> None:

@@ -52,7 +52,11 @@ def test_a_token_others_can_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert not found(doctor(tools_dir, tmp_path / "config"), "token-readable")
     token.chmod(0o644)
     [finding] = found(doctor(tools_dir, tmp_path / "config"), "token-readable")
-    assert (finding.severity, finding.path, finding.fix) == ("warning", str(token), f"chmod 600 {token} (doctor --fix does it)")
+    assert (finding.severity, finding.path, finding.fix) == (
+        "warning",
+        str(token),
+        f"chmod 600 {token} (doctor --fix does it)",
+    )
 
 
 def test_hidden_and_skipped_folders_are_not_searched(

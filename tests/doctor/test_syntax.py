@@ -70,3 +70,11 @@ def test_the_parsers_load_nothing_the_environment_names(
     findings = found(doctor(tools_dir, config_dir), "syntax")
     assert len(findings) == (2 if shutil.which("node") else 1)
     assert not marker.exists()
+
+
+def test_a_script_that_turns_extglob_on_parses(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool("t/run.sh", ANNOTATED + 'shopt -s extglob\ncase "$word" in +([0-9])) echo number ;; esac\n')
+    pipeline(tools_dir, config_dir)
+    assert found(doctor(tools_dir, config_dir), "syntax") == []

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 @click.option(
     "--fix",
     is_flag=True,
-    help="Apply the safe fixes: set the run bit, discover new or changed scripts, rebuild a stale build.",
+    help="Apply the safe fixes: every file mode it reports (run bits, chmod go-w, the token's 600), "
+    "discover new or changed scripts, rebuild a stale build.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
 @click.option(
@@ -36,8 +37,10 @@ def doctor(folders: Folders, fix: bool, as_json: bool, server_name: str) -> None
 
     Each finding has a severity (error, warning, info), a file and line, what is wrong,
     and the fix. Checks: what discovery reports (bad annotations or schemas, unknown
-    types, defaults of the wrong type or outside the enum, duplicate names), scripts
-    without the run bit or a working #! line, invalid or orphaned per-tool configs, a
+    types, defaults of the wrong type or outside the enum, duplicate names), whether
+    each served tool can start as the server starts it (the run bit where it runs by
+    itself, the program its #! line or interpreter names), shell and JavaScript syntax
+    (bash -n, node --check, which run nothing), invalid or orphaned per-tool configs, a
     build missing or older than its configs, tool names too long for Claude Code or
     Cursor once prefixed with the server's name, more tools than clients take,
     parameters that would set risky environment variables, missing Python packages,

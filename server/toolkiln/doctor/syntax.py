@@ -46,7 +46,8 @@ def check_syntax(project: Project) -> list[Finding]:
 
 def _bash_findings(script: Path) -> list[Finding]:
     bash = shutil.which("bash")
-    errors = parse_errors([bash, "-n", str(script)]) if bash else None
+    # extglob on: a script turns it on with `shopt -s extglob`, which `-n` does not run
+    errors = parse_errors([bash, "-O", "extglob", "-n", str(script)]) if bash else None
     if not errors:
         return []
     line, message = None, errors.strip().splitlines()[0]

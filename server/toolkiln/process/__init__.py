@@ -16,7 +16,8 @@ One module a job: `spawn` starts a process, `spawner` asks the spawner for it
 (`spawner_main` is the spawner, `spawner_helper` the program each process starts as),
 `confine` wraps it in bubblewrap, `pipes` feeds and reads it, `groups` stops its group
 and sweeps up what escaped, `run` runs one to its end, `live` keeps a worker answering
-line by line.
+line by line; `version` asks a program its version and `parse_check` an interpreter to
+parse a script (`bash -n`, `node --check`), each a short run with no input.
 """
 
 from toolkiln.process.confine import Confinement, confinement_problem, hide_from_every_process, secret_paths
