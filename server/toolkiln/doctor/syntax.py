@@ -9,8 +9,11 @@ only "exit code 2".
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from toolkiln.doctor.findings import Finding, Project
@@ -21,27 +24,30 @@ SHELLS = ("bash", "sh")
 NODE_SUFFIXES = (".js", ".cjs", ".mjs")
 # Dialects toolkiln runs through its own runtime: it is node, whatever the #! line says.
 NODE_DIALECTS = ("function", "scriptkit")
+PARALLEL = max(2, min(8, os.cpu_count() or 1))
 _BASH_LINE = re.compile(r"line (\d+): (.*)")
 _NODE_LINE = re.compile(r"^(?P<path>.+):(?P<line>\d+)$")
 
 
 def check_syntax(project: Project) -> list[Finding]:
-    findings = []
-    seen: set[Path] = set()
+    checks: dict[Path, Callable[[Path], list[Finding]]] = {}
     for _, config in project.enabled:
         script = project.script_of(config)
-        if script in seen or not script.is_file() or config.script_config.dialect == "command":
+        if script in checks or not script.is_file() or config.script_config.dialect == "command":
             continue
-        seen.add(script)
         dialect = config.script_config.dialect
-        program = (
-            "node" if dialect in NODE_DIALECTS else Path(next(iter(start_program(config, script)), "")).name
-        )
+        words = ["node"] if dialect in NODE_DIALECTS else start_program(config, script)
+        program = Path(words[0]).name if words else ""
         if program in SHELLS or (program == "" and script.suffix in (".sh", ".bash")):
-            findings += _bash_findings(script)
+            checks[script] = _bash_findings
         elif program == "node" and script.suffix.lower() in NODE_SUFFIXES:
-            findings += _node_findings(script)
-    return findings
+            checks[script] = _node_findings
+    if not checks:
+        return []
+    # a few parsers at once: a folder of 200 shell tools is 200 short runs
+    with ThreadPoolExecutor(max_workers=min(PARALLEL, len(checks))) as pool:
+        results = list(pool.map(lambda item: item[1](item[0]), checks.items()))
+    return [finding for findings in results for finding in findings]
 
 
 def _bash_findings(script: Path) -> list[Finding]:
