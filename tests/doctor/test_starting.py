@@ -94,7 +94,11 @@ def test_a_script_discovery_reads_only_when_executable_needs_the_bit(
     script.chmod(0o644)  # `bash words.sh` runs, but the next discovery leaves it out
     [finding] = found(doctor(tools_dir, config_dir), "not-executable")
     assert (finding.severity, finding.fixable) == ("error", True)
-    assert "next discovery leaves it out" in finding.message
+    assert finding.message == (
+        "is not executable: `bash words.sh` runs the tool 'words' for now, but discovery reads a "
+        "script's `# Tool:` header only when it is executable, so the next `toolkiln discover` leaves "
+        "the tool out"
+    )
 
 
 def test_a_script_run_by_another_program_than_its_shebang_says_is_a_warning(
@@ -107,4 +111,4 @@ def test_a_script_run_by_another_program_than_its_shebang_says_is_a_warning(
     deploy.chmod(0o644)
     [finding] = found(doctor(tools_dir, config_dir), "not-executable")
     assert (finding.severity, finding.fixable) == ("warning", True)
-    assert "runs with node, not with bun" in finding.message
+    assert "the tool 'deploy' runs with node, not with bun as its #! line says" in finding.message

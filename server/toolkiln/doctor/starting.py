@@ -28,6 +28,11 @@ from toolkiln.runner.adapters import ARGV_BUILDERS
 NOT_EXECUTABLE = "not-executable"
 # Dialects whose discovery takes a file only when it is executable (`claims`).
 DISCOVERED_WHEN_EXECUTABLE = ("annotations", "help-json", "shell")
+DIALECT_WORDS = {
+    "annotations": "a script's `# Tool:` header",
+    "help-json": "a help-json script",
+    "shell": "a plain shell script",
+}
 # Dialects that choose their program themselves, whatever the `#!` line says.
 OWN_PROGRAM = ("python", "argc", "function", "scriptkit")
 _ELF = b"\x7fELF"
@@ -83,7 +88,8 @@ def _start_findings(script: Path, tool: CompiledTool, argv: list[str]) -> list[F
     executable = os.access(script, os.X_OK)
     if argv and argv[0] == str(script):  # it runs by itself: the kernel reads its #! line
         if not executable:
-            return [_not_executable(script, tool.name, "so it cannot start (Permission denied)")]
+            why = f"the tool {tool.name!r} runs it by itself, so it cannot start (Permission denied)"
+            return [_not_executable(script, why)]
         return _shebang_findings(script, tool.name)
     program = argv[0] if argv else ""
     if program and not _installed(program):
@@ -97,17 +103,17 @@ def _start_findings(script: Path, tool: CompiledTool, argv: list[str]) -> list[F
         return [
             _not_executable(
                 script,
-                tool.name,
-                f"it runs with {Path(program).name} for now, but `toolkiln discover` reads a "
-                f"{tool.dialect} script only when it is executable, so the next discovery leaves it out",
+                f"`{Path(program).name} {script.name}` runs the tool {tool.name!r} for now, but discovery "
+                f"reads {DIALECT_WORDS[tool.dialect]} only when it is executable, so the next "
+                "`toolkiln discover` leaves the tool out",
             )
         ]
     if tool.dialect not in OWN_PROGRAM and Path(shebang[0]).name != Path(program).name:
         return [
             _not_executable(
                 script,
-                tool.name,
-                f"so it runs with {Path(program).name}, not with {shebang[0]} as its #! line says",
+                f"so the tool {tool.name!r} runs with {Path(program).name}, not with {shebang[0]} as "
+                "its #! line says",
                 severity="warning",
             )
         ]
@@ -145,12 +151,12 @@ def _shebang_findings(script: Path, name: str) -> list[Finding]:
     ]
 
 
-def _not_executable(script: Path, name: str, why: str, *, severity: str = "error") -> Finding:
+def _not_executable(script: Path, why: str, *, severity: str = "error") -> Finding:
     return Finding(
         severity="error" if severity == "error" else "warning",
         check=NOT_EXECUTABLE,
         path=str(script),
-        message=f"is not executable, {why} (the tool {name!r})",
+        message=f"is not executable: {why}",
         fix=f"chmod +x {script} (doctor --fix does it)",
         fixable=True,
     )
