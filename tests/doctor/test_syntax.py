@@ -78,3 +78,14 @@ def test_a_script_that_turns_extglob_on_parses(
     make_tool("t/run.sh", ANNOTATED + 'shopt -s extglob\ncase "$word" in +([0-9])) echo number ;; esac\n')
     pipeline(tools_dir, config_dir)
     assert found(doctor(tools_dir, config_dir), "syntax") == []
+
+
+def test_a_script_whose_name_starts_with_a_dash_is_parsed_not_read_as_an_option(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = make_tool("-n/run.sh", ANNOTATED)
+    pipeline(tools_dir, config_dir)
+    script.write_text(ANNOTATED + "if true; then\n")
+    monkeypatch.chdir(tools_dir)  # `--tools-dir .`: the script is `-n/run.sh`
+    [finding] = found(doctor(Path("."), config_dir), "syntax")
+    assert (finding.path, finding.line) == ("-n/run.sh", 7)

@@ -53,7 +53,8 @@ def check_syntax(project: Project) -> list[Finding]:
 def _bash_findings(script: Path) -> list[Finding]:
     bash = shutil.which("bash")
     # extglob on: a script turns it on with `shopt -s extglob`, which `-n` does not run
-    errors = parse_errors([bash, "-O", "extglob", "-n", str(script)]) if bash else None
+    # its absolute path: a relative one could start with `-` (`--tools-dir .`, `-x.sh`)
+    errors = parse_errors([bash, "-O", "extglob", "-n", os.path.abspath(script)]) if bash else None
     if not errors:
         return []
     line, message = None, errors.strip().splitlines()[0]
@@ -66,7 +67,7 @@ def _bash_findings(script: Path) -> list[Finding]:
 
 def _node_findings(script: Path) -> list[Finding]:
     node = shutil.which("node")
-    errors = parse_errors([node, "--check", str(script)]) if node else None
+    errors = parse_errors([node, "--check", os.path.abspath(script)]) if node else None
     if not errors:
         return []
     lines = errors.strip().splitlines()
