@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from toolkiln import __version__
+from toolkiln.cli.hints import in_mode, no_project_hint
 from toolkiln.cli.terminal import VisibleFormatter, visible
 from toolkiln.errors import ConfigError, ToolkilnError
 
@@ -37,9 +38,8 @@ class _Cli(click.Group):
             return super().invoke(ctx)
         except ToolkilnError as error:
             # An error may quote a file's or a script's words: they cannot drive the terminal.
-            click.echo(
-                f"toolkiln: {paint('error', 'red', err=True, bold=True)}: {visible(str(error))}", err=True
-            )
+            message = visible(no_project_hint(in_mode(str(error))))
+            click.echo(f"toolkiln: {paint('error', 'red', err=True, bold=True)}: {message}", err=True)
             ctx.exit(1)
         except KeyboardInterrupt:
             click.echo("toolkiln: interrupted", err=True)
@@ -247,4 +247,4 @@ def paint(text: str, colour: str, *, err: bool = False, bold: bool = False) -> s
 def echo_problem(severity: str, message: object) -> None:
     """`error: message` (or warning, info) on stderr, the severity in colour on a terminal."""
     label = paint(severity, SEVERITY_COLOURS.get(severity, "white"), err=True, bold=severity == "error")
-    click.echo(f"{label}: {visible(str(message))}", err=True)
+    click.echo(f"{label}: {visible(in_mode(str(message)))}", err=True)
