@@ -13,8 +13,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from toolkiln.cli import cli
-from toolkiln.project import create_project
-from toolkiln.project import ProjectError
+from toolkiln.project import ProjectError, create_project
 from toolkiln.served_folder import owned_config_dir
 
 SLUG = """#!/bin/bash
