@@ -88,3 +88,25 @@ def secrets_for(secrets: Mapping[str, str], reads: Sequence[str], pass_env: Sequ
     names = set(reads) | {pattern for pattern in pass_env if not pattern.endswith("*")}
     prefixes = tuple(pattern[:-1] for pattern in pass_env if pattern.endswith("*"))
     return {key: value for key, value in secrets.items() if key in names or key.startswith(prefixes)}
+
+
+def env_reads_of(path: Path, parameters: Sequence[str] = (), limit: int = 256 * 1024) -> list[str] | None:
+    """What the script at `path` reads from the environment (`env_names_read` of its
+    first `limit` bytes), without its own parameters (which reach it as variables of
+    the same name): None when it reads nothing else, or cannot be read."""
+    try:
+        with path.open("rb") as handle:
+            text = handle.read(limit).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    names = [name for name in env_names_read(text) if name not in set(parameters)]
+    return names or None
+
+
+def hide_env_file(path: Path) -> None:
+    """Hide `path` (a `.env`) from every process confined from now on (probes and tool
+    calls): its values reach a tool only through the variables its config names."""
+    if path.exists():
+        from toolkiln.process import hide_from_every_process  # anyio: only when there is one
+
+        hide_from_every_process(path)

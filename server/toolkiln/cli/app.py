@@ -22,6 +22,7 @@ import click
 from toolkiln import __version__
 from toolkiln.cli.hints import in_mode, no_project_hint
 from toolkiln.cli.terminal import VisibleFormatter, visible
+from toolkiln.dotenv_file import env_file_for, hide_env_file
 from toolkiln.errors import ConfigError, ToolkilnError
 
 if TYPE_CHECKING:
@@ -115,6 +116,7 @@ def folder_options(function: Callable[..., Any]) -> Callable[..., Any]:
         given = {key: kwargs.pop(f"{key}_dir") for key, _, _ in _FOLDERS}
         beside_tools = {key: given["tools"].parent / key for key, default, _ in _FOLDERS if default is None}
         folders = Folders(**{key: given[key] or beside_tools[key] for key in given})
+        hide_env_file(env_file_for(folders.tools))  # no probe or confined tool reads the secrets
         return function(*args, folders=folders, **kwargs)
 
     for key, default, what in reversed(_FOLDERS):
@@ -161,7 +163,24 @@ class RunOptions:
         limits: dict[str, Any] = {"max_concurrency": max_concurrency} if max_concurrency else {}
         if self.max_output is not None:
             limits["max_output_bytes"] = self.max_output
-        return RunSettings(default_timeout=self.timeout, env=env, **limits)
+        return RunSettings(default_timeout=self.timeout, env=env, secrets=tool_secrets(registry), **limits)
+
+
+def tool_secrets(registry: Registry) -> dict[str, str]:
+    """The `.env` beside the scripts (DIR's, or the project's), read by the server only:
+    hidden from every confined process, its values given to the tools that name them."""
+    from toolkiln.cli.hints import current_folder
+    from toolkiln.dotenv_file import env_file_for, hide_env_file, load_env_file
+
+    served = current_folder()
+    path = env_file_for(registry.tools_dir, served.root if served is not None else None)
+    secrets = load_env_file(path)
+    hide_env_file(path)
+    if secrets:  # names only: a value is never logged
+        logging.getLogger("toolkiln").info(
+            "%s: %s for the tools that name them", path, ", ".join(sorted(secrets))
+        )
+    return secrets
 
 
 def run_options(function: Callable[..., Any]) -> Callable[..., Any]:

@@ -22,6 +22,7 @@ from click.core import ParameterSource
 
 from toolkiln.cli.app import Folders
 from toolkiln.cli.hints import SERVED_KEY, current_folder
+from toolkiln.dotenv_file import env_file_for, hide_env_file
 
 if TYPE_CHECKING:
     from toolkiln.served_folder import ServedFolder
@@ -74,6 +75,7 @@ def resolve_folders(folder: Path | None, given: Folders) -> Folders:
         raise click.UsageError("give DIR or --tools-dir, not both: DIR is the folder of the scripts")
     served = resolve_served_folder(folder, given.config if explicit("config") else None)
     context.meta[SERVED_KEY] = served
+    hide_env_file(env_file_for(served.tools, served.root))  # no probe or confined tool reads the secrets
     return Folders(
         tools=served.tools,
         config=served.config,
