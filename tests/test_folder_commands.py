@@ -83,7 +83,7 @@ def test_the_hint_without_dir_names_the_folder_and_works(
     monkeypatch.chdir(folder)
     failed = run("call", "slug", "text=x")
     assert failed.exit_code == 1
-    assert "toolkiln call NAME ." in failed.output
+    assert "toolkiln call slug . text=x" in failed.output
     assert run("call", "slug", ".", "text=x y").output.strip() == "x-y"
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from toolkiln import __version__
-from toolkiln.cli.hints import in_mode, no_project_hint
+from toolkiln.cli.hints import WORDS_KEY, in_mode, no_project_hint
 from toolkiln.cli.terminal import VisibleFormatter, visible
 from toolkiln.dotenv_file import env_file_for, hide_env_file
 from toolkiln.errors import ConfigError, ToolkilnError
@@ -35,6 +35,8 @@ class _Cli(click.Group):
     """Turns toolkiln's own errors into a message and an exit status, in one place."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        # The command's words, for a hint that repeats them with DIR (hints.no_project_hint).
+        ctx.meta[WORDS_KEY] = [*getattr(ctx, "_protected_args", ()), *ctx.args]
         try:
             return super().invoke(ctx)
         except ToolkilnError as error:

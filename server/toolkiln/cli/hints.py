@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from toolkiln.served_folder import ServedFolder
 
 SERVED_KEY = "toolkiln.served"  # click's ctx.meta: the ServedFolder, when DIR was given
+WORDS_KEY = "toolkiln.words"  # click's ctx.meta: the command's words (`call slug text=x`)
 
 # The commands that take DIR as their last positional word (after NAME where they take one).
 _DIR_COMMANDS = "discover|build|list|doctor|audit|serve|where|fallback on|fallback off"
@@ -76,6 +77,18 @@ def no_project_hint(text: str) -> str:
     if (here / "tools").is_dir() and (here / "config").is_dir():
         return text
     return (
-        f"{text}\n  {here} is not a toolkiln project (tools/ and config/); for a folder of scripts, "
-        "name it as DIR: toolkiln serve ., toolkiln call NAME ., toolkiln where ."
+        f"{text}\n  {here} is not a toolkiln project (tools/ and config/); to use it as a folder of "
+        f"scripts, name it as DIR: {_with_here()} (toolkiln where . says where its files are)"
     )
+
+
+def _with_here() -> str:
+    """The command that failed, with `.` as its DIR (after NAME for `call`, `new`, ...)."""
+    context = click.get_current_context(silent=True)
+    words: list[str] = list(context.meta.get(WORDS_KEY, [])) if context is not None else []
+    if not words or any(word.startswith("--") and word.endswith("-dir") for word in words):
+        return "toolkiln serve ., toolkiln call NAME ."
+    at = 1
+    if words[0] in ("call", "new", "enable", "disable"):  # DIR comes after NAME
+        at = next((i + 1 for i, word in enumerate(words[1:], 1) if not word.startswith("-")), len(words))
+    return shlex.join(["toolkiln", *words[:at], ".", *words[at:]])
