@@ -27,8 +27,10 @@ STARTER_TOOL = "now"  # starter/tools/now/run.sh
 # tools.json, the discovery index, the audit logs. The per-tool configs (config/tools/,
 # config/prompts/, config/resources/) are the user's edits: they are committed.
 GENERATED = ("config/tools.json", "config/.discovery.json", "config/logs/")
+# And the secrets of the tools (dotenv_file.py), which must never be committed.
+IGNORED = (*GENERATED, ".env")
 GITIGNORE = "# Written by toolkiln (toolkiln build, discover and serve); rebuilt at will.\n" + "".join(
-    f"/{path}\n" for path in GENERATED
+    f"/{path}\n" for path in IGNORED
 )
 
 
@@ -163,7 +165,7 @@ def _write_gitignore(root: Path, report: ProjectReport) -> None:
         except (OSError, UnicodeDecodeError):
             lines = set()
         report.missing_ignores = [
-            f"/{entry}" for entry in GENERATED if f"/{entry}" not in lines and entry not in lines
+            f"/{entry}" for entry in IGNORED if f"/{entry}" not in lines and entry not in lines
         ]
         return
     report.created.append(".gitignore")

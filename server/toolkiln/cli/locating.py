@@ -26,6 +26,9 @@ def where(folders: Folders, as_json: bool) -> None:
     from toolkiln.token import default_state_dir
 
     served = served_folder()
+    folders = Folders(
+        *(folder.absolute() for folder in (folders.tools, folders.config, folders.prompts, folders.resources))
+    )
     places = {
         "folder": str(served.root if served is not None else Path.cwd()),
         "mode": "folder of scripts" if served is not None and served.owned else "project",
