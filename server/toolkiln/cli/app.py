@@ -62,13 +62,17 @@ def cli(ctx: click.Context, verbose: bool, log_level: str | None) -> None:
     \b
     toolkiln init [DIR]     make a project: tools/ with a starter tool, config/, .gitignore
     toolkiln serve DIR      discover, build and serve any folder of scripts, in one command
-    toolkiln new NAME       write a new tool from a template (and discover it)
+    toolkiln new NAME       write a new tool from a template (discovered and built)
     toolkiln discover       read tools/ and write config/tools/<name>.json
     toolkiln build          merge the enabled tools into config/tools.json
     toolkiln serve          serve config/tools.json to MCP clients
     toolkiln tasks          the calls running as MCP tasks: list, show, cancel
     toolkiln install CLIENT make Claude, Cursor, VS Code, Gemini CLI, Codex... use the tools
     toolkiln doctor         find what is wrong with the tools, and how to fix it
+    toolkiln where DIR      where a folder's configs, build, audit log and .env are
+
+    Every command that reads the tools takes DIR, a project or a folder of scripts, as
+    its last word (`toolkiln call NAME DIR KEY=VALUE`).
     """
     default = "info" if ctx.invoked_subcommand == "serve" else "warning"
     level = "debug" if verbose else (log_level or default)
