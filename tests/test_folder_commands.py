@@ -158,3 +158,15 @@ def test_init_merge_refuses_a_folder_of_scripts_and_says_how_to_serve_it(folder:
     assert refused.exit_code == 1
     words = hinted(refused.output, "serve")
     assert words == ["serve", str(folder)]
+
+
+def test_doctor_fixes_in_folder_mode_name_dir_and_work(folder: Path) -> None:
+    checked = run("doctor", str(folder))
+    words = hinted(checked.output, "discover")
+    assert words == ["discover", str(folder)], checked.output
+    assert run(*words).exit_code == 0
+    (folder / "idle.sh").write_text(SLUG.replace("slug", "idle"))  # not executable: a fix to apply
+    fixable = run("doctor", str(folder))
+    assert hinted(fixable.output, "doctor") == ["doctor", str(folder), "--fix"]
+    assert run("doctor", str(folder), "--fix").exit_code == 0
+    assert "config/" not in run("doctor", str(folder)).output.replace(str(owned_config_dir(folder)), "")
