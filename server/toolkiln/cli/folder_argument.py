@@ -89,5 +89,9 @@ def split_folder_word(words: tuple[str, ...]) -> tuple[Path | None, tuple[str, .
     pair (a pair always has `=`; a folder whose name has one is given with
     --tools-dir)."""
     if words and "=" not in words[0]:
+        if not Path(words[0]).expanduser().is_dir():
+            raise click.BadParameter(
+                f"{words[0]!r} is neither KEY=VALUE nor a folder (DIR)", param_hint="[DIR] [KEY=VALUE]..."
+            )
         return Path(words[0]), words[1:]
     return None, words
