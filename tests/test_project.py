@@ -26,6 +26,7 @@ def test_init_makes_a_project_that_is_built_and_whose_starter_tool_runs(tmp_path
         "/config/tools.json",
         "/config/.discovery.json",
         "/config/logs/",
+        "/.env",  # the tools' secrets
     ]
     assert "built" in result.output and "1 tool (now)" in result.output
     assert f"cd {project}" in result.output

@@ -47,9 +47,9 @@ def test_new_tool_of_each_dialect_is_discovered_and_runs(
     config = load_tool_config(tool_config_path(config_dir, "word-count"))
     assert (config.script_config.script_path, config.script_config.dialect) == (path, dialect)
     assert f"call word-count --tools-dir {tools_dir} --config-dir {config_dir}" in created.output
-    assert f"build --tools-dir {tools_dir}" in created.output
+    assert f"build --tools-dir {tools_dir}" not in created.output  # `new` built: the call works at once
+    assert f"built {config_dir / 'tools.json'} with 1 tool" in created.output
 
-    assert run_cli("build").exit_code == 0
     called = run_cli("call", "word-count", *arguments)
     assert called.exit_code == 0, called.output
     assert expected in called.output

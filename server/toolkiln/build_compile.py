@@ -50,6 +50,7 @@ def compile_tool(config: ToolConfig, config_file: str) -> CompiledTool:
         python_entry=script.python_entry,
         command=script.command,
         requirements_file=script.requirements_file,
+        env_reads=script.env_reads or [],
         config_file=config_file,
     )
 

@@ -27,8 +27,10 @@ STARTER_TOOL = "now"  # starter/tools/now/run.sh
 # tools.json, the discovery index, the audit logs. The per-tool configs (config/tools/,
 # config/prompts/, config/resources/) are the user's edits: they are committed.
 GENERATED = ("config/tools.json", "config/.discovery.json", "config/logs/")
+# And the secrets of the tools (dotenv_file.py), which must never be committed.
+IGNORED = (*GENERATED, ".env")
 GITIGNORE = "# Written by toolkiln (toolkiln build, discover and serve); rebuilt at will.\n" + "".join(
-    f"/{path}\n" for path in GENERATED
+    f"/{path}\n" for path in IGNORED
 )
 
 
@@ -67,6 +69,16 @@ def create_project(root: Path, *, merge: bool = False) -> ProjectReport:
             f"project: run `toolkiln init {root / 'mcp-tools'}` for a new folder, or "
             "`toolkiln init --merge` to add the project's pieces here (nothing is overwritten)"
         )
+    if merge and root.is_dir() and not (root / "tools").exists():
+        scripts = scripts_in(root)
+        if scripts:
+            shown = ", ".join(scripts[:3]) + (f" and {len(scripts) - 3} more" if len(scripts) > 3 else "")
+            raise ProjectError(
+                f"{root.absolute()} holds scripts ({shown}) and no tools/ folder: as a project, only "
+                "tools/ is served, so these scripts would no longer be. Serve the folder as it is "
+                f"(toolkiln writes nothing into it): toolkiln serve {root}; or move the scripts into "
+                f"{root / 'tools'}/ first, then run toolkiln init --merge again"
+            )
     report = ProjectReport(root)
     root.mkdir(parents=True, exist_ok=True)
     tools_is_new = _make_folder(root, "tools", report)
@@ -75,6 +87,31 @@ def create_project(root: Path, *, merge: bool = False) -> ProjectReport:
         _copy_tree(STARTER_DIR / "tools", root / "tools", report)
     _write_gitignore(root, report)
     return report
+
+
+SCRIPT_SUFFIXES = frozenset(
+    {".sh", ".bash", ".zsh", ".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php"}
+)
+
+
+def scripts_in(folder: Path) -> list[str]:
+    """The names of the scripts at the top of `folder` (what `toolkiln serve DIR` would
+    serve): executable files, and files named or started (`#!`) as scripts are."""
+    found = []
+    for entry in sorted(folder.iterdir()):
+        if entry.name.startswith(".") or not entry.is_file():
+            continue
+        if entry.suffix in SCRIPT_SUFFIXES or os.access(entry, os.X_OK) or _starts_with_shebang(entry):
+            found.append(entry.name)
+    return found
+
+
+def _starts_with_shebang(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(2) == b"#!"
+    except OSError:
+        return False
 
 
 def _may_hold_a_project(root: Path) -> bool:
@@ -128,7 +165,7 @@ def _write_gitignore(root: Path, report: ProjectReport) -> None:
         except (OSError, UnicodeDecodeError):
             lines = set()
         report.missing_ignores = [
-            f"/{entry}" for entry in GENERATED if f"/{entry}" not in lines and entry not in lines
+            f"/{entry}" for entry in IGNORED if f"/{entry}" not in lines and entry not in lines
         ]
         return
     report.created.append(".gitignore")

@@ -5,10 +5,12 @@ from toolkiln.cli import (  # noqa: F401  (each module registers its commands)
     checking,
     connecting,
     initializing,
+    locating,
     pipeline,
     running,
     scaffolding,
     serving,
+    switching,
     tasking,
 )
 from toolkiln.cli.app import cli

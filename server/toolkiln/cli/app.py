@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from toolkiln import __version__
+from toolkiln.cli.hints import WORDS_KEY, in_mode, no_project_hint
 from toolkiln.cli.terminal import VisibleFormatter, visible
+from toolkiln.dotenv_file import env_file_for, hide_env_file
 from toolkiln.errors import ConfigError, ToolkilnError
 
 if TYPE_CHECKING:
@@ -33,13 +35,14 @@ class _Cli(click.Group):
     """Turns toolkiln's own errors into a message and an exit status, in one place."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        # The command's words, for a hint that repeats them with DIR (hints.no_project_hint).
+        ctx.meta[WORDS_KEY] = [*getattr(ctx, "_protected_args", ()), *ctx.args]
         try:
             return super().invoke(ctx)
         except ToolkilnError as error:
             # An error may quote a file's or a script's words: they cannot drive the terminal.
-            click.echo(
-                f"toolkiln: {paint('error', 'red', err=True, bold=True)}: {visible(str(error))}", err=True
-            )
+            message = visible(no_project_hint(in_mode(str(error))))
+            click.echo(f"toolkiln: {paint('error', 'red', err=True, bold=True)}: {message}", err=True)
             ctx.exit(1)
         except KeyboardInterrupt:
             click.echo("toolkiln: interrupted", err=True)
@@ -59,13 +62,17 @@ def cli(ctx: click.Context, verbose: bool, log_level: str | None) -> None:
     \b
     toolkiln init [DIR]     make a project: tools/ with a starter tool, config/, .gitignore
     toolkiln serve DIR      discover, build and serve any folder of scripts, in one command
-    toolkiln new NAME       write a new tool from a template (and discover it)
+    toolkiln new NAME       write a new tool from a template (discovered and built)
     toolkiln discover       read tools/ and write config/tools/<name>.json
     toolkiln build          merge the enabled tools into config/tools.json
     toolkiln serve          serve config/tools.json to MCP clients
     toolkiln tasks          the calls running as MCP tasks: list, show, cancel
     toolkiln install CLIENT make Claude, Cursor, VS Code, Gemini CLI, Codex... use the tools
     toolkiln doctor         find what is wrong with the tools, and how to fix it
+    toolkiln where DIR      where a folder's configs, build, audit log and .env are
+
+    Every command that reads the tools takes DIR, a project or a folder of scripts, as
+    its last word (`toolkiln call NAME DIR KEY=VALUE`).
     """
     default = "info" if ctx.invoked_subcommand == "serve" else "warning"
     level = "debug" if verbose else (log_level or default)
@@ -115,6 +122,7 @@ def folder_options(function: Callable[..., Any]) -> Callable[..., Any]:
         given = {key: kwargs.pop(f"{key}_dir") for key, _, _ in _FOLDERS}
         beside_tools = {key: given["tools"].parent / key for key, default, _ in _FOLDERS if default is None}
         folders = Folders(**{key: given[key] or beside_tools[key] for key in given})
+        hide_env_file(env_file_for(folders.tools))  # no probe or confined tool reads the secrets
         return function(*args, folders=folders, **kwargs)
 
     for key, default, what in reversed(_FOLDERS):
@@ -161,7 +169,24 @@ class RunOptions:
         limits: dict[str, Any] = {"max_concurrency": max_concurrency} if max_concurrency else {}
         if self.max_output is not None:
             limits["max_output_bytes"] = self.max_output
-        return RunSettings(default_timeout=self.timeout, env=env, **limits)
+        return RunSettings(default_timeout=self.timeout, env=env, secrets=tool_secrets(registry), **limits)
+
+
+def tool_secrets(registry: Registry) -> dict[str, str]:
+    """The `.env` beside the scripts (DIR's, or the project's), read by the server only:
+    hidden from every confined process, its values given to the tools that name them."""
+    from toolkiln.cli.hints import current_folder
+    from toolkiln.dotenv_file import env_file_for, hide_env_file, load_env_file
+
+    served = current_folder()
+    path = env_file_for(registry.tools_dir, served.root if served is not None else None)
+    secrets = load_env_file(path)
+    hide_env_file(path)
+    if secrets:  # names only: a value is never logged
+        logging.getLogger("toolkiln").info(
+            "%s: %s for the tools that name them", path, ", ".join(sorted(secrets))
+        )
+    return secrets
 
 
 def run_options(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -247,4 +272,4 @@ def paint(text: str, colour: str, *, err: bool = False, bold: bool = False) -> s
 def echo_problem(severity: str, message: object) -> None:
     """`error: message` (or warning, info) on stderr, the severity in colour on a terminal."""
     label = paint(severity, SEVERITY_COLOURS.get(severity, "white"), err=True, bold=severity == "error")
-    click.echo(f"{label}: {visible(str(message))}", err=True)
+    click.echo(f"{label}: {visible(in_mode(str(message)))}", err=True)

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from toolkiln.cli.app import Folders, cli, first_line, folder_options, render_table
+from toolkiln.cli.folder_argument import folder_argument
 from toolkiln.errors import ConfigError
 
 AUDIT_FILE = Path("logs") / "audit.jsonl"
@@ -15,6 +16,7 @@ AUDIT_FILE = Path("logs") / "audit.jsonl"
 
 @cli.command()
 @folder_options
+@folder_argument
 @click.option(
     "--audit-log",
     type=click.Path(dir_okay=False, path_type=Path),

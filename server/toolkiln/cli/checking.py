@@ -10,6 +10,7 @@ import click
 
 from toolkiln.cli.app import SEVERITY_COLOURS, Folders, cli, folder_options, paint
 from toolkiln.cli.folder_argument import folder_argument
+from toolkiln.cli.hints import in_mode
 from toolkiln.cli.terminal import visible
 
 if TYPE_CHECKING:
@@ -72,12 +73,13 @@ def _render(report: DoctorReport, fix: bool) -> str:
     for finding in report.findings:
         colour = SEVERITY_COLOURS[finding.severity]
         label = paint(finding.severity, colour, bold=finding.severity == "error")
-        lines.append(f"{visible(finding.location)}: {label}: {visible(finding.message)} [{finding.check}]")
+        message = visible(in_mode(finding.message))
+        lines.append(f"{visible(finding.location)}: {label}: {message} [{finding.check}]")
         if finding.fix:
-            lines.append(f"  fix: {visible(finding.fix)}")
+            lines.append(f"  fix: {visible(in_mode(finding.fix))}")
     summary = ", ".join(_counted(report.count(severity), severity) for severity in SEVERITIES)
     if not fix and any(finding.fixable for finding in report.findings):
-        summary += "; `toolkiln doctor --fix` applies the fixes that say so"
+        summary += in_mode("; `toolkiln doctor --fix` applies the fixes that say so")
     return "\n".join([*lines, summary])
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shlex
 from collections.abc import Callable
@@ -62,6 +63,16 @@ def connect_options(function: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--http", is_flag=True, help="Connect to `toolkiln serve --http` instead of starting a server."
+        ),
+        click.option(
+            "--env",
+            "env",
+            multiple=True,
+            metavar="NAME[=VALUE]",
+            help="A variable the tools need, passed through from the client's environment by name "
+            "(repeatable); NAME=VALUE writes the value into the client's config instead. Secrets "
+            "are better kept in the folder's .env (mode 600), which the server reads "
+            "(docs/configuration.md).",
         ),
         click.option(
             "--name", default="toolkiln", show_default=True, help="The server's name in the client."
@@ -128,11 +139,18 @@ def _connect(
     launcher: str,
     url: str | None,
     token_file: Path | None,
+    env: tuple[str, ...],
 ) -> None:
     from toolkiln.clients import client_config
+    from toolkiln.clients.env_pass import parse_env_options, with_env
 
     if not http and (url or token_file):
         raise click.UsageError("--url and --token-file go with --http")
+    if http and env:
+        raise click.UsageError(
+            "--env goes with the stdio form: with --http, start the server with the variable"
+        )
+    names, values = parse_env_options(env)
     if folder is not None and http:
         raise click.UsageError(
             "DIR goes with the stdio form (the client starts `toolkiln serve DIR`); with --http "
@@ -156,6 +174,7 @@ def _connect(
         folder=folder,
         launch=cast("Launcher", launcher),
     )
+    chosen = dataclasses.replace(chosen, entry=with_env(chosen.client.name, chosen.entry, names, values))
     if chosen.http is not None and chosen.http.created_token:
         echo_problem(
             "info", f"made a new bearer token in {chosen.http.token_file}; `serve --http` will use it"
@@ -168,9 +187,16 @@ def _connect(
             "(--launcher path keeps this one's path)",
         )
     if not install:
-        _show(chosen, _install_command(chosen, folder, launcher, folders))
+        _show(chosen, _install_command(chosen, folder, launcher, folders, env))
         return
-    _report(chosen, chosen.install())
+    _report(chosen, chosen.install(), folder)
+    if values:
+        echo_problem(
+            "warning",
+            f"{chosen.config_file} now holds the value of {', '.join(values)}: keep it private "
+            f"(chmod 600 {shlex.quote(str(chosen.config_file))}), or keep secrets in the folder's .env "
+            "instead",
+        )
 
 
 def _show(chosen: ClientConfig, install_command: str) -> None:
@@ -185,7 +211,7 @@ def _show(chosen: ClientConfig, install_command: str) -> None:
         click.echo(f"or: claude mcp add-json --scope user {shlex.quote(chosen.name)} {entry}", err=True)
 
 
-def _report(chosen: ClientConfig, result: InstallResult) -> None:
+def _report(chosen: ClientConfig, result: InstallResult, folder: Path | None) -> None:
     name = chosen.name
     if not result.changed:
         click.echo(f"{result.path} already has the server {name!r} as it should be; nothing changed")
@@ -211,9 +237,17 @@ def _report(chosen: ClientConfig, result: InstallResult) -> None:
         click.echo(f"{result.path} now holds the bearer token: keep it private")
     if result.changed:
         click.echo(f"next: {chosen.client.after_install}")
+    if chosen.client.name == "gemini":
+        from toolkiln.clients.gemini_trust import gemini_trust_hint
+
+        hint = gemini_trust_hint(folder or Path.cwd())
+        if hint:
+            echo_problem("info", hint)
 
 
-def _install_command(chosen: ClientConfig, folder: Path | None, launcher: str, folders: Folders) -> str:
+def _install_command(
+    chosen: ClientConfig, folder: Path | None, launcher: str, folders: Folders, env: tuple[str, ...]
+) -> str:
     """The `install` command line that writes what `config` just showed."""
     from toolkiln.clients import shell_launcher
 
@@ -221,6 +255,9 @@ def _install_command(chosen: ClientConfig, folder: Path | None, launcher: str, f
     words = [chosen.client.name, *([str(folder)] if folder is not None else [])]
     words += [*(["--http"] if http else []), *(["--name", chosen.name] if chosen.name != "toolkiln" else [])]
     words += ["--launcher", launcher] if launcher != "auto" and not http else []
+    words += [
+        word for name in env for word in ("--env", name.partition("=")[0] + ("=VALUE" if "=" in name else ""))
+    ]
     words += [] if http or folder is not None else folder_arguments(folders)
     if chosen.config_file is None:
         words += ["--config-file", "PATH"]

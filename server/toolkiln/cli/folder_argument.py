@@ -3,8 +3,10 @@
 `toolkiln serve ~/scripts` serves a folder that is not a project without writing into
 it (its configs go into a folder toolkiln owns: `served_folder.py`); `toolkiln serve
 ~/my-project` serves a project (tools/ and config/) from its own folders. Commands that
-take DIR take it the same way, so `discover`, `build` and `list` of DIR see what
-`serve DIR` serves.
+take DIR take it the same way, as their last positional word (`call NAME DIR`, `new
+NAME DIR`, `tasks show ID DIR`), so `discover`, `build`, `list`, `call`, `audit`, ...
+of DIR see what `serve DIR` serves. `resolve_folders` is the one resolver; the
+`folder_argument` decorator gives it to a command.
 """
 
 from __future__ import annotations
@@ -19,11 +21,12 @@ import click
 from click.core import ParameterSource
 
 from toolkiln.cli.app import Folders
+from toolkiln.cli.hints import SERVED_KEY, current_folder
+from toolkiln.dotenv_file import env_file_for, hide_env_file
 
 if TYPE_CHECKING:
     from toolkiln.served_folder import ServedFolder
 
-SERVED_KEY = "toolkiln.served"  # click's ctx.meta: the ServedFolder, when DIR was given
 DIR_HELP = (
     "DIR, when given, names the folders in one word: a toolkiln project (tools/ and config/), or "
     "any folder of scripts, whose configs are then in toolkiln's own folder for it, as "
@@ -42,9 +45,7 @@ def folder_argument(function: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(function)
     def command(*args: Any, folder: Path | None, folders: Folders, **kwargs: Any) -> Any:
-        if folder is not None:
-            folders = _folders_of(folder, folders)
-        return function(*args, folders=folders, **kwargs)
+        return function(*args, folders=resolve_folders(folder, folders), **kwargs)
 
     if "DIR" not in (command.__doc__ or ""):  # a command that says nothing of DIR gets a word on it
         # cleaned first: a paragraph at column 0 after an indented docstring would leave its
@@ -57,13 +58,16 @@ def folder_argument(function: Callable[..., Any]) -> Callable[..., Any]:
 
 def served_folder() -> ServedFolder | None:
     """What DIR resolved to, in the command that is running (None: no DIR was given)."""
-    served: ServedFolder | None = click.get_current_context().meta.get(SERVED_KEY)
-    return served
+    return current_folder()
 
 
-def _folders_of(folder: Path, given: Folders) -> Folders:
+def resolve_folders(folder: Path | None, given: Folders) -> Folders:
+    """The folders of DIR (`given`, the options' folders, when DIR is None); what DIR
+    resolved to is kept for `served_folder()` and for the hints (`hints.in_mode`)."""
     from toolkiln.served_folder import resolve_served_folder
 
+    if folder is None:
+        return given
     context = click.get_current_context()
 
     def explicit(key: str) -> bool:
@@ -73,9 +77,23 @@ def _folders_of(folder: Path, given: Folders) -> Folders:
         raise click.UsageError("give DIR or --tools-dir, not both: DIR is the folder of the scripts")
     served = resolve_served_folder(folder, given.config if explicit("config") else None)
     context.meta[SERVED_KEY] = served
+    hide_env_file(env_file_for(served.tools, served.root))  # no probe or confined tool reads the secrets
     return Folders(
         tools=served.tools,
         config=served.config,
         prompts=given.prompts if explicit("prompts") else served.prompts,
         resources=given.resources if explicit("resources") else served.resources,
     )
+
+
+def split_folder_word(words: tuple[str, ...]) -> tuple[Path | None, tuple[str, ...]]:
+    """`call NAME [DIR] [KEY=VALUE]...`: DIR is the first word when it is no KEY=VALUE
+    pair (a pair always has `=`; a folder whose name has one is given with
+    --tools-dir)."""
+    if words and "=" not in words[0]:
+        if not Path(words[0]).expanduser().is_dir():
+            raise click.BadParameter(
+                f"{words[0]!r} is neither KEY=VALUE nor a folder (DIR)", param_hint="[DIR] [KEY=VALUE]..."
+            )
+        return Path(words[0]), words[1:]
+    return None, words

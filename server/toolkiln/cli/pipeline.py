@@ -13,6 +13,7 @@ import click
 
 from toolkiln.cli.app import Folders, cli, echo_problem, first_line, folder_options, render_table
 from toolkiln.cli.folder_argument import folder_argument
+from toolkiln.cli.hints import in_mode
 from toolkiln.cli.terminal import terminal_width
 from toolkiln.files import catalog_path
 from toolkiln.wording import counted
@@ -91,7 +92,7 @@ def discover(
     elif list_only:
         click.echo(_status_table(report.tools))
         if report.not_tools:
-            why = [("FILE", "NOT A TOOL BECAUSE"), *((v.path, v.reason) for v in report.not_tools)]
+            why = [("FILE", "NOT A TOOL BECAUSE"), *((v.path, in_mode(v.reason)) for v in report.not_tools)]
             click.echo("\n" + render_table(why))
         for kind, statuses in (("PROMPT", report.prompts), ("RESOURCE", report.resources)):
             if statuses:
@@ -122,8 +123,8 @@ def _echo_hints(not_tools: list[NotTool]) -> None:
         return
     click.echo("1 file is not a tool:" if len(not_tools) == 1 else f"{len(not_tools)} files are not tools:")
     for hint in hints:
-        click.echo(f"  {hint}")
-    click.echo("`toolkiln discover --list` says why for each file.")
+        click.echo(f"  {in_mode(hint)}")
+    click.echo(in_mode("`toolkiln discover --list` says why for each file."))
 
 
 def _status_table(tools: list[ToolStatus]) -> str:

@@ -39,6 +39,26 @@ def build_folders(folders: Folders, *, discover: bool, force: bool = False) -> b
     return True
 
 
+def build_and_tell(folders: Folders) -> bool:
+    """Build, as `toolkiln build` does, for the commands that change a tool (`new`,
+    `enable`, `fallback`): what was refused, and what was built; whether all was."""
+    import click
+
+    from toolkiln.build import build_catalog
+    from toolkiln.cli.announcing import announce_build
+    from toolkiln.cli.app import echo_problem
+    from toolkiln.wording import counted
+
+    report = build_catalog(
+        folders.config, folders.tools, folders.existing(folders.prompts), folders.existing(folders.resources)
+    )
+    for problem in report.errors:
+        echo_problem("error", problem)
+    click.echo(f"built {report.path} with {counted(len(report.tools), 'tool')}")
+    announce_build(folders.config, report.path)  # with a state URL: every replica serves it
+    return not report.errors
+
+
 def built_from(folders: Folders, registry: Registry) -> Folders:
     """The folders `registry` was built from (its tools.json says), so that a rebuild by a
     server started elsewhere, or without --tools-dir, does not read another project."""

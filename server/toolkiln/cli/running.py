@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from toolkiln.cli.app import Folders, RunOptions, cli, colour_enabled, folder_options, run_options
+from toolkiln.cli.folder_argument import resolve_folders, split_folder_word
 from toolkiln.cli.terminal import visible
 from toolkiln.errors import ToolkilnError
 from toolkiln.files import catalog_path
@@ -20,7 +21,7 @@ from toolkiln.files import catalog_path
 @folder_options
 @run_options
 @click.argument("name")
-@click.argument("arguments", nargs=-1, metavar="[KEY=VALUE]...")
+@click.argument("arguments", nargs=-1, metavar="[DIR] [KEY=VALUE]...")
 @click.option("--args", "json_args", metavar="JSON", help="All arguments as one JSON object: '{\"a\": 1}'.")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole result as JSON.")
 def call(
@@ -38,6 +39,10 @@ def call(
     The tool's log lines (INFO, WARNING, ERROR; DEBUG with -v) and its progress are
     shown on stderr as they come: on a terminal progress is a bar, elsewhere a plain
     line. On a terminal, an interactive tool's questions are asked there.
+
+    DIR, when given (the first word after NAME that is no KEY=VALUE), names the
+    folders in one word, as `toolkiln serve DIR` does: a project, or a folder of
+    scripts whose configs toolkiln keeps (`toolkiln where DIR` shows where).
     """
     import anyio
 
@@ -46,6 +51,8 @@ def call(
     from toolkiln.runner import Registry, ToolResult, ToolRunner, UnknownToolError
     from toolkiln.schema import parse_cli_value
 
+    folder, arguments = split_folder_word(arguments)
+    folders = resolve_folders(folder, folders)
     registry = Registry.load(catalog_path(folders.config))
     try:
         tool = registry.get(name)

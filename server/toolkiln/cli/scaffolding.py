@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, cast
 import click
 
 from toolkiln.cli.app import Folders, cli, echo_problem, folder_arguments, folder_options, paint
+from toolkiln.cli.folder_argument import folder_argument, served_folder
+from toolkiln.cli.rebuilding import build_and_tell
 
 if TYPE_CHECKING:
     from toolkiln.scaffold import NewDialect
@@ -20,6 +22,7 @@ DIALECTS = ("annotations", "help-json", "python", "kit")
 @cli.command()
 @folder_options
 @click.argument("name")
+@folder_argument
 @click.option(
     "--dialect",
     type=click.Choice(DIALECTS),
@@ -35,7 +38,7 @@ DIALECTS = ("annotations", "help-json", "python", "kit")
     "it has a template for; else toolkiln's own]. Env: TOOLKILN_TEMPLATE_DIR.",
 )
 def new(folders: Folders, name: str, dialect: str, template_dir: Path | None) -> None:
-    """Create the tool NAME from a template, ready to run, and discover it.
+    """Create the tool NAME from a template, ready to run; discover it and build.
 
     \b
     annotations  tools/NAME/run.sh  bash, metadata in header comments
@@ -77,18 +80,20 @@ def new(folders: Folders, name: str, dialect: str, template_dir: Path | None) ->
         f"{paint('created', 'green')} {created.script} ({dialect}, executable{origin}) "
         f"and its config {config_file}"
     )
-    click.echo("\n".join(["", *_next_steps(folders, name, created.example)]))
+    built = build_and_tell(folders)
+    click.echo("\n".join(["", *_next_steps(folders, name, created.example, built)]))
 
 
-def _next_steps(folders: Folders, name: str, example: tuple[str, ...]) -> list[str]:
+def _next_steps(folders: Folders, name: str, example: tuple[str, ...], built: bool) -> list[str]:
     from toolkiln.clients import shell_launcher
 
     command = shell_launcher()
-    dirs = folder_arguments(folders)
+    served = served_folder()
+    dirs = [str(served.root)] if served is not None else folder_arguments(folders)
     options = f" {shlex.join(dirs)}" if dirs else ""
     return [
         "Try it:",
-        f"  {command} build{options}",
+        *([] if built else [f"  {command} build{options}"]),
         f"  {command} call {name}{options} {shlex.join(example)}",
         "Serve it:",
         f"  {command} serve{options}            # over stdio, as MCP clients start it",

@@ -122,8 +122,8 @@ def serve(
         discover_first = True
         if served.owned:
             logger.info(
-                "serving the folder %s; its tools' configs are in %s (edit one to disable or tune "
-                "a tool; `toolkiln list %s` shows them)",
+                "serving the folder %s; its tools' configs are in %s (edit one to tune a tool; "
+                "`toolkiln disable NAME %s` stops serving one; `toolkiln where` shows every path)",
                 served.root,
                 folders.config / "tools",
                 served.root,

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from toolkiln.cli.app import cli, paint, render_table
+from toolkiln.cli.app import Folders, cli, folder_options, paint, render_table
+from toolkiln.cli.folder_argument import folder_argument
 from toolkiln.cli.state_option import ENV_VAR, load_seals
 from toolkiln.cli.terminal import terminal_width, visible
 from toolkiln.errors import ConfigError
@@ -45,16 +46,20 @@ CANCELLED_HERE = "Cancelled from the command line (toolkiln tasks cancel)."
 
 
 def store_options(function: Callable[..., Any]) -> Callable[..., Any]:
-    """--state-dir, --state-url and --config-dir, given to the command as one `Where`."""
+    """--state-dir, --state-url, and the folders (DIR, or --config-dir: its server.json
+    `state` names the store), given to the command as one `Where`. Put it last, below
+    the command's own arguments, so that DIR is the last positional word."""
 
-    @click.option(
-        "--state-dir",
-        type=click.Path(file_okay=False, path_type=Path),
-        help="The servers' state folder, where their SQLite task store is "
-        "[default: $XDG_CONFIG_HOME/toolkiln, or ~/.config/toolkiln; "
-        "`serve --http --token-file F` keeps it beside F].",
-    )
-    @click.option(
+    @functools.wraps(function)
+    def command(
+        *args: Any, state_dir: Path | None, state_url: str | None, folders: Folders, **kwargs: Any
+    ) -> Any:
+        # `toolkiln tasks` alone invokes `list` with its defaults, which skip the variable.
+        url = state_url or os.environ.get(ENV_VAR) or None
+        return function(*args, where=Where(state_dir, url, folders.config), **kwargs)
+
+    wrapped = folder_argument(command)
+    wrapped = click.option(
         "--state-url",
         envvar=ENV_VAR,
         show_envvar=True,
@@ -62,23 +67,15 @@ def store_options(function: Callable[..., Any]) -> Callable[..., Any]:
         help="Read the tasks from this Redis server, the one the replicas keep them in "
         "(as `serve --state-url`) [default: config/server.json `state.url`; none: the SQLite "
         "store of --state-dir]. A URL with a password: give it in the variable.",
-    )
-    @click.option(
-        "--config-dir",
+    )(wrapped)
+    wrapped = click.option(
+        "--state-dir",
         type=click.Path(file_okay=False, path_type=Path),
-        default="config",
-        show_default=True,
-        help="The project's config folder: its server.json `state` (url, key_prefix) names the store.",
-    )
-    @functools.wraps(function)
-    def command(
-        *args: Any, state_dir: Path | None, state_url: str | None, config_dir: Path, **kwargs: Any
-    ) -> Any:
-        # `toolkiln tasks` alone invokes `list` with its defaults, which skip the variable.
-        url = state_url or os.environ.get(ENV_VAR) or None
-        return function(*args, where=Where(state_dir, url, config_dir), **kwargs)
-
-    return command
+        help="The servers' state folder, where their SQLite task store is "
+        "[default: $XDG_CONFIG_HOME/toolkiln, or ~/.config/toolkiln; "
+        "`serve --http --token-file F` keeps it beside F].",
+    )(wrapped)
+    return folder_options(wrapped)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,9 +105,9 @@ def tasks(ctx: click.Context) -> None:
 
 
 @tasks.command("list", short_help="List the tasks: status, progress, age.")
-@store_options
 @click.option("--active", is_flag=True, help="Only the tasks still running or waiting for input.")
 @click.option("--json", "as_json", is_flag=True, help="Print the tasks as JSON (full ids, no results).")
+@store_options
 def list_tasks(where: Where, active: bool = False, as_json: bool = False) -> None:
     """List the tasks in the store, oldest first: running ones, and finished ones until
     their time to live is over. Every client's tasks: this is the operator's view."""
@@ -146,9 +143,9 @@ def list_tasks(where: Where, active: bool = False, as_json: bool = False) -> Non
 
 
 @tasks.command("show", short_help="Show a task's progress, logs and result.")
-@store_options
 @click.argument("task_id", metavar="ID")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole task as JSON, result included.")
+@store_options
 def show_task(task_id: str, where: Where, as_json: bool) -> None:
     """Show task ID: status, progress and its latest log lines on stderr, and its result
     (the tool's output, or the error) on stdout. Exits with status 1 when the task
@@ -181,8 +178,8 @@ def show_task(task_id: str, where: Where, as_json: bool) -> None:
 
 
 @tasks.command("cancel", short_help="Stop a running task and its processes.")
-@store_options
 @click.argument("task_id", metavar="ID")
+@store_options
 def cancel_task(task_id: str, where: Where) -> None:
     """Cancel task ID: its server (the replica running it, with a Redis store) stops the
     script and everything it started (SIGTERM, then SIGKILL), within about a second, and

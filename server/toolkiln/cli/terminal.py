@@ -14,6 +14,7 @@ import logging
 import os
 from typing import TextIO
 
+from toolkiln.cli.hints import in_mode
 from toolkiln.invisible import escape_invisible
 
 
@@ -24,10 +25,11 @@ def visible(text: str) -> str:
 
 
 class VisibleFormatter(logging.Formatter):
-    """Log lines whose message (a script's stderr, a client's words) cannot drive the terminal."""
+    """Log lines whose message (a script's stderr, a client's words) cannot drive the
+    terminal, with their hints in the words of the folder served (`hints.in_mode`)."""
 
     def formatMessage(self, record: logging.LogRecord) -> str:
-        return visible(super().formatMessage(record))
+        return visible(in_mode(super().formatMessage(record)))
 
 
 def terminal_width(stream: TextIO, fallback: int = 80) -> int:

@@ -33,9 +33,7 @@ def explain_unknown_tool(name: str, served: Iterable[str], tools_dir: Path, conf
         except ToolkilnError as error:
             return f"tool {name!r} is not served: its config is invalid: {error}"
         if not config.enabled:
-            return (
-                f'tool {name!r} is disabled: set "enabled": true in {config_file}, then run `toolkiln build`'
-            )
+            return f"tool {name!r} is disabled (in {config_file}): `toolkiln enable {name}` serves it again"
         return (
             f"tool {name!r} is not in {catalog}: it was discovered after the last build, or the "
             "build left it out (it says why): run `toolkiln build`"

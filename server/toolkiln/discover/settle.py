@@ -160,6 +160,7 @@ def settle(
 
 
 def _config_from(item: Pending, declaration: Declaration, tools_dir: Path) -> ToolConfig:
+    from toolkiln.dotenv_file import env_reads_of
     from toolkiln.model import ScriptConfig, ToolConfig
 
     candidate = item.candidate
@@ -179,6 +180,7 @@ def _config_from(item: Pending, declaration: Declaration, tools_dir: Path) -> To
             python_entry=declaration.python_entry,
             input_schema=declaration.input_schema,
             command=declaration.command,
+            env_reads=env_reads_of(candidate.path, [p.name for p in declaration.parameters]),
             **declaration.settings,
         ),
         source=fingerprint_file(

@@ -61,6 +61,8 @@ class CompiledTool(BaseModel):
     # Which of the script's commands this tool is (one file, several tools; see ScriptConfig).
     command: str | None = None
     requirements_file: str | None = None
+    # The variables of the folder's `.env` it gets, besides those its pass_env names.
+    env_reads: list[str] = Field(default_factory=list)
     config_file: str
 
 

@@ -102,6 +102,10 @@ class ScriptConfig(BaseModel):
     # The script's own JSON Schema (help-json's `input_schema`), used instead of one
     # made from `parameters`; `parameters` then only say how arguments reach the script.
     input_schema: dict[str, Any] | None = None
+    # The environment variables the script reads besides its parameters (a static scan of
+    # its text: `$WEATHER_API_KEY`, `os.environ["X"]`, `process.env.X`): the `.env`
+    # values it gets (dotenv_file.py), and what `doctor` may report unset.
+    env_reads: list[str] | None = None
 
     @field_validator("parameters")
     @classmethod

@@ -16,6 +16,7 @@ from typing import Any
 
 import anyio
 
+from toolkiln.dotenv_file import secrets_for
 from toolkiln.errors import ProcessStartError, ToolRunError
 from toolkiln.model import CompiledTool
 from toolkiln.process import Confinement, run_process
@@ -64,6 +65,8 @@ class RunSettings:
     env: Mapping[str, str] = field(default_factory=dict)
     # Folders no confined tool may see (besides toolkiln's state folder, with its token).
     hidden: tuple[str, ...] = ()
+    # The folder's `.env` values: each tool gets those its config names (dotenv_file.py).
+    secrets: Mapping[str, str] = field(default_factory=dict)
 
 
 class ToolRunner:
@@ -287,9 +290,13 @@ class ToolRunner:
         """How a run of `tool` is confined, and the environment it starts from (scrubbed
         when confined); `ConfinementRefused` when it must be confined and cannot."""
         confinement = confinement_for(tool, script.parent, self._hidden, self.registry.tools_dir)
-        if confinement is None:
-            return None, self._env
-        return confinement, confined_env(self._env, tool.confinement, self.settings.env)
+        base = (
+            self._env if confinement is None else confined_env(self._env, tool.confinement, self.settings.env)
+        )
+        if self.settings.secrets:  # the server's own environment wins, as dotenv's convention is
+            named = secrets_for(self.settings.secrets, tool.env_reads, tool.confinement.pass_env or ())
+            base = {**named, **base} if named else base
+        return confinement, base
 
     def _files(self, tool: CompiledTool) -> FileFence:
         """Where the files the tool's output names may be: its workspace (runner/named_files.py)."""
