@@ -5,9 +5,10 @@ A probe runs inside bubblewrap (`process/confine.py`) with no network, a filesys
 it cannot change, a private /tmp and an empty home (but for the tools folder, the
 PATH entries that hold only programs and the interpreter that runs the script with its
 installation, so that it still starts; never their neighbours, such as
-`~/.cargo/credentials.toml` beside `~/.cargo/bin`: `probe_view.py`), toolkiln's state folder hidden after every bind (`process/confine.py`),
-a minimal environment, and a PID namespace that ends with it. Where bubblewrap cannot run, no
-script is probed unless the user asks for unconfined probes; discovery says so.
+`~/.cargo/credentials.toml` beside `~/.cargo/bin`: `probe_view.py`), toolkiln's state
+folder hidden after every bind (`process/confine.py`), a minimal environment, and a PID
+namespace that ends with it. Where bubblewrap cannot run, no script is probed unless the
+user asks for unconfined probes; discovery says so.
 `discover --list` and `doctor` probe nothing at all (`mode="none"`).
 """
 
@@ -109,7 +110,9 @@ def _needed_folders(candidate: Candidate, interpreter: Sequence[str], hidden: Se
     depth = len(Path(candidate.relative_path).parts)
     named = named_python(candidate.path)
     python = named[0] if named and named[0].startswith("/") else None
-    return probe_view(candidate.path.parents[depth - 1], _program(candidate.path, interpreter), python, hidden)
+    return probe_view(
+        candidate.path.parents[depth - 1], _program(candidate.path, interpreter), python, hidden
+    )
 
 
 def _program(script: Path, interpreter: Sequence[str]) -> str | None:

@@ -75,7 +75,9 @@ def _python_parts(prefix: Path) -> list[str]:
     except OSError:
         return []
     parts = [
-        str(library / name) for name in names if name.startswith("python3") and (library / name / "os.py").is_file()
+        str(library / name)
+        for name in names
+        if name.startswith("python3") and (library / name / "os.py").is_file()
     ]
     if parts:
         parts += [str(library / name) for name in names if name.startswith("libpython3")]
