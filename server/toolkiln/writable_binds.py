@@ -79,8 +79,8 @@ def _check_alone(folder: Path, spelled: str, others: WritableFolders | None, too
         raise WritableRefused(
             f"the writable folder {spelled!r} ({folder}) lies inside the writable folder "
             f"{holder.describe()}: a call of that tool could replace a folder on its path by a "
-            "symlink between toolkiln's check and the bind, and send this tool's writes anywhere; give it a folder of its own, outside "
-            "every folder a tool may write"
+            "symlink between toolkiln's check and the bind, and send this tool's writes anywhere; "
+            "give it a folder of its own, outside every folder a tool may write"
         )
     if tools_dir is not None:
         tools = Path(os.path.realpath(tools_dir))
