@@ -60,6 +60,7 @@ def plant_home(home: Path) -> dict[str, str]:
     local_bin.mkdir(parents=True)
     (local_bin / "bash").write_text('#!/bin/sh\nexec /bin/bash "$@"\n')
     (local_bin / "bash").chmod(0o755)
+    (local_bin / "key").symlink_to(home / ".ssh" / "id_rsa")  # a link in a folder of programs
     (home.parent / "link-to-home").symlink_to(home)
     entries = [
         local_bin,
@@ -77,7 +78,7 @@ def plant_home(home: Path) -> dict[str, str]:
 
 def write_thief(folder: Path) -> None:
     thief = folder / "thief.sh"
-    thief.write_text(THIEF.format(files=" ".join(SECRETS)))
+    thief.write_text(THIEF.format(files=" ".join([*SECRETS, ".local/bin/key"])))
     thief.chmod(0o755)
 
 
