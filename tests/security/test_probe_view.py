@@ -125,3 +125,46 @@ async def test_serve_dir_hands_a_client_nothing_a_probe_could_read(tmp_path: Pat
         tools = (await client.list_tools()).tools
     (thief,) = tools
     assert_nothing_stolen(thief.description or "")
+
+
+def test_a_python_in_the_home_shows_its_library_and_not_its_neighbours(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Python installed under the home (`~/.local/share/uv/python/...`, `~/.pyenv/versions/...`,
+    or `~/.local` itself): its file, standard library and shared library, found by the
+    landmark Python itself looks for; nothing else of its prefix, and a virtual
+    environment's root only with its pyvenv.cfg."""
+    from toolkiln.discover.probe_view import probe_view
+
+    home = tmp_path / "home"
+    prefix = home / ".local"
+    (prefix / "bin").mkdir(parents=True)
+    (prefix / "lib" / "python3.12").mkdir(parents=True)
+    (prefix / "lib" / "python3.12" / "os.py").write_text("")
+    (prefix / "lib" / "libpython3.12.so.1.0").write_text("")
+    (prefix / "share" / "keyrings").mkdir(parents=True)
+    python = prefix / "bin" / "python3.12"
+    python.write_text("#!/bin/sh\n")
+    python.chmod(0o755)
+    (prefix / "bin" / "python3").symlink_to(python)
+    fake_venv = home / "not-a-venv" / "bin"  # no pyvenv.cfg: its folder is not shown
+    fake_venv.mkdir(parents=True)
+    (fake_venv / "python").symlink_to(python)
+    (home / "not-a-venv" / "secret").write_text("x")
+    venv = home / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text(f"home = {prefix / 'bin'}\n")
+    (venv / "bin" / "python").symlink_to(python)
+    tools = tmp_path / "tools"
+    monkeypatch.setenv("PATH", f"{prefix / 'bin'}:/usr/bin:/bin")
+    library = [str(prefix / "lib" / name) for name in ("libpython3.12.so.1.0", "python3.12")]
+
+    def view(program: str | None, named: str | None) -> list[str]:  # what lies in the temporary folder
+        return [
+            path for path in probe_view(tools, program, named, [str(home)]) if path.startswith(str(tmp_path))
+        ]
+
+    shown = view("python3", None)
+    assert shown == sorted([str(prefix / "bin"), str(python), *library, str(tools)])
+    assert view(str(fake_venv / "python"), None) == shown
+    assert view(None, str(venv / "bin" / "python")) == sorted([*shown, str(venv)])
