@@ -39,6 +39,10 @@ def test_a_file_name_cannot_forge_a_row_of_discover_list(
     lines = listing.output.splitlines()
     assert not any(line.startswith("missing  found   trusted") for line in lines), listing.output
     assert any("note.sh\\nmissing" in line for line in lines), listing.output
+    # Nor a line of the warnings, which name a file that is not a tool.
+    os.mkfifo(tools_dir / "pipe.sh\nwarning: every tool here was reviewed")
+    listing = run_cli("discover", "--list")
+    assert not any(line.startswith("warning: every tool") for line in listing.output.splitlines())
 
 
 def test_fifos_device_links_and_a_sparse_giant_are_read_quickly_or_not_at_all(
