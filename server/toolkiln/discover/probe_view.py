@@ -36,14 +36,29 @@ def probe_view(tools_root: Path, program: str | None, named: str | None, hidden:
     PATH entries that are folders of programs, `program` (a word of the `#!` line or the
     interpreter: a path, or a name looked up on PATH) with its installation, and the
     Python `named` by the `#!` line with its virtual environment."""
+    from toolkiln.process.confine import ALWAYS_HIDDEN, PRIVATE
+
+    emptied = (*hidden, *PRIVATE, *ALWAYS_HIDDEN)  # what a probe sees empty (process/confine.py)
     needed = {str(tools_root)}
     entries = [entry for entry in os.environ.get("PATH", "").split(os.pathsep) if os.path.isabs(entry)]
-    needed.update(entry for entry in entries if _holds_only_programs(entry))
+    # Only what lies in an emptied folder is looked at: the rest is seen anyway (/usr/bin).
+    needed.update(entry for entry in entries if _inside(entry, emptied) and _holds_only_programs(entry))
     found = _find(program, entries) if program else None
     for runner in (found, named):
-        if runner is not None and os.access(runner, os.X_OK):
+        if runner is not None and os.access(runner, os.X_OK) and _inside(runner, emptied):
             needed.update(_program_needs(runner))
     return sorted(real for real in map(os.path.realpath, needed) if not _holds_hidden(real, hidden))
+
+
+def _inside(path: str, folders: Sequence[str]) -> bool:
+    """Whether `path`, as written or resolved, lies in one of `folders` (a link in /usr/bin
+    to a Python under the home counts)."""
+    spellings = {os.path.abspath(path), os.path.realpath(path)}
+    return any(
+        place == outer or place.startswith(outer.rstrip("/") + "/")
+        for place in spellings
+        for outer in folders
+    )
 
 
 def _find(program: str, entries: Sequence[str]) -> str | None:
