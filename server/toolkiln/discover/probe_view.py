@@ -21,6 +21,7 @@ the state folder is hidden after all of it.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import stat
@@ -101,7 +102,17 @@ def _python_parts(prefix: Path) -> list[str]:
 
 def _holds_only_programs(folder: str) -> bool:
     """Whether everything in `folder` is an executable file or a symlink (whose target
-    is shown only if it is shown anyway): what a PATH entry is for."""
+    is shown only if it is shown anyway): what a PATH entry is for. Read once per state
+    of the folder (its entries change its mtime) in a discovery of many scripts."""
+    try:
+        status = os.stat(folder)
+    except OSError:
+        return False
+    return _listed_programs_only(folder, status.st_ino, status.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=256)
+def _listed_programs_only(folder: str, inode: int, mtime: int) -> bool:
     try:
         with os.scandir(folder) as listing:
             for count, entry in enumerate(listing):
