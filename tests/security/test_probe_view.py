@@ -168,3 +168,24 @@ def test_a_python_in_the_home_shows_its_library_and_not_its_neighbours(
     assert shown == sorted([str(prefix / "bin"), str(python), *library, str(tools)])
     assert view(str(fake_venv / "python"), None) == shown
     assert view(None, str(venv / "bin" / "python")) == sorted([*shown, str(venv)])
+
+
+def test_a_version_managers_shim_shows_that_managers_root_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pyenv's `shims/python3` runs `<root>/libexec/pyenv`: a `shims` folder beside a
+    `libexec` one is a version manager's root, shown whole; a `shims` folder anywhere
+    else shows nothing above it."""
+    from toolkiln.discover.probe_view import probe_view
+
+    home = tmp_path / "home"
+    for root, manager in ((home / ".pyenv", True), (home / ".cargo", False)):
+        (root / "shims").mkdir(parents=True)
+        (root / "shims" / "python3").write_text("#!/usr/bin/env bash\nexec pyenv\n")
+        (root / "shims" / "python3").chmod(0o755)
+        if manager:
+            (root / "libexec").mkdir()
+        monkeypatch.setenv("PATH", f"{root / 'shims'}:/usr/bin:/bin")
+        shown = [path for path in probe_view(tmp_path, "python3", None, [str(home)]) if str(home) in path]
+        expected = [str(root), str(root / "shims"), str(root / "shims" / "python3")]
+        assert shown == (expected if manager else expected[1:])

@@ -13,7 +13,10 @@ code unconfined").
 - for a Python, what it needs and nothing else, found by asking nothing: its standard
   library (`<prefix>/lib/pythonX.Y`, the folder Python itself looks for beside
   `<prefix>/bin`) and its shared library (`<prefix>/lib/libpythonX.Y.so*`); and a virtual
-  environment's root, only when its `pyvenv.cfg` proves it is one.
+  environment's root, only when its `pyvenv.cfg` proves it is one;
+- for a version manager's shim (`~/.pyenv/shims/python3`, rbenv's, nodenv's: a program in
+  a `shims` folder beside a `libexec` one, which the shim runs), that manager's root,
+  which holds its code and its versions.
 
 toolkiln's own Python and files are shown to every confined process (`process/confine.py`);
 the state folder is hidden after all of it.
@@ -70,7 +73,8 @@ def _find(program: str, entries: Sequence[str]) -> str | None:
 
 def _program_needs(path: str) -> list[str]:
     """`path` resolved, and, for a Python, its standard library and shared library, and
-    the virtual environment (pyvenv.cfg) it is the Python of, as named or resolved."""
+    the virtual environment (pyvenv.cfg) it is the Python of, as named or resolved; for a
+    version manager's shim, the manager's root."""
     real = Path(os.path.realpath(path))
     needed = [str(real)]
     for spelled in dict.fromkeys((Path(os.path.abspath(path)), real)):
@@ -79,6 +83,8 @@ def _program_needs(path: str) -> list[str]:
             needed.append(str(environment))
     if real.parent.name == "bin":
         needed += _python_parts(real.parent.parent)
+    if real.parent.name == "shims" and (real.parent.parent / "libexec").is_dir():
+        needed.append(str(real.parent.parent))  # a version manager's root (below)
     return needed
 
 
