@@ -102,7 +102,9 @@ def build_catalog(
     if errors:
         raise BuildError("\n".join([*errors, f"{report.path} was left as it was."]))
     _leave_out_escapes(report, tools_dir, prompts_dir, resources_dir)
-    report.tools = leave_out_unsafe_writable(report.tools, tools_dir, report.path.parent, report.errors)
+    report.tools = leave_out_unsafe_writable(
+        report.tools, tools_dir, report.path.parent, report.errors, writable
+    )
     _leave_out_missing_files(report, tools_dir, prompts_dir, resources_dir)
     _leave_out_not_opted_in(report, server.discovery.fallback)
     if command is not None:

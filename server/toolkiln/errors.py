@@ -21,7 +21,8 @@ class DiscoveryError(ToolkilnError):
         self.path = path
         self.line = line
         self.reason = message
-        where = f"{path}:{line}" if path and line else path
+        # One line: a newline in a file's name would forge a line of its own (a warning, a row).
+        where = (f"{path}:{line}" if path and line else path).replace("\n", "\\n")
         super().__init__(f"{where}: {message}" if where else message)
 
 

@@ -83,6 +83,18 @@ class WritableFolders:
             found = self._lookup(resolved) if resolved != lexical else None
         return found
 
+    def holder_of(self, path: str) -> WritableFolder | None:
+        """The folder that holds `path` (absolute, `..` folded) strictly, not `path` itself:
+        with the folders as written or resolved, and `path` as written or resolved."""
+        if "\0" in path:
+            return None
+        for spelled in dict.fromkeys((path, os.path.realpath(path))):
+            parent = os.path.dirname(spelled)
+            found = self._lookup(parent) if parent != spelled else None
+            if found is not None:
+                return found
+        return None
+
     def _lookup(self, path: str) -> WritableFolder | None:
         while True:
             found = self._index.get(path)

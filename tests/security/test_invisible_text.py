@@ -145,3 +145,31 @@ def test_a_prompts_words_are_escaped(tools_dir: Path, config_dir: Path, tmp_path
     [stored] = [json.loads(path.read_text()) for path in config_dir.rglob("review.json")]
     assert not any(has_invisible(text) for text in strings_in(stored))
     assert any(text.startswith("Review code\\U000e0049") for text in strings_in(stored))
+
+
+def test_a_sidecar_schemas_descriptions_and_titles_are_escaped(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    """The words of a whole JSON Schema (its descriptions and titles, nested too) and the
+    tool's title are stored escaped, as a description is (docs/security.md)."""
+    make_tool("prog.sh", "#!/bin/sh\necho\n")
+    schema = {
+        "type": "object",
+        "title": f"Input{HIDDEN}",
+        "properties": {
+            "path": {"type": "string", "description": f"A path\u200b{HIDDEN}"},
+            "deep": {
+                "type": "object",
+                "properties": {"inner": {"type": "string", "title": f"Inner{tags('x')}"}},
+            },
+        },
+    }
+    sidecar = {"description": "d", "title": f"Prog{tags('!')}", "inputSchema": schema}
+    make_tool("prog.tool.json", json.dumps(sidecar), executable=False)
+    report = discover_tools(tools_dir, config_dir)
+    assert [tool.name for tool in report.tools] == ["prog"], report.errors
+    stored = json.loads((config_dir / "tools" / "prog.json").read_text())
+    assert not any(has_invisible(text) for text in strings_in(stored))
+    words = strings_in(stored)
+    for escaped in ("Input\\U000e0049", "A path\\u200b\\U000e0049", "Inner\\U000e0078"):
+        assert any(text.startswith(escaped) for text in words), (escaped, words)

@@ -295,3 +295,108 @@ def test_a_writable_folder_that_holds_the_config_folder_fails_the_build(
     assert built.exit_code != 0
     assert "the config folder" in built.output and "tool 'honest' may write" in built.output
     assert (config_dir / "tools.json").read_bytes() == before
+
+
+def _write_planted(folder: Path, marker: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "evil.sh").write_text(PLANTED.format(name=f"evil_{folder.name}", marker=marker))
+    (folder / "evil.sh").chmod(0o755)
+
+
+@pytest.mark.anyio
+async def test_a_file_in_any_writable_folder_is_never_served_with_watch(
+    make_tool: MakeTool, tmp_path: Path, tools_dir: Path, config_dir: Path, attack: dict[str, str]
+) -> None:
+    """Every spelling of a folder a tool may write, with `serve --watch` running on a tools
+    folder reached through a symlink: a workspace of its own, a `writable` folder reached
+    through `..`, one named by the tools folder's real path, run_command's write roots and
+    the server's `confinement.writable`. A script written in any of them is never listed."""
+    for name in ("ws", "up", "real"):
+        make_tool(f"{name}/run.sh", HONEST.format(name=name))
+    real_tools = tools_dir.resolve()
+    server = {
+        "confinement": {"writable": [str(real_tools / "server-wide")]},
+        "run_command": {"enabled": True, "allow": ["ls"], "roots": [str(tmp_path)],
+                        "confinement": {"writable": [str(real_tools / "commands")]}},
+    }  # fmt: skip
+    config_dir.mkdir(exist_ok=True)
+    (config_dir / "server.json").write_text(json.dumps(server))
+    link = tmp_path / "tools-link"
+    link.symlink_to(tools_dir)
+    arguments = ["--tools-dir", str(link), "--config-dir", str(config_dir)]
+
+    def prepare() -> None:
+        runner = CliRunner()
+        assert runner.invoke(cli, ["discover", *arguments], catch_exceptions=False).exit_code == 0
+        tune_tool(config_dir, "ws", workspace_config={"allowed_paths": ["{TOOL_DIR}/drop"]})
+        tune_tool(config_dir, "up", confinement={"writable": ["{TOOL_DIR}/../shared"]})
+        tune_tool(config_dir, "real", confinement={"writable": [str(real_tools / "real" / "out")]})
+        built = runner.invoke(cli, ["build", *arguments], catch_exceptions=False)
+        assert built.exit_code == 0, built.output
+
+    await anyio.to_thread.run_sync(prepare)
+    folders = [
+        link / "ws" / "drop",
+        link / "shared",
+        real_tools / "real" / "out",
+        link / "commands",
+        real_tools / "server-wide",
+    ]
+    async with connect(config_dir, "legacy", "--watch", "--tools-dir", str(link)) as client:
+        before = await names(client)
+        assert before == {"ws", "up", "real", "run_command"}, before
+        for folder in folders:
+            _write_planted(folder, attack["marker"])
+        make_tool("later.sh", HONEST.format(name="later"))
+        await wait_for(lambda: _lists(client, "later"))
+        assert await names(client) == {*before, "later"}
+        for folder in folders:
+            assert await refused(client, f"evil_{folder.name}")
+    assert not Path(attack["marker"]).exists()
+
+
+@pytest.mark.parametrize(
+    ("field", "spelled"),
+    [
+        ("writable", "{TOOL_DIR}"),
+        ("writable", "{TOOL_DIR}/.."),
+        ("writable", "TOOLS_PARENT"),
+        ("writable", "~"),
+        ("workspace", "{TOOL_DIR}/.."),
+        ("workspace", "~/work"),
+    ],
+)
+def test_a_writable_folder_at_or_above_the_tools_folder_is_refused_at_build_and_call(
+    run_cli: Callable[..., Result], tools_dir: Path, config_dir: Path, field: str, spelled: str
+) -> None:
+    """`writable: ["{TOOL_DIR}"]` for a script at the top of tools/, its parent, or `~`
+    (which toolkiln does not expand): refused, naming the config file and the field."""
+    (tools_dir / "honest.sh").write_text(HONEST.format(name="honest"))
+    (tools_dir / "honest.sh").chmod(0o755)
+    config_dir.mkdir(exist_ok=True)
+    (config_dir / "server.json").write_text(json.dumps({"confinement": {"mode": "required"}}))
+    assert run_cli("discover").exit_code == 0
+    assert run_cli("build").exit_code == 0
+    before = (config_dir / "tools.json").read_bytes()
+    given = spelled.replace("TOOLS_PARENT", str(tools_dir.parent))
+    settings = (
+        {"confinement": {"writable": [given]}}
+        if field == "writable"
+        else {"workspace_config": {"allowed_paths": [given]}}
+    )
+    tune_tool(config_dir, "honest", **settings)
+    built = run_cli("build")
+    assert built.exit_code != 0 or "left out" in built.output, built.output
+    assert "honest.json" in built.output, built.output
+    assert "workspace_config.allowed_paths" in built.output or "confinement.writable" in built.output
+    assert (config_dir / "tools.json").read_bytes() == before or "honest" not in tool_names(config_dir)
+
+    # A catalog edited to say the same is refused at call.
+    catalog = json.loads(before)
+    if field == "writable":
+        catalog["tools"][0]["confinement"]["writable"] = [given]
+    else:
+        catalog["tools"][0]["workspace"]["allowed_paths"] = [given]
+    (config_dir / "tools.json").write_text(json.dumps(catalog))
+    ran = run_cli("call", "honest")
+    assert ran.exit_code != 0 and "honest" not in ran.output.split("\n")[-1:], ran.output

@@ -231,8 +231,8 @@ def render_table(rows: Sequence[tuple[str, ...]], width: int | None = None) -> s
     """Columns padded to their widest cell; the last column runs free, or with `width`
     (a terminal's columns) every line is cut to it with an ellipsis, never wrapped: a
     middle column gets at most a third of it, so one long cell cannot push the last
-    column off every line."""
-    rows = [tuple(visible(cell) for cell in row) for row in rows]
+    column off every line. A cell is one line (a newline in a file name would forge a row)."""
+    rows = [tuple(_one_line(visible(cell)) for cell in row) for row in rows]
     if width is not None:
         cap = max(width // 3, 12)
         rows = [(row[0], *(cut(cell, cap) for cell in row[1:-1]), row[-1]) for row in rows]
@@ -242,6 +242,12 @@ def render_table(rows: Sequence[tuple[str, ...]], width: int | None = None) -> s
         for row in rows
     )
     return "\n".join(lines if width is None else (cut(line, width) for line in lines))
+
+
+def _one_line(cell: str) -> str:
+    """A cell on one line: a newline or tab in it (a file's name may hold them) shown as
+    its escape, so that no cell can start a row of its own."""
+    return cell.replace("\n", "\\n").replace("\t", "\\t")
 
 
 def cut(text: str, width: int) -> str:

@@ -3,18 +3,18 @@
 A folder being discovered may not have been reviewed yet: its scripts are not trusted.
 A probe runs inside bubblewrap (`process/confine.py`) with no network, a filesystem
 it cannot change, a private /tmp and an empty home (but for the tools folder, the
-PATH entries themselves and the interpreter that runs the script, so that it still
-starts; never their neighbours, such as `~/.cargo/credentials.toml` beside
-`~/.cargo/bin`), toolkiln's state folder hidden after every bind (`process/confine.py`),
-a minimal environment, and a PID namespace that ends with it. Where bubblewrap cannot run, no
-script is probed unless the user asks for unconfined probes; discovery says so.
+PATH entries that hold only programs and the interpreter that runs the script with its
+installation, so that it still starts; never their neighbours, such as
+`~/.cargo/credentials.toml` beside `~/.cargo/bin`: `probe_view.py`), toolkiln's state
+folder hidden after every bind (`process/confine.py`), a minimal environment, and a PID
+namespace that ends with it. Where bubblewrap cannot run, no script is probed unless the
+user asks for unconfined probes; discovery says so.
 `discover --list` and `doctor` probe nothing at all (`mode="none"`).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,35 +101,18 @@ def _probe_confinement(candidate: Candidate, probe: Probe, interpreter: Sequence
 
 
 def _needed_folders(candidate: Candidate, interpreter: Sequence[str], hidden: Sequence[str]) -> list[str]:
-    """What a probe must still see inside the hidden folders: the tools folder, each PATH
-    entry itself (not the folder it lies in), the installation of the program that runs
-    the script, found on PATH and resolved (`~/.pyenv` for pyenv's `shims/python3`, never
-    a whole hidden folder), and the environment of a Python its `#!` line names with the
-    Python that environment was made from. toolkiln's own Python and files are shown to
-    every confined process (`process/confine.py`); the state folder is hidden after all of it."""
+    """What a probe must still see inside the hidden folders (`probe_view.py`): the tools
+    folder, the PATH entries that hold only programs, and the program that runs the
+    script with what it needs, never a file beside them."""
+    from toolkiln.discover.probe_view import probe_view
     from toolkiln.interpreters import named_python
 
     depth = len(Path(candidate.relative_path).parts)
-    needed = {str(candidate.path.parents[depth - 1])}
-    entries = [entry for entry in os.environ.get("PATH", "").split(os.pathsep) if os.path.isabs(entry)]
-    program = _program(candidate.path, interpreter)
-    found = shutil.which(program, path=os.pathsep.join(entries)) if program else None
-    # its installation: the folder above the one holding it, resolved
-    installation = [str(Path(os.path.realpath(found)).parent.parent)] if found else []
     named = named_python(candidate.path)
     python = named[0] if named and named[0].startswith("/") else None
-    environment = Path(python).parents[1] if python else None
-    # A virtual environment (its pyvenv.cfg says so) under a hidden home or /tmp, and the
-    # Python it was made from: never the folder above any program a `#!` line names
-    # (`#!/home/me/.cargo/bin/x` would show `~/.cargo` and its credentials).
-    if python and environment and (environment / "pyvenv.cfg").is_file() and os.access(python, os.X_OK):
-        installation += [str(environment), str(Path(os.path.realpath(python)).parents[1])]
-    for folder in (*entries, *installation):
-        real = os.path.realpath(folder)
-        # Never a hidden folder itself, nor one holding it (a PATH entry `~`, or a link to it).
-        if not any(real == outer or outer.startswith(real.rstrip("/") + "/") for outer in (*hidden, "/")):
-            needed.add(real)
-    return sorted(needed)
+    return probe_view(
+        candidate.path.parents[depth - 1], _program(candidate.path, interpreter), python, hidden
+    )
 
 
 def _program(script: Path, interpreter: Sequence[str]) -> str | None:

@@ -159,7 +159,16 @@ class ToolRunner:
             settings, base_dir = self.registry.catalog.run_command, self.registry.catalog_file.parent
             try:
                 confinement = (
-                    None if settings is None else command_confinement(name, settings, base_dir, self._hidden)
+                    None
+                    if settings is None
+                    else command_confinement(
+                        name,
+                        settings,
+                        base_dir,
+                        self._hidden,
+                        self.registry.writable_folders(),
+                        self.registry.tools_dir,
+                    )
                 )
             except ConfinementRefused as error:
                 return ToolResult(text=str(error), is_error=True)
@@ -289,7 +298,8 @@ class ToolRunner:
     def _confinement(self, tool: CompiledTool, script: Path) -> tuple[Confinement | None, Mapping[str, str]]:
         """How a run of `tool` is confined, and the environment it starts from (scrubbed
         when confined); `ConfinementRefused` when it must be confined and cannot."""
-        confinement = confinement_for(tool, script.parent, self._hidden, self.registry.tools_dir)
+        others = self.registry.writable_folders()
+        confinement = confinement_for(tool, script.parent, self._hidden, self.registry.tools_dir, others)
         base = (
             self._env if confinement is None else confined_env(self._env, tool.confinement, self.settings.env)
         )

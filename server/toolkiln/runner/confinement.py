@@ -11,6 +11,7 @@ from pathlib import Path
 
 from toolkiln.model import CompiledRunCommand, CompiledTool, ConfinementSettings
 from toolkiln.process import Confinement, confinement_problem, secret_paths
+from toolkiln.writable import WritableFolders
 from toolkiln.writable_binds import WritableRefused, writable_folders
 
 logger = logging.getLogger(__name__)
@@ -29,25 +30,36 @@ class ConfinementRefused(Exception):
 
 
 def confinement_for(
-    tool: CompiledTool, tool_dir: Path, hidden: Iterable[str], tools_dir: Path
+    tool: CompiledTool,
+    tool_dir: Path,
+    hidden: Iterable[str],
+    tools_dir: Path,
+    others: WritableFolders | None = None,
 ) -> Confinement | None:
     """How a call of `tool` is confined, or None when it runs unconfined: its workspace
     and `writable` folders writable, `hidden` ones (and toolkiln's state folder) never
     seen, the tools folder always seen (even in /tmp, which is private to each call).
     Raises `ConfinementRefused` for a tool whose mode is `required` where bubblewrap
-    cannot run, and for a writable folder that is a symlink or inside another."""
+    cannot run, and for a writable folder that is a symlink, inside another of its own or
+    of `others` (every folder a tool may write), or holding the tools folder."""
     writable = [*tool.workspace.allowed_paths, *(tool.confinement.writable or [])]
-    return _confinement(tool.name, tool.confinement, writable, tool_dir, hidden, [str(tools_dir)])
+    fence = (others, tools_dir)
+    return _confinement(tool.name, tool.confinement, writable, tool_dir, hidden, [str(tools_dir)], fence)
 
 
 def command_confinement(
-    name: str, settings: CompiledRunCommand, base_dir: Path, hidden: Iterable[str]
+    name: str,
+    settings: CompiledRunCommand,
+    base_dir: Path,
+    hidden: Iterable[str],
+    others: WritableFolders | None = None,
+    tools_dir: Path | None = None,
 ) -> Confinement | None:
     """How a `run_command` call is confined (as `confinement_for`): its roots are seen,
     and only its `confinement.writable` folders (relative to the catalog's folder) are writable."""
     roots = [_folder(root, base_dir) for root in settings.roots]
     writable = settings.confinement.writable or []
-    return _confinement(name, settings.confinement, writable, base_dir, hidden, roots)
+    return _confinement(name, settings.confinement, writable, base_dir, hidden, roots, (others, tools_dir))
 
 
 def _confinement(
@@ -57,6 +69,7 @@ def _confinement(
     base_dir: Path,
     hidden: Iterable[str],
     visible: list[str],
+    fence: tuple[WritableFolders | None, Path | None] = (None, None),
 ) -> Confinement | None:
     if settings.mode in (None, "off"):
         return None
@@ -70,7 +83,7 @@ def _confinement(
         _warn_unconfined(problem)
         return None
     try:
-        folders = writable_folders(writable, base_dir)
+        folders = writable_folders(writable, base_dir, *fence)
     except WritableRefused as error:
         raise ConfinementRefused(f"Tool {name!r} cannot run: {error}.") from None
     secrets = tuple(hidden)
