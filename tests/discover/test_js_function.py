@@ -11,10 +11,10 @@ import anyio
 import pytest
 
 from tests.conftest import MakeTool
-from toolkiln.discover import discover_tools, js_function
-from toolkiln.discover.base import Candidate, NotATool
-from toolkiln.discover.jsdoc import JsType, read_type
-from toolkiln.discover.probe import Probe
+from toolkiln.conventions.base import Candidate, NotATool, Probe
+from toolkiln.conventions.javascript import function as js_function
+from toolkiln.conventions.javascript.jsdoc import JsType, read_type
+from toolkiln.discover import discover_tools
 from toolkiln.errors import ProcessStartError
 from toolkiln.runner.adapters import ARGV_BUILDERS
 

@@ -7,16 +7,29 @@ import stat as stat_module
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import DialectName, PythonEntry
 
 if TYPE_CHECKING:
-    from toolkiln.discover.probe import Probe
     from toolkiln.model import Parameter
 
 HEAD_BYTES = 16 * 1024
+
+# confined: only inside bubblewrap; trusted: inside bubblewrap where it works, else as
+# the user (who said so, for a folder they trust); unconfined: as the user (a caller
+# that knows the scripts, such as a test of the probe itself); none: never (commands
+# that only report).
+ProbeMode = Literal["confined", "trusted", "unconfined", "none"]
+
+
+@dataclass(frozen=True)
+class Probe:
+    """How discovery may run a script to learn what it declares."""
+
+    timeout: float
+    mode: ProbeMode = "confined"
 
 
 @dataclass(frozen=True)

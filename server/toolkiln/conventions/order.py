@@ -5,24 +5,24 @@ Adding a dialect means one new module with `claims` and `declare`, and one line 
 
 from __future__ import annotations
 
-from toolkiln.discover import annotations as annotations_dialect
-from toolkiln.discover import (
-    argc,
-    fallback,
-    help_json,
-    js_function,
-    kit,
-    node_cli,
+from toolkiln.conventions.annotations import read as annotations_reader
+from toolkiln.conventions.argc import read as argc
+from toolkiln.conventions.base import Dialect
+from toolkiln.conventions.fallback import read as fallback
+from toolkiln.conventions.help_json import read as help_json
+from toolkiln.conventions.javascript import function as js_function
+from toolkiln.conventions.kit import read as kit
+from toolkiln.conventions.node_cli import read as node_cli
+from toolkiln.conventions.python import execute as python_module
+from toolkiln.conventions.python import run_function as python_function
+from toolkiln.conventions.python import script as python_script
+from toolkiln.conventions.raycast import read as raycast
+from toolkiln.conventions.scriptkit import read as scriptkit
+from toolkiln.conventions.sidecar import read as sidecar
+from toolkiln.discover import (  # being rewritten in place; move to conventions/ after
     python_argv,
-    python_function,
-    python_module,
-    python_script,
-    raycast,
-    scriptkit,
     shell_script,
-    sidecar,
 )
-from toolkiln.discover.base import Dialect
 
 # A sidecar is the most explicit declaration there is, and reading it is free and certain,
 # so it goes first. Reading a header, a module or a script's parser declarations is free
@@ -34,6 +34,15 @@ from toolkiln.discover.base import Dialect
 # shell_script reads a plain shell script's own argument handling before help-json would
 # run it: it leaves alone scripts that answer `--help` with JSON, and opted-in files.
 ALL_DIALECTS: tuple[Dialect, ...] = (
-    sidecar, annotations_dialect, kit, scriptkit, raycast, python_module, python_function,
+    sidecar, annotations_reader, kit, scriptkit, raycast, python_module, python_function,
     python_script, python_argv, argc, js_function, node_cli, shell_script, help_json, fallback,
 )  # fmt: skip
+
+
+def reader_named(module_name: str) -> Dialect | None:
+    """The reader whose module is `module_name` (as discovery's index remembers a file's
+    claimant), or None: a name from an older layout is claimed afresh."""
+    return _BY_MODULE.get(module_name)
+
+
+_BY_MODULE = {getattr(reader, "__name__", ""): reader for reader in ALL_DIALECTS}

@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from toolkiln.containment import escape_reason
-from toolkiln.discover.base import Candidate, Dialect
-from toolkiln.discover.naming import ENTRY_POINT
+from toolkiln.conventions.base import Candidate, Dialect
+from toolkiln.conventions.naming import ENTRY_POINT
 from toolkiln.discover.report import NotTool
 from toolkiln.discover.sources import DEFAULT_WORKSPACE_NAME, SourceFence
 from toolkiln.errors import DiscoveryError
@@ -90,7 +90,7 @@ def _fenced(refusal: NotTool | None, left_out: list[NotTool]) -> bool:
 # A folder whose entry point one of these dialects claims for certain is one tool:
 # `run.sh` with a declaration (seeds/003), and mcp-bash-framework's `tool.sh` beside its
 # `tool.meta.json` (its other files are the tool's own: helpers, a smoke test).
-FOLDER_ENTRY_POINTS = {ENTRY_POINT: None, "tool.sh": "toolkiln.discover.sidecar"}
+FOLDER_ENTRY_POINTS = {ENTRY_POINT: None, "tool.sh": "toolkiln.conventions.sidecar.read"}
 
 
 def _makes_one_tool(name: str, dialect: Dialect | None) -> bool:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from toolkiln.conventions.words import plain_values, text_form
 from toolkiln.errors import ProcessStartError
 from toolkiln.interpreters import (
     TYPESCRIPT_SUFFIXES,
@@ -22,7 +23,6 @@ from toolkiln.interpreters import (
     script_command,
 )
 from toolkiln.model import CompiledTool, DialectName
-from toolkiln.runner.words import plain_values, text_form
 
 # An annotated script's `function` parameter is its first positional argument.
 FUNCTION_PARAMETER = "function"
@@ -106,13 +106,13 @@ _NO_STDIN = ("fallback", "raycast")
 
 
 def _sidecar_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
-    from toolkiln.runner.sidecar_run import sidecar_argv
+    from toolkiln.conventions.sidecar.argv import sidecar_argv
 
     return sidecar_argv(script, tool, arguments)
 
 
 def _argc_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
-    from toolkiln.runner.argc_argv import argc_argv  # its own module: argc's argv has rules of its own
+    from toolkiln.conventions.argc.argv import argc_argv  # its own module: argc's argv has rules of its own
 
     return argc_argv(script, tool, arguments)
 
@@ -135,24 +135,24 @@ def _function_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any
 
 def _python_script_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
     if tool.python_entry == "docopt":
-        from toolkiln.runner.python_docopt_argv import docopt_argv
+        from toolkiln.conventions.python_cli.docopt_argv import docopt_argv
 
         return docopt_argv(script, tool, arguments)
     if tool.python_entry == "fire":
-        from toolkiln.runner.python_fire_argv import fire_argv
+        from toolkiln.conventions.python.fire_argv import fire_argv
 
         return fire_argv(script, tool, arguments)
     if tool.python_entry == "argv":
         from toolkiln.runner.python_argv_argv import argv_words
 
         return argv_words(script, tool, arguments)
-    from toolkiln.runner.python_cli_argv import python_script_argv
+    from toolkiln.conventions.python_cli.argv import python_script_argv
 
     return python_script_argv(script, tool, arguments)
 
 
 def _node_cli_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
-    from toolkiln.runner.node_cli_argv import node_cli_argv
+    from toolkiln.conventions.node_cli.argv import node_cli_argv
 
     return node_cli_argv(script, tool, arguments)
 

@@ -100,11 +100,11 @@ def script_env(
     # Last: no argument may set what a shipped runtime reads (where llm-functions' tools
     # write, which SDK a tool sources), whatever its parameters are named.
     if tool.dialect == "argc":  # toolkiln's `argc` first on PATH, and LLM_OUTPUT
-        from toolkiln.runner.argc_argv import argc_env
+        from toolkiln.conventions.argc.argv import argc_env
 
         env.update(argc_env(env))
     if tool.dialect == "sidecar":
-        from toolkiln.runner.sidecar_run import sidecar_env
+        from toolkiln.conventions.sidecar.argv import sidecar_env
 
         env = sidecar_env(env, arguments, script)
     return env

@@ -17,9 +17,8 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.discover.base import Candidate, Declaration, make_parameter
-from toolkiln.discover.naming import ENTRY_POINT
-from toolkiln.discover.probe import Probe
+from toolkiln.conventions.base import Candidate, Declaration, Probe, make_parameter
+from toolkiln.conventions.naming import ENTRY_POINT
 from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import PARAM_TYPES, ParamType
 

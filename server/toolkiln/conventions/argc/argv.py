@@ -16,10 +16,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from toolkiln.conventions.words import text_form
 from toolkiln.errors import ProcessStartError
 from toolkiln.interpreters import runs_by_itself
 from toolkiln.model import CompiledTool
-from toolkiln.runner.words import text_form
 
 # What an argc tool's `>> "$LLM_OUTPUT"` writes to (llm-functions' tools): its stdout,
 # which is the call's result.

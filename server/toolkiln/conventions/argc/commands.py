@@ -14,8 +14,8 @@ import dataclasses
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from toolkiln.discover.argc import _env_warnings, parameters_of
-from toolkiln.discover.base import Declaration
+from toolkiln.conventions.argc.read import _env_warnings, parameters_of
+from toolkiln.conventions.base import Declaration
 from toolkiln.errors import DiscoveryError
 from toolkiln.runtimes.argc.tags import Command, Script
 

@@ -12,7 +12,7 @@
 The file is read as text (`runtimes/argc/tags.py`), never run. Parameters are named
 after argc's ids with `-` as `_` (`--string-enum` is `string_enum`, as llm-functions
 declares it); a script with `@cmd` functions is one tool per function
-(`discover/argc_commands.py`). At run time `runtimes/argc/shim.py`
+(`conventions/argc/commands.py`). At run time `runtimes/argc/shim.py`
 answers the script's `argc --argc-eval` (docs/dialects.md, "The argc dialect").
 """
 
@@ -22,8 +22,7 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.discover.base import Candidate, Declaration, NotATool, make_parameter
-from toolkiln.discover.probe import Probe
+from toolkiln.conventions.base import Candidate, Declaration, NotATool, Probe, make_parameter
 from toolkiln.errors import DiscoveryError
 from toolkiln.runtimes.argc.tags import Command, Param, calls_argc, has_tags, parse_script
 
@@ -67,7 +66,7 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Decl
 
 def declaration_of(text: str, path: str) -> Declaration | list[Declaration]:
     """The tool an argc script declares; `path` names the file in errors."""
-    from toolkiln.discover.argc_commands import command_declarations
+    from toolkiln.conventions.argc.commands import command_declarations
 
     if not has_tags(text):
         raise NotATool("calls argc but declares nothing with argc's comment tags", kind="argc-no-tags")

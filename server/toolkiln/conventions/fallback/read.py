@@ -18,10 +18,10 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolkiln.discover.base import Candidate, Declaration, NotATool, make_parameter
+from toolkiln.conventions.base import Candidate, Declaration, NotATool, Probe, make_parameter
+from toolkiln.conventions.start_failure import start_failure
 from toolkiln.discover.fallback_text import describe, help_of
-from toolkiln.discover.probe import Probe, run_probe
-from toolkiln.discover.start_failure import start_failure
+from toolkiln.discover.probe import run_probe
 from toolkiln.errors import DiscoveryError, ProcessStartError
 from toolkiln.fallback_globs import is_opted_in, read_fallback_patterns
 from toolkiln.interpreters import INTERPRETERS, find_interpreter, interpreter_names, runs_by_itself

@@ -18,10 +18,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.discover import fallback
-from toolkiln.discover.base import Candidate, Declaration, NotATool, make_parameter
-from toolkiln.discover.probe import Probe, run_probe
-from toolkiln.discover.start_failure import start_failure
+from toolkiln.conventions.base import Candidate, Declaration, NotATool, Probe, make_parameter
+from toolkiln.conventions.fallback import read as fallback
+from toolkiln.conventions.start_failure import start_failure
+from toolkiln.discover.probe import run_probe
 from toolkiln.errors import DiscoveryError, ProcessStartError
 from toolkiln.files import locate_key
 from toolkiln.vocabulary import ParamType

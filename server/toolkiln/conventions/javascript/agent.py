@@ -13,7 +13,7 @@ tool of its own, named after the function, as the agent's model knows it.
     exports.helper = function () {}  // no JSDoc: not a tool (as llm-functions has it)
 
 Also `export (async) function NAME(` and `export const NAME = (async) (...) =>`. Each is
-read like a `run` (`discover/js_function.py`) from its own JSDoc only; the runner
+read like a `run` (`conventions/javascript/function.py`) from its own JSDoc only; the runner
 (`runtimes/run_function.cjs`) calls the function the tool's `command` names.
 """
 
@@ -22,8 +22,8 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from toolkiln.discover.base import Declaration, NotATool
-from toolkiln.discover.jsdoc import read_blocks
+from toolkiln.conventions.base import Declaration, NotATool
+from toolkiln.conventions.javascript.jsdoc import read_blocks
 
 # llm-functions reads an agent's functions from `agents/<agent>/tools.js`.
 AGENT_FILES = frozenset({"tools.js", "tools.mjs", "tools.cjs"})
@@ -44,7 +44,7 @@ def is_agent_tools(file_name: str, text: str) -> bool:
 def agent_declarations(text: str, path: str) -> list[Declaration]:
     """One tool per exported function that has a JSDoc comment right above it and does
     not start with `_`; `path` names the file in errors."""
-    from toolkiln.discover.js_function import block_above, function_declaration
+    from toolkiln.conventions.javascript.function import block_above, function_declaration
 
     blocks = read_blocks(text)
     declarations: list[Declaration] = []

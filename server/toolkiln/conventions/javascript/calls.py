@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolkiln.discover.js_tokens import Token, tokenize
-from toolkiln.discover.js_values import Call, ValueReader
+from toolkiln.conventions.javascript.tokens import Token, tokenize
+from toolkiln.conventions.javascript.values import Call, ValueReader
 
 
 @dataclass

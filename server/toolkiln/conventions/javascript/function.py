@@ -24,9 +24,8 @@ import re
 import shutil
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.discover.base import HEAD_BYTES, Candidate, Declaration, NotATool, make_parameter
-from toolkiln.discover.jsdoc import Block, Tag, read_blocks, read_default, read_type
-from toolkiln.discover.probe import Probe
+from toolkiln.conventions.base import HEAD_BYTES, Candidate, Declaration, NotATool, Probe, make_parameter
+from toolkiln.conventions.javascript.jsdoc import Block, Tag, read_blocks, read_default, read_type
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:
@@ -60,7 +59,7 @@ _BLANK = re.compile(r"\s*")
 
 def claims(candidate: Candidate) -> bool:
     """A `.js`, `.cjs` or `.mjs` file that exports a `run`, or an llm-functions agent's
-    `tools.js` that exports functions (`discover/js_agent.py`)."""
+    `tools.js` that exports functions (`conventions/javascript/agent.py`)."""
     if candidate.path.suffix.lower() not in SUFFIXES:
         return False
     text = candidate.head
@@ -68,7 +67,7 @@ def claims(candidate: Candidate) -> bool:
         text = _read(candidate)[0]
     if _EXPORTED.search(text) is not None:
         return True
-    from toolkiln.discover.js_agent import is_agent_tools
+    from toolkiln.conventions.javascript.agent import is_agent_tools
 
     return is_agent_tools(candidate.path.name, text)
 
@@ -84,7 +83,7 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Decl
             kind="runtime-missing",
         )
     if not _EXPORTED.search(text):
-        from toolkiln.discover.js_agent import agent_declarations
+        from toolkiln.conventions.javascript.agent import agent_declarations
 
         return agent_declarations(text, path)
     blocks = read_blocks(text)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolkiln.discover.js_tokens import Token
+from toolkiln.conventions.javascript.tokens import Token
 
 _CLOSERS = {"(": ")", "[": "]", "{": "}"}
 _ENDS = {",", ")", "]", "}", ";"}

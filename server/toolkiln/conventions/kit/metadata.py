@@ -18,9 +18,9 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from toolkiln.discover.base import Candidate
-from toolkiln.discover.naming import MAX_NAME_LENGTH
-from toolkiln.discover.object_literal import LiteralError, parse_object_literal
+from toolkiln.conventions.base import Candidate
+from toolkiln.conventions.javascript.object_literal import LiteralError, parse_object_literal
+from toolkiln.conventions.naming import MAX_NAME_LENGTH
 from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import TOOL_NAME_PATTERN
 

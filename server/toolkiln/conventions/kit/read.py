@@ -20,7 +20,7 @@ shell script it sits in comments (`# schema = {` ... `# }`). A script whose
 `schema.input` is empty or missing is not a tool. The grammar is in docs/dialects.md.
 A JavaScript or TypeScript one that imports `@johnlindquist/kit` or uses Script Kit's
 globals (`defineSchema`, `await input()`, ...) is of the `scriptkit` dialect: it runs
-under toolkiln's Script Kit runtime (discover/scriptkit.py, runtimes/scriptkit).
+under toolkiln's Script Kit runtime (conventions/scriptkit/read.py, runtimes/scriptkit).
 """
 
 from __future__ import annotations
@@ -31,14 +31,13 @@ from collections.abc import Callable
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.discover.base import Candidate, Declaration, make_parameter
-from toolkiln.discover.kit_metadata import all_metadata, name_and_description, read_script
-from toolkiln.discover.kit_metadata import read_metadata as read_metadata
-from toolkiln.discover.kit_metadata import slug_name as slug_name
-from toolkiln.discover.object_literal import LiteralError, ObjectLiteral, parse_object_literal
-from toolkiln.discover.probe import Probe
-from toolkiln.discover.scriptkit import check_runnable as check_scriptkit_runnable
-from toolkiln.discover.scriptkit import mcp_name, uses_scriptkit
+from toolkiln.conventions.base import Candidate, Declaration, Probe, make_parameter
+from toolkiln.conventions.javascript.object_literal import LiteralError, ObjectLiteral, parse_object_literal
+from toolkiln.conventions.kit.metadata import all_metadata, name_and_description, read_script
+from toolkiln.conventions.kit.metadata import read_metadata as read_metadata
+from toolkiln.conventions.kit.metadata import slug_name as slug_name
+from toolkiln.conventions.scriptkit.read import check_runnable as check_scriptkit_runnable
+from toolkiln.conventions.scriptkit.read import mcp_name, uses_scriptkit
 from toolkiln.errors import DiscoveryError
 from toolkiln.interpreters import INTERPRETERS, find_interpreter, interpreter_names
 from toolkiln.vocabulary import PARAM_TYPES, ParamType, value_matches_type

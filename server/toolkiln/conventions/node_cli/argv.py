@@ -28,10 +28,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from toolkiln.conventions.words import plain_values, text_form
 from toolkiln.errors import ProcessStartError
 from toolkiln.interpreters import find_interpreter, interpreter_names, runs_by_itself
 from toolkiln.model import CompiledTool
-from toolkiln.runner.words import plain_values, text_form
 
 
 def node_cli_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:

@@ -18,10 +18,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.discover.js_calls import read_calls
-from toolkiln.discover.js_values import Call, Construct
-from toolkiln.discover.node_cli import CliSpec
-from toolkiln.discover.node_cli_params import (
+from toolkiln.conventions.javascript.calls import read_calls
+from toolkiln.conventions.javascript.values import Call, Construct
+from toolkiln.conventions.node_cli.params import (
     check_unique,
     default_of,
     enum_of,
@@ -30,7 +29,8 @@ from toolkiln.discover.node_cli_params import (
     parser_type,
     read_placeholders,
 )
-from toolkiln.discover.node_cli_subcommands import split_commander
+from toolkiln.conventions.node_cli.read import CliSpec
+from toolkiln.conventions.node_cli.subcommands import split_commander
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:

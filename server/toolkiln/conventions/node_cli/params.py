@@ -8,8 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.discover.base import make_parameter
-from toolkiln.discover.js_values import OPAQUE, Construct, Name
+from toolkiln.conventions.base import make_parameter
+from toolkiln.conventions.javascript.values import OPAQUE, Construct, Name
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.discover.js_calls import read_calls
-from toolkiln.discover.node_cli import CliSpec
-from toolkiln.discover.node_cli_params import check_unique, default_of, make_cli_parameter, parameter_name
+from toolkiln.conventions.javascript.calls import read_calls
+from toolkiln.conventions.node_cli.params import check_unique, default_of, make_cli_parameter, parameter_name
+from toolkiln.conventions.node_cli.read import CliSpec
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:

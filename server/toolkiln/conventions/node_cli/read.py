@@ -12,7 +12,7 @@ commander, yargs or `node:util`'s `parseArgs`, read from its declarations as tex
 
 The script is never run to be understood. Each library's reader
 (`node_cli_commander`, `node_cli_yargs`, `node_cli_parseargs`) turns the declarations
-into parameters whose `option` says how `runner/node_cli_argv.py` passes them:
+into parameters whose `option` says how `conventions/node_cli/argv.py` passes them:
 `--name` (`--name=value`; a boolean is the flag alone), `-n` (`-nvalue`), `""` for a
 positional given before the options, `"--"` for a positional given after `--`.
 """
@@ -24,11 +24,11 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from toolkiln.discover.base import Candidate, Declaration, NotATool
+from toolkiln.conventions.base import Candidate, Declaration, NotATool
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:
-    from toolkiln.discover.probe import Probe
+    from toolkiln.conventions.base import Probe
     from toolkiln.model import Parameter
 
 CLAIM_IS_CERTAIN = True  # read as text, never run
@@ -103,15 +103,15 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Decl
     if library is None:
         raise NotATool("imports no command-line library it parses with", kind="no-declaration")
     if library == "commander":
-        from toolkiln.discover.node_cli_commander import read_commander
+        from toolkiln.conventions.node_cli.commander import read_commander
 
         spec = read_commander(text, path)
     elif library == "yargs":
-        from toolkiln.discover.node_cli_yargs import read_yargs
+        from toolkiln.conventions.node_cli.yargs import read_yargs
 
         spec = read_yargs(text, path)
     else:
-        from toolkiln.discover.node_cli_parseargs import read_parse_args
+        from toolkiln.conventions.node_cli.parseargs import read_parse_args
 
         spec = read_parse_args(text, path)
     _check_runnable(candidate)

@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolkiln.discover.js_calls import Source
-from toolkiln.discover.js_values import Call, Construct, Name
+from toolkiln.conventions.javascript.calls import Source
+from toolkiln.conventions.javascript.values import Call, Construct, Name
 from toolkiln.errors import DiscoveryError
 
 

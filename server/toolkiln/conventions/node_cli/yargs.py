@@ -22,12 +22,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.discover.js_calls import read_calls
-from toolkiln.discover.js_values import Call, Name
-from toolkiln.discover.node_cli import CliSpec
-from toolkiln.discover.node_cli_params import check_unique, make_cli_parameter, read_placeholders
-from toolkiln.discover.node_cli_subcommands import split_yargs
-from toolkiln.discover.node_cli_yargs_params import aliases_of, description_of, make_yargs_parameter
+from toolkiln.conventions.javascript.calls import read_calls
+from toolkiln.conventions.javascript.values import Call, Name
+from toolkiln.conventions.node_cli.params import check_unique, make_cli_parameter, read_placeholders
+from toolkiln.conventions.node_cli.read import CliSpec
+from toolkiln.conventions.node_cli.subcommands import split_yargs
+from toolkiln.conventions.node_cli.yargs_params import aliases_of, description_of, make_yargs_parameter
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.discover.node_cli_params import (
+from toolkiln.conventions.node_cli.params import (
     default_of,
     enum_of,
     is_literal,

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import ast
 
-from toolkiln.discover.base import Declaration
+from toolkiln.conventions.base import Declaration
 
 
 def readable_docopt_or_fire(text: str, frameworks: set[str]) -> bool:
     """Whether the script's docopt usage text, or what it hands `fire.Fire`, can be read."""
-    from toolkiln.discover.python_docopt import usage_text
-    from toolkiln.discover.python_fire import fire_call
+    from toolkiln.conventions.python.read_fire import fire_call
+    from toolkiln.conventions.python_cli.read_docopt import usage_text
 
     try:
         module = ast.parse(text)
@@ -24,7 +24,7 @@ def readable_docopt_or_fire(text: str, frameworks: set[str]) -> bool:
 
 
 def read_docopt_or_fire(module: ast.Module, framework: str, path: str) -> Declaration | list[Declaration]:
-    from toolkiln.discover.python_docopt import read_docopt
-    from toolkiln.discover.python_fire import read_fire
+    from toolkiln.conventions.python.read_fire import read_fire
+    from toolkiln.conventions.python_cli.read_docopt import read_docopt
 
     return read_docopt(module, path) if framework == "docopt" else read_fire(module, path)

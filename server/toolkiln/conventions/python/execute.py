@@ -26,11 +26,10 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.discover.annotations import TYPE_ALIASES, parse_param_line
-from toolkiln.discover.base import HEAD_BYTES, Candidate, Declaration, NotATool, make_parameter
-from toolkiln.discover.probe import Probe
-from toolkiln.discover.python_docopt_fire import readable_docopt_or_fire
-from toolkiln.discover.python_hints import hint_name, signature_parameters, typed_dict
+from toolkiln.conventions.annotations.read import TYPE_ALIASES, parse_param_line
+from toolkiln.conventions.base import HEAD_BYTES, Candidate, Declaration, NotATool, Probe, make_parameter
+from toolkiln.conventions.python.docopt_fire import readable_docopt_or_fire
+from toolkiln.conventions.python.hints import hint_name, signature_parameters, typed_dict
 from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import PARAM_TYPES, PythonEntry
 
@@ -109,7 +108,7 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Decl
     if function is None:
         return None
     if function.name == "main" and not _takes_params(module, function):
-        from toolkiln.discover.python_function import keyword_function
+        from toolkiln.conventions.python.run_function import keyword_function
 
         return keyword_function(function, module, path)  # `main(name: str, count: int = 1)`
     if isinstance(function, ast.AsyncFunctionDef):
@@ -183,11 +182,11 @@ def read_command_line(
 ) -> Declaration | list[Declaration]:
     """The tool of an argparse, click or typer script (one per subcommand); `NotATool`
     for a library."""
-    from toolkiln.discover.python_argparse import read_argparse
-    from toolkiln.discover.python_cli import check_standalone
-    from toolkiln.discover.python_click import read_click
-    from toolkiln.discover.python_docopt_fire import read_docopt_or_fire
-    from toolkiln.discover.python_typer import read_typer
+    from toolkiln.conventions.python.docopt_fire import read_docopt_or_fire
+    from toolkiln.conventions.python_cli.read import check_standalone
+    from toolkiln.conventions.python_cli.read_argparse import read_argparse
+    from toolkiln.conventions.python_cli.read_click import read_click
+    from toolkiln.conventions.python_cli.read_typer import read_typer
 
     check_standalone(module)
     docstring = ast.get_docstring(module) or ""

@@ -8,7 +8,7 @@ import ast
 import contextlib
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.discover.base import make_parameter
+from toolkiln.conventions.base import make_parameter
 from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import ParamType, value_matches_type
 

@@ -15,7 +15,7 @@ Google-style `Args:` descriptions, as for a function tool); `fire.Fire()` makes 
 each public function of the module, `fire.Fire({"name": fn})` one per key, and
 `fire.Fire(Class)` (or `fire.Fire(Class())`) one per public method, the class's `__init__`
 parameters with each method's (Fire takes them as flags too). Each parameter is passed as
-`--name=<value>`, the value written as a Python literal (runner/python_fire_argv.py).
+`--name=<value>`, the value written as a Python literal (conventions/python/fire_argv.py).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from toolkiln.discover.base import Declaration, NotATool
-from toolkiln.discover.python_cli import check_runnable, first_paragraph
-from toolkiln.discover.python_function import keyword_function
+from toolkiln.conventions.base import Declaration, NotATool
+from toolkiln.conventions.python.run_function import keyword_function
+from toolkiln.conventions.python_cli.read import check_runnable, first_paragraph
 from toolkiln.errors import DiscoveryError
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef

@@ -25,10 +25,9 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING
 
-from toolkiln.discover.base import HEAD_BYTES, Candidate, Declaration, NotATool
-from toolkiln.discover.probe import Probe
-from toolkiln.discover.python_hints import hinted_parameter, typed_dict_names
-from toolkiln.discover.python_module import read_source
+from toolkiln.conventions.base import HEAD_BYTES, Candidate, Declaration, NotATool, Probe
+from toolkiln.conventions.python.execute import read_source
+from toolkiln.conventions.python.hints import hinted_parameter, typed_dict_names
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:

@@ -19,9 +19,8 @@ from __future__ import annotations
 import ast
 import re
 
-from toolkiln.discover.base import Candidate, Declaration, NotATool
-from toolkiln.discover.probe import Probe
-from toolkiln.discover.python_module import dependency_warning, read_source
+from toolkiln.conventions.base import Candidate, Declaration, NotATool, Probe
+from toolkiln.conventions.python.execute import dependency_warning, read_source
 from toolkiln.errors import DiscoveryError
 
 CLAIM_IS_CERTAIN = True

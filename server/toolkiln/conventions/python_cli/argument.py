@@ -7,7 +7,7 @@ import ast
 import re
 from typing import Any
 
-from toolkiln.discover.python_cli import Reading
+from toolkiln.conventions.python_cli.read import Reading
 from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import ParamType, value_matches_type
 

@@ -21,10 +21,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from toolkiln.conventions.words import plain_values, text_form
 from toolkiln.errors import ProcessStartError
 from toolkiln.interpreters import python_command
 from toolkiln.model import CompiledTool, Parameter
-from toolkiln.runner.words import plain_values, text_form
 
 
 def python_script_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:

@@ -10,8 +10,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolkiln.discover.base import Declaration, NotATool
-from toolkiln.discover.python_cli import (
+from toolkiln.conventions.base import Declaration, NotATool
+from toolkiln.conventions.python_cli.read import (
     Reading,
     Subcommand,
     command_declarations,

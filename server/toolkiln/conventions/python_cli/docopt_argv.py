@@ -19,10 +19,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from toolkiln.conventions.words import plain_values, text_form
 from toolkiln.errors import ProcessStartError
 from toolkiln.interpreters import python_command
 from toolkiln.model import CompiledTool, Parameter
-from toolkiln.runner.words import plain_values, text_form
 
 SLOT = "<>"
 

@@ -16,9 +16,9 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolkiln.discover.python_argument import read_argument
-from toolkiln.discover.python_cli import Reading, first_paragraph, module_constants
-from toolkiln.discover.python_names import NameTrace
+from toolkiln.conventions.python_cli.argument import read_argument
+from toolkiln.conventions.python_cli.names import NameTrace
+from toolkiln.conventions.python_cli.read import Reading, first_paragraph, module_constants
 from toolkiln.errors import DiscoveryError
 
 

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.discover.base import Declaration, NotATool, make_parameter
+from toolkiln.conventions.base import Declaration, NotATool, make_parameter
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:

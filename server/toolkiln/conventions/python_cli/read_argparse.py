@@ -12,9 +12,10 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from toolkiln.discover.base import Declaration
-from toolkiln.discover.python_argument import read_argument
-from toolkiln.discover.python_cli import (
+from toolkiln.conventions.base import Declaration
+from toolkiln.conventions.python_cli.argument import read_argument
+from toolkiln.conventions.python_cli.parsers import Parser, ParserTrace
+from toolkiln.conventions.python_cli.read import (
     Reading,
     Subcommand,
     check_runnable,
@@ -22,7 +23,6 @@ from toolkiln.discover.python_cli import (
     first_paragraph,
     tool_schema,
 )
-from toolkiln.discover.python_parsers import Parser, ParserTrace
 from toolkiln.errors import DiscoveryError
 
 

@@ -16,9 +16,9 @@ import ast
 import re
 from typing import Any
 
-from toolkiln.discover.base import Declaration
-from toolkiln.discover.python_cli import Reading, first_paragraph, module_constants
-from toolkiln.discover.python_commands import Command, add_parameter, called_commands, declare_commands
+from toolkiln.conventions.base import Declaration
+from toolkiln.conventions.python_cli.commands import Command, add_parameter, called_commands, declare_commands
+from toolkiln.conventions.python_cli.read import Reading, first_paragraph, module_constants
 from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import ParamType, value_matches_type
 

@@ -32,15 +32,15 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
-from toolkiln.discover.base import Declaration, NotATool
-from toolkiln.discover.docopt_usage import Node, Option, UsageError, read_usage
-from toolkiln.discover.python_cli import (
+from toolkiln.conventions.base import Declaration, NotATool
+from toolkiln.conventions.python_cli.read import (
     Reading,
     check_runnable,
     first_paragraph,
     tool_schema,
     usable_name,
 )
+from toolkiln.discover.docopt_usage import Node, Option, UsageError, read_usage
 from toolkiln.errors import DiscoveryError
 
 _SKIPPED = ("-h", "--help", "--version")

@@ -14,9 +14,9 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from toolkiln.discover.base import Declaration
-from toolkiln.discover.python_cli import Reading, module_constants
-from toolkiln.discover.python_commands import Command, add_parameter, called_commands, declare_commands
+from toolkiln.conventions.base import Declaration
+from toolkiln.conventions.python_cli.commands import Command, add_parameter, called_commands, declare_commands
+from toolkiln.conventions.python_cli.read import Reading, module_constants
 from toolkiln.vocabulary import ParamType
 
 _TYPES: dict[str, ParamType] = {

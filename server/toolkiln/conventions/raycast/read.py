@@ -27,8 +27,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.discover.base import Candidate, Declaration, NotATool, make_parameter
-from toolkiln.discover.probe import Probe
+from toolkiln.conventions.base import Candidate, Declaration, NotATool, Probe, make_parameter
 from toolkiln.errors import DiscoveryError
 from toolkiln.interpreters import INTERPRETERS, find_interpreter
 from toolkiln.vocabulary import PARAM_NAME_PATTERN, sensitive_env_reason

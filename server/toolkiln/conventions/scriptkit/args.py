@@ -23,9 +23,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.discover.base import make_parameter
-from toolkiln.discover.js_places import Brackets, Statements, code_mask, header_end, header_window
-from toolkiln.discover.object_literal import LiteralError, parse_object_literal
+from toolkiln.conventions.base import make_parameter
+from toolkiln.conventions.javascript.object_literal import LiteralError, parse_object_literal
+from toolkiln.conventions.javascript.places import Brackets, Statements, code_mask, header_end, header_window
 from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import PARAM_TYPES
 

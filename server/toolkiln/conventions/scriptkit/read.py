@@ -24,15 +24,15 @@ import logging
 import re
 from typing import TYPE_CHECKING
 
-from toolkiln.discover.base import Candidate, Declaration, NotATool
-from toolkiln.discover.kit_metadata import all_metadata, read_script, slug_name
-from toolkiln.discover.scriptkit_args import arg_parameters, params_call, params_parameters
+from toolkiln.conventions.base import Candidate, Declaration, NotATool
+from toolkiln.conventions.kit.metadata import all_metadata, read_script, slug_name
+from toolkiln.conventions.scriptkit.args import arg_parameters, params_call, params_parameters
 from toolkiln.errors import DiscoveryError
 from toolkiln.interpreters import TYPESCRIPT_SUFFIXES, node_command
 from toolkiln.vocabulary import TOOL_NAME_PATTERN
 
 if TYPE_CHECKING:
-    from toolkiln.discover.probe import Probe
+    from toolkiln.conventions.base import Probe
 
 logger = logging.getLogger(__name__)
 

@@ -13,11 +13,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from toolkiln.conventions.words import plain_values, text_form
 from toolkiln.interpreters import find_interpreter, interpreter_names, runs_by_itself
 from toolkiln.model import CompiledTool
-from toolkiln.runner.words import plain_values, text_form
 
-MCP_SDK = Path(__file__).resolve().parent.parent / "runtimes" / "mcp_bash"
+MCP_SDK = Path(__file__).resolve().parents[2] / "runtimes" / "mcp_bash"
 # Above this, the arguments are not put in the environment (a variable over 128 KiB
 # cannot start a program): the SDK reads them from stdin instead, as mcp-bash spills
 # them to a file.

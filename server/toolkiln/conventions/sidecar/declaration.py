@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from toolkiln.discover.base import Declaration, make_parameter
-from toolkiln.discover.sidecar_schema import parameters_of_list, parameters_of_schema
+from toolkiln.conventions.base import Declaration, make_parameter
+from toolkiln.conventions.sidecar.schema import parameters_of_list, parameters_of_schema
 from toolkiln.errors import DiscoveryError
 
 SCHEMA_KEYS = ("inputSchema", "input_schema", "arguments", "parameters")

@@ -31,13 +31,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkiln.containment import escape_reason
-from toolkiln.discover.base import Candidate, Declaration
-from toolkiln.discover.naming import ENTRY_POINT, tool_name_for
-from toolkiln.discover.sidecar_declaration import SCHEMA_KEYS, declaration_of
+from toolkiln.conventions.base import Candidate, Declaration
+from toolkiln.conventions.naming import ENTRY_POINT, tool_name_for
+from toolkiln.conventions.sidecar.declaration import SCHEMA_KEYS, declaration_of
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:
-    from toolkiln.discover.probe import Probe
+    from toolkiln.conventions.base import Probe
 
 CLAIM_IS_CERTAIN = True  # the sidecar is read; the program is never run
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.discover.base import make_parameter
+from toolkiln.conventions.base import make_parameter
 from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import PARAM_NAME_PATTERN, PARAM_TYPES, ParamType, sensitive_env_reason
 

@@ -7,17 +7,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from toolkiln.discover.base import NotATool
+from toolkiln.conventions.base import NotATool
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:
-    from toolkiln.discover.base import Candidate
+    from toolkiln.conventions.base import Candidate
     from toolkiln.errors import ProcessStartError
 
 
 def start_failure(candidate: Candidate, error: ProcessStartError) -> NotATool | DiscoveryError:
     """What to raise when `candidate` could not be started."""
-    from toolkiln.discover.raycast import runtime_problem
+    from toolkiln.conventions.raycast.read import runtime_problem
 
     if candidate.head.startswith("#!"):
         problem = runtime_problem(candidate)
