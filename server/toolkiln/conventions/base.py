@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from toolkiln.model import Parameter
 
 HEAD_BYTES = 16 * 1024
+# The largest script a reader reads whole; a larger one is no script a person wrote by hand.
+MAX_SCRIPT_BYTES = 1024 * 1024
 
 # confined: only inside bubblewrap; trusted: inside bubblewrap where it works, else as
 # the user (who said so, for a folder they trust); unconfined: as the user (a caller
@@ -50,6 +52,22 @@ class Candidate:
             return ""
         return "" if b"\0" in data else data.decode("utf-8", errors="replace")
 
+    def text(self) -> str:
+        """The whole script as text (bad UTF-8 replaced), read once: what every reader that
+        needs more than `head` reads. `DiscoveryError` when it cannot be read or is larger
+        than `MAX_SCRIPT_BYTES`."""
+        text = self._text
+        if isinstance(text, DiscoveryError):
+            raise text
+        return text
+
+    @cached_property
+    def _text(self) -> str | DiscoveryError:
+        try:
+            return read_source(self.path, self.relative_path)
+        except DiscoveryError as error:
+            return error
+
     @property
     def executable(self) -> bool:
         return bool(self.stat.st_mode & (stat_module.S_IXUSR | stat_module.S_IXGRP | stat_module.S_IXOTH))
@@ -68,6 +86,22 @@ class Candidate:
             if interpreter.startswith(prefix):
                 return kind
         return "executable"
+
+
+def read_source(path: Path, shown: str | None = None) -> str:
+    """The text of the script at `path` (bad UTF-8 replaced), up to `MAX_SCRIPT_BYTES`; a
+    `DiscoveryError` naming `shown` (else the path) when it cannot be read or is larger."""
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_SCRIPT_BYTES + 1)
+    except OSError as error:
+        raise DiscoveryError(f"cannot be read: {error.strerror or error}", path=shown or str(path)) from None
+    if len(data) > MAX_SCRIPT_BYTES:
+        raise DiscoveryError(
+            f"is larger than {MAX_SCRIPT_BYTES} bytes; toolkiln reads scripts up to that size",
+            path=shown or str(path),
+        )
+    return data.decode("utf-8", errors="replace")
 
 
 _SCRIPT_TYPES = (

@@ -30,9 +30,8 @@ import ast
 import re
 from pathlib import Path
 
-from toolkiln.conventions.base import Candidate, Declaration, NotATool, Probe, make_parameter
+from toolkiln.conventions.base import Candidate, Declaration, NotATool, Probe, make_parameter, read_source
 from toolkiln.conventions.fallback import read as fallback
-from toolkiln.conventions.python.execute import read_source
 from toolkiln.conventions.python_cli.read import is_main_guard, runs_as_script
 from toolkiln.discover.python_argv_params import (
     FALLBACK_HINT,

@@ -50,7 +50,7 @@ def top_imports(source: str) -> list[str]:
 async def import_warning(candidate: Candidate, probe: Probe) -> DiscoveryError | None:
     """A warning naming the imports the Python that runs `candidate` cannot satisfy, and
     how to; None when it can, or when that cannot be told (not probed, no such Python)."""
-    from toolkiln.conventions.python.execute import read_source
+    from toolkiln.conventions.base import read_source
 
     names = top_imports(read_source(candidate.path))
     named = named_python(candidate.path)

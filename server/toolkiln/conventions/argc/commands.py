@@ -14,7 +14,7 @@ import dataclasses
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from toolkiln.conventions.argc.read import _env_warnings, parameters_of
+from toolkiln.conventions.argc.params import env_warnings, parameters_of
 from toolkiln.conventions.base import Declaration
 from toolkiln.errors import DiscoveryError
 from toolkiln.runtimes.argc.tags import Command, Script
@@ -35,7 +35,7 @@ def command_declarations(
         main = Declaration(dialect="argc", description=script.root.describe.strip(), parameters=root)
         declarations.append(main)
     for command in commands:
-        warnings += _env_warnings(command.find("env"), path)
+        warnings += env_warnings(command.find("env"), path)
         own = parameters_of(command, path, warnings)
         taken = {param.name for param in own}
         describe = command.describe.strip() or f"{script.root.describe.strip()} ({command.name})".strip()

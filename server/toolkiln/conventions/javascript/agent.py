@@ -23,6 +23,7 @@ import dataclasses
 import re
 
 from toolkiln.conventions.base import Declaration, NotATool
+from toolkiln.conventions.javascript.declaration import block_above, function_declaration
 from toolkiln.conventions.javascript.jsdoc import read_blocks
 
 # llm-functions reads an agent's functions from `agents/<agent>/tools.js`.
@@ -44,8 +45,6 @@ def is_agent_tools(file_name: str, text: str) -> bool:
 def agent_declarations(text: str, path: str) -> list[Declaration]:
     """One tool per exported function that has a JSDoc comment right above it and does
     not start with `_`; `path` names the file in errors."""
-    from toolkiln.conventions.javascript.function import block_above, function_declaration
-
     blocks = read_blocks(text)
     declarations: list[Declaration] = []
     for site in _EXPORTED_FUNCTION.finditer(text):

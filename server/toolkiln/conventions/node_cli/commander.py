@@ -29,7 +29,7 @@ from toolkiln.conventions.node_cli.params import (
     parser_type,
     read_placeholders,
 )
-from toolkiln.conventions.node_cli.read import CliSpec
+from toolkiln.conventions.node_cli.spec import CliSpec
 from toolkiln.conventions.node_cli.subcommands import split_commander
 from toolkiln.errors import DiscoveryError
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkiln.conventions.javascript.calls import read_calls
 from toolkiln.conventions.node_cli.params import check_unique, default_of, make_cli_parameter, parameter_name
-from toolkiln.conventions.node_cli.read import CliSpec
+from toolkiln.conventions.node_cli.spec import CliSpec
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:

@@ -21,19 +21,17 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from toolkiln.conventions.base import Candidate, Declaration, NotATool
+from toolkiln.conventions.node_cli.spec import CliSpec
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:
     from toolkiln.conventions.base import Probe
-    from toolkiln.model import Parameter
 
 CLAIM_IS_CERTAIN = True  # read as text, never run
 
-MAX_SCRIPT_BYTES = 1024 * 1024
 _SUFFIXES = {".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"}
 _IMPORT = r"""(?:require\(|\bfrom\b|\bimport\b)\s*['"]"""
 _LIBRARIES = (
@@ -54,23 +52,6 @@ _KIT_PROMPT = re.compile(r"\bawait\s++arg\s*+\(|\bdefineSchema\s*+\(")
 _FUNCTION_STYLE = re.compile(
     r"\bexports\.run\s*=|\bmodule\.exports\s*=\s*\{[^{}]*\brun\b|\bexport\s+(?:async\s+)?function\s+run\s*\("
 )
-
-
-@dataclass
-class CliSpec:
-    """What a library reader found: the declaration's parts."""
-
-    parameters: list[Parameter] = field(default_factory=list)
-    description: str = ""
-    version: str | None = None
-    warnings: list[DiscoveryError] = field(default_factory=list)
-    # A subcommand's own (its name and line); the program's: its subcommands that can be
-    # served, whether it has any, and whether it also runs without one.
-    name: str = ""
-    line: int = 0
-    commands: list[CliSpec] = field(default_factory=list)
-    has_commands: bool = False
-    runs_alone: bool = True
 
 
 def library_of(text: str) -> str | None:
@@ -98,7 +79,7 @@ def claims(candidate: Candidate) -> bool:
 
 async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Declaration] | None:
     path = candidate.relative_path
-    text = _read(candidate)
+    text = candidate.text()
     library = library_of(text)
     if library is None:
         raise NotATool("imports no command-line library it parses with", kind="no-declaration")
@@ -166,16 +147,6 @@ def _command_declarations(spec: CliSpec, description: str) -> list[Declaration]:
     first = declarations[0]
     declarations[0] = dataclasses.replace(first, warnings=[*spec.warnings, *first.warnings])
     return [dataclasses.replace(declaration, version=spec.version) for declaration in declarations]
-
-
-def _read(candidate: Candidate) -> str:
-    path = candidate.relative_path
-    try:
-        if candidate.path.stat().st_size > MAX_SCRIPT_BYTES:
-            raise DiscoveryError(f"is larger than {MAX_SCRIPT_BYTES} bytes; not read", path=path)
-        return candidate.path.read_bytes().decode("utf-8", errors="replace")
-    except OSError as error:
-        raise DiscoveryError(f"cannot be read ({error.strerror})", path=path) from None
 
 
 def _check_runnable(candidate: Candidate) -> None:

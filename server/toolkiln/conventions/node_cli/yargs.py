@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from toolkiln.conventions.javascript.calls import read_calls
 from toolkiln.conventions.javascript.values import Call, Name
 from toolkiln.conventions.node_cli.params import check_unique, make_cli_parameter, read_placeholders
-from toolkiln.conventions.node_cli.read import CliSpec
+from toolkiln.conventions.node_cli.spec import CliSpec
 from toolkiln.conventions.node_cli.subcommands import split_yargs
 from toolkiln.conventions.node_cli.yargs_params import aliases_of, description_of, make_yargs_parameter
 from toolkiln.errors import DiscoveryError

@@ -23,7 +23,6 @@ import ast
 import contextlib
 import dataclasses
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkiln.conventions.annotations.read import TYPE_ALIASES, parse_param_line
@@ -69,7 +68,7 @@ def claims(candidate: Candidate) -> bool:
     text = candidate.head
     if text and candidate.stat.st_size > HEAD_BYTES and not _ENTRY.search(text):
         with contextlib.suppress(DiscoveryError):  # gone or unreadable since its head was read
-            text = read_source(candidate.path)
+            text = candidate.text()
     if candidate.executable and _SELF_DESCRIBING.search(text):
         return False
     frameworks = set(_CLI_IMPORT.findall(text))
@@ -86,7 +85,7 @@ def claims(candidate: Candidate) -> bool:
 
 async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Declaration] | None:
     path = candidate.relative_path
-    source = read_source(candidate.path)
+    source = candidate.text()
     try:
         module = ast.parse(source, filename=path)
     except SyntaxError as error:
@@ -208,13 +207,6 @@ def _takes_a_dict(module: ast.Module, annotation: ast.expr | None) -> bool:
         return True
     outer = annotation.value if isinstance(annotation, ast.Subscript) else annotation
     return hint_name(outer) in ("dict", "Dict", "Mapping", "MutableMapping")
-
-
-def read_source(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError as error:
-        raise DiscoveryError(f"cannot be read: {error.strerror}", path=str(path)) from None
 
 
 def _description(docstring: str) -> str:

@@ -26,7 +26,6 @@ import re
 from typing import TYPE_CHECKING
 
 from toolkiln.conventions.base import HEAD_BYTES, Candidate, Declaration, NotATool, Probe
-from toolkiln.conventions.python.execute import read_source
 from toolkiln.conventions.python.hints import hinted_parameter, typed_dict_names
 from toolkiln.errors import DiscoveryError
 
@@ -60,7 +59,7 @@ def claims(candidate: Candidate) -> bool:
     text = candidate.head
     if text and candidate.stat.st_size > HEAD_BYTES and not _RUN.search(text):
         with contextlib.suppress(DiscoveryError):
-            text = read_source(candidate.path)
+            text = candidate.text()
     if candidate.executable and _SELF_DESCRIBING.search(text):
         return False  # it answers `--help` itself: help-json's
     if candidate.path.name == AGENT_TOOLS_FILE:
@@ -71,10 +70,10 @@ def claims(candidate: Candidate) -> bool:
 async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Declaration] | None:
     path = candidate.relative_path
     try:
-        module = ast.parse(read_source(candidate.path), filename=path)
+        module = ast.parse(candidate.text(), filename=path)
     except SyntaxError as error:
         raise DiscoveryError(f"is not valid Python: {error.msg}", path=path, line=error.lineno) from None
-    if candidate.path.name == AGENT_TOOLS_FILE and not _RUN.search(read_source(candidate.path)):
+    if candidate.path.name == AGENT_TOOLS_FILE and not _RUN.search(candidate.text()):
         return _agent_tools(module, path)
     function = next(
         (

@@ -20,7 +20,7 @@ import ast
 import re
 
 from toolkiln.conventions.base import Candidate, Declaration, NotATool, Probe
-from toolkiln.conventions.python.execute import dependency_warning, read_source
+from toolkiln.conventions.python.execute import dependency_warning
 from toolkiln.errors import DiscoveryError
 
 CLAIM_IS_CERTAIN = True
@@ -47,7 +47,7 @@ def claims(candidate: Candidate) -> bool:
 async def declare(candidate: Candidate, probe: Probe) -> Declaration:
     path = candidate.relative_path
     try:
-        module = ast.parse(read_source(candidate.path), filename=path)
+        module = ast.parse(candidate.text(), filename=path)
     except SyntaxError as error:
         raise DiscoveryError(f"is not valid Python: {error.msg}", path=path, line=error.lineno) from None
     docstring = (ast.get_docstring(module) or "").strip()
