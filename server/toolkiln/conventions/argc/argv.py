@@ -79,3 +79,8 @@ def argc_env(env: Mapping[str, str]) -> dict[str, str]:
         "TOOLKILN_ARGC_PYTHON": sys.executable,
         "LLM_OUTPUT": LLM_OUTPUT,
     }
+
+
+def argc_launch_env(env: dict[str, str], arguments: Mapping[str, Any] | None, script: Path) -> dict[str, str]:
+    """The call's environment with `argc_env` set over it."""
+    return {**env, **argc_env(env)}
