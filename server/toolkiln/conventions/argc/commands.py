@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from toolkiln.conventions.argc.params import env_warnings, parameters_of
 from toolkiln.conventions.base import Declaration
+from toolkiln.conventions.subcommands import with_file_warnings
 from toolkiln.errors import DiscoveryError
 from toolkiln.runtimes.argc.tags import Command, Script
 
@@ -48,6 +49,5 @@ def command_declarations(
                 name=command.name if named_by_function else None,
             )
         )
-    # The file's warnings are said once, with its first tool.
-    first = dataclasses.replace(declarations[0], warnings=warnings)
-    return [dataclasses.replace(d, version=script.version) for d in (first, *declarations[1:])]
+    declarations = with_file_warnings(declarations, warnings)
+    return [dataclasses.replace(d, version=script.version) for d in declarations]

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from toolkiln.conventions.base import Candidate, Declaration, NotATool
 from toolkiln.conventions.node_cli.spec import CliSpec
+from toolkiln.conventions.subcommands import before_the_word, subcommand_description, with_file_warnings
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:
@@ -117,11 +118,7 @@ def _command_declarations(spec: CliSpec, description: str) -> list[Declaration]:
         declarations.append(
             Declaration(dialect="node-cli", description=description, parameters=spec.parameters)
         )
-    early = [
-        param.model_copy(update={"before_command": True})
-        for param in spec.parameters
-        if param.option not in ("", "--")
-    ]
+    early = before_the_word([param for param in spec.parameters if param.option not in ("", "--")])
     for command in spec.commands:
         taken = {param.name for param in early}
         own = []
@@ -134,8 +131,7 @@ def _command_declarations(spec: CliSpec, description: str) -> list[Declaration]:
         declarations.append(
             Declaration(
                 dialect="node-cli",
-                description=command.description
-                or (f"{description} ({command.name})" if description else command.name),
+                description=subcommand_description(description, command.description, command.name),
                 parameters=[*early, *own],
                 warnings=command.warnings,
                 command=command.name,
@@ -144,8 +140,7 @@ def _command_declarations(spec: CliSpec, description: str) -> list[Declaration]:
     if not declarations:
         reasons = "; ".join(warning.reason for warning in spec.warnings) or "none can be read"
         raise NotATool(f"a program whose subcommands cannot be served here ({reasons})", kind="subcommands")
-    first = declarations[0]
-    declarations[0] = dataclasses.replace(first, warnings=[*spec.warnings, *first.warnings])
+    declarations = with_file_warnings(declarations, spec.warnings)
     return [dataclasses.replace(declaration, version=spec.version) for declaration in declarations]
 
 

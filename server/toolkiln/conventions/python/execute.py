@@ -29,6 +29,7 @@ from toolkiln.conventions.annotations.read import TYPE_ALIASES, parse_param_line
 from toolkiln.conventions.base import HEAD_BYTES, Candidate, Declaration, NotATool, Probe, make_parameter
 from toolkiln.conventions.python.docopt_fire import readable_docopt_or_fire
 from toolkiln.conventions.python.hints import hint_name, signature_parameters, typed_dict
+from toolkiln.conventions.subcommands import with_file_warnings
 from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import PARAM_TYPES, PythonEntry
 
@@ -101,7 +102,7 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Decl
         if (warning := dependency_warning(candidate)) is None:
             return tools
         if isinstance(tools, list):
-            return [dataclasses.replace(tools[0], warnings=[*tools[0].warnings, warning]), *tools[1:]]
+            return with_file_warnings(tools, [warning], after=True)
         return dataclasses.replace(tools, warnings=[*tools.warnings, warning])
     function = functions.get("execute") or functions.get("main")
     if function is None:

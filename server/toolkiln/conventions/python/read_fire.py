@@ -26,6 +26,7 @@ import dataclasses
 from toolkiln.conventions.base import Declaration, NotATool
 from toolkiln.conventions.python.run_function import keyword_function
 from toolkiln.conventions.python_cli.read import check_runnable, first_paragraph
+from toolkiln.conventions.subcommands import with_file_warnings
 from toolkiln.errors import DiscoveryError
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -82,7 +83,7 @@ def read_fire(module: ast.Module, path: str) -> Declaration | list[Declaration]:
                         line=value.lineno,
                     )
                 )
-        return _with_warnings(_commands(module, path, call, chosen), warnings)
+        return with_file_warnings(_commands(module, path, call, chosen), warnings)
     instance = isinstance(component, ast.Call)
     named = component.func if isinstance(component, ast.Call) else component
     assert isinstance(named, ast.Name)  # fire_call read it
@@ -153,7 +154,7 @@ def _class_commands(
         raise DiscoveryError(
             f"{cls.name} has no public method Python Fire can call", path=path, line=call.lineno
         )
-    return _with_warnings(declarations, warnings)
+    return with_file_warnings(declarations, warnings)
 
 
 def _is_static(method: _Function) -> bool:
@@ -171,11 +172,3 @@ def _as_fire(declaration: Declaration, command: str | None) -> Declaration:
     """Each parameter an option `--name` (Fire reads `--name=value` for any parameter)."""
     parameters = [param.model_copy(update={"option": f"--{param.name}"}) for param in declaration.parameters]
     return dataclasses.replace(declaration, parameters=parameters, python_entry="fire", command=command)
-
-
-def _with_warnings(declarations: list[Declaration], warnings: list[DiscoveryError]) -> list[Declaration]:
-    if warnings and declarations:
-        declarations[0] = dataclasses.replace(
-            declarations[0], warnings=[*warnings, *declarations[0].warnings]
-        )
-    return declarations

@@ -14,12 +14,12 @@ file's own name.
 from __future__ import annotations
 
 import ast
-import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from toolkiln.conventions.base import Declaration, NotATool, make_parameter
+from toolkiln.conventions.subcommands import before_the_word, subcommand_description, with_file_warnings
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:
@@ -215,7 +215,7 @@ def command_declarations(
     declarations: list[Declaration] = []
     if with_main:
         declarations.append(_declaration(description, top.parameters, top.conditions, []))
-    early = [param.model_copy(update={"before_command": True}) for param in top.parameters]
+    early = before_the_word(top.parameters)
     for command in commands:
         taken = {param.name for param in top.parameters}
         renamed: dict[str, str] = {}
@@ -228,9 +228,7 @@ def command_declarations(
             renamed[param.name] = name
             parameters.append(param.model_copy(update={"name": name}) if name != param.name else param)
         conditions = [*top.conditions, *(_renamed(c, renamed) for c in command.reading.conditions)]
-        described = command.description or (
-            f"{description} ({command.name})" if description else command.name
-        )
+        described = subcommand_description(description, command.description, command.name)
         declarations.append(
             _declaration(described, parameters, conditions, command.reading.warnings, command=command.name)
         )
@@ -240,9 +238,7 @@ def command_declarations(
             path=top.path,
             line=line,
         )
-    first = declarations[0]
-    declarations[0] = dataclasses.replace(first, warnings=[*top.warnings, *first.warnings])
-    return declarations
+    return with_file_warnings(declarations, top.warnings)
 
 
 def _declaration(

@@ -27,7 +27,6 @@ with the arguments in their places (`command`: the words, each `<>` the next arg
 from __future__ import annotations
 
 import ast
-import dataclasses
 import itertools
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +39,7 @@ from toolkiln.conventions.python_cli.read import (
     tool_schema,
     usable_name,
 )
+from toolkiln.conventions.subcommands import with_file_warnings
 from toolkiln.discover.docopt_usage import Node, Option, UsageError, read_usage
 from toolkiln.errors import DiscoveryError
 
@@ -155,9 +155,9 @@ def read_docopt(module: ast.Module, path: str) -> Declaration | list[Declaration
             path=path,
             line=text_line,
         )
+    declarations = with_file_warnings(declarations, warnings)
     first = declarations[0]
-    declarations[0] = dataclasses.replace(first, warnings=[*warnings, *first.warnings])
-    return declarations[0] if len(declarations) == 1 and first.command is None else declarations
+    return first if len(declarations) == 1 and first.command is None else declarations
 
 
 def _leaves(node: Node) -> Any:
