@@ -333,7 +333,7 @@ def read_bound(size: int, lines: int, per_mib: float, floor: float) -> float:
 
 def time_cases(cases: list[dict[str, Any]], per_mib: float, floor: float) -> Iterator[dict[str, Any]]:
     from toolkiln.conventions.base import Candidate
-    from toolkiln.conventions.order import ALL_DIALECTS
+    from toolkiln.conventions.order import READERS
     from toolkiln.discover import discover_tools
     from toolkiln.discover.scan import first_claimant
 
@@ -350,7 +350,7 @@ def time_cases(cases: list[dict[str, Any]], per_mib: float, floor: float) -> Ite
 
             if not case["token"]:
                 path = next(p for p in sorted(folder.iterdir()) if not p.name.endswith(".json"))
-                dialect = first_claimant(Candidate(path, path.name, path.stat()), ALL_DIALECTS)
+                dialect = first_claimant(Candidate(path, path.name, path.stat()), READERS)
                 claimant = getattr(dialect, "__name__", None)
         else:
             reader, path = readers[case["reader"]], folder / "text"

@@ -1,4 +1,5 @@
-"""What every script dialect offers discovery, and what it hands back."""
+"""What every convention's reader offers discovery, and what it hands back: the shared
+words of `conventions/` (a leaf: it imports no convention, nor discovery, nor the runner)."""
 
 from __future__ import annotations
 
@@ -151,12 +152,12 @@ class NotATool(Exception):
         self.kind = kind
 
 
-class Dialect(Protocol):
-    """One way of declaring a tool. Each dialect module provides these three names.
+class Reader(Protocol):
+    """One way of declaring a tool: a convention's reader module provides these three names.
 
-    A dialect whose files name their tool (kit's `// Name:`) also provides
+    A reader whose files name their tool (kit's `// Name:`) also provides
     `tool_name(candidate) -> str | None`: a cheap read of the name, or None for the name
-    from the path, which is how the other dialects' tools are named.
+    from the path, which is how the other readers' tools are named.
     """
 
     # True when `claims` alone decides (the file is read, not run). Only such a claim on

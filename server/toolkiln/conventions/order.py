@@ -1,13 +1,14 @@
-"""Every script dialect, in the order they are asked "is this file yours?".
+"""Every convention's reader, in the order they are asked "is this file yours?".
 
-Adding a dialect means one new module with `claims` and `declare`, and one line here.
+Adding a convention means its package under `conventions/` with a `read.py` (`claims`,
+`declare`) and an `argv.py`, one line here and one in `launchers.py` (docs/architecture.md).
 """
 
 from __future__ import annotations
 
 from toolkiln.conventions.annotations import read as annotations_reader
 from toolkiln.conventions.argc import read as argc
-from toolkiln.conventions.base import Dialect
+from toolkiln.conventions.base import Reader
 from toolkiln.conventions.fallback import read as fallback
 from toolkiln.conventions.help_json import read as help_json
 from toolkiln.conventions.javascript import function as js_function
@@ -33,16 +34,16 @@ from toolkiln.discover import (  # being rewritten in place; move to conventions
 # those dialects serve; argc still says why a tagged file nobody takes is not a tool.
 # shell_script reads a plain shell script's own argument handling before help-json would
 # run it: it leaves alone scripts that answer `--help` with JSON, and opted-in files.
-ALL_DIALECTS: tuple[Dialect, ...] = (
+READERS: tuple[Reader, ...] = (
     sidecar, annotations_reader, kit, scriptkit, raycast, python_module, python_function,
     python_script, python_argv, argc, js_function, node_cli, shell_script, help_json, fallback,
 )  # fmt: skip
 
 
-def reader_named(module_name: str) -> Dialect | None:
+def reader_named(module_name: str) -> Reader | None:
     """The reader whose module is `module_name` (as discovery's index remembers a file's
     claimant), or None: a name from an older layout is claimed afresh."""
     return _BY_MODULE.get(module_name)
 
 
-_BY_MODULE = {getattr(reader, "__name__", ""): reader for reader in ALL_DIALECTS}
+_BY_MODULE = {getattr(reader, "__name__", ""): reader for reader in READERS}

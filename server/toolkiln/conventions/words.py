@@ -1,5 +1,5 @@
 """How one value becomes words of a script's command line: shared by every convention's
-argv builder (adapters.py and the `*_argv` modules), which import it and not each other."""
+argv builder (each convention's `argv.py`), which import it and not each other."""
 
 from __future__ import annotations
 

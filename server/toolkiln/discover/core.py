@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkiln.conventions import order  # the module: it imports discover's package in turn
-from toolkiln.conventions.base import Candidate, Declaration, Dialect, NotATool, Probe, ProbeMode
+from toolkiln.conventions.base import Candidate, Declaration, NotATool, Probe, ProbeMode, Reader
 from toolkiln.conventions.fallback import read as fallback
 from toolkiln.conventions.naming import tool_name_for
 from toolkiln.discover.declaring import ProgressCallback, declare_all
@@ -74,14 +74,14 @@ def discover_tools(
     reread = force or index.stale
     known: dict[str, dict[str, Any]] = {}  # this run's index hits, by relative path
 
-    def claimant(candidate: Candidate) -> Dialect | None:
+    def claimant(candidate: Candidate) -> Reader | None:
         entry = None if force else index.known(candidate.relative_path, candidate.stat, tools_dir)
         if entry is None:
-            return first_claimant(candidate, order.ALL_DIALECTS)
+            return first_claimant(candidate, order.READERS)
         known[candidate.relative_path] = entry
         if not entry.get("tools"):
             return None
-        return order.reader_named(entry.get("claimant", "")) or first_claimant(candidate, order.ALL_DIALECTS)
+        return order.reader_named(entry.get("claimant", "")) or first_claimant(candidate, order.READERS)
 
     pending: list[Pending] = []
     pending_paths: set[str] = set()
@@ -183,7 +183,7 @@ def _remember(
         )
 
 
-def _module(dialect: Dialect) -> str:
+def _module(dialect: Reader) -> str:
     return getattr(dialect, "__name__", "")
 
 
@@ -208,7 +208,7 @@ def _discover_items(
             report.errors.extend(errors)
 
 
-def _tool_name(candidate: Candidate, dialect: Dialect) -> str:
+def _tool_name(candidate: Candidate, dialect: Reader) -> str:
     """The name a dialect reads from the file (kit's `// Name:`), else the one from its path."""
     read_name: Callable[[Candidate], str | None] | None = getattr(dialect, "tool_name", None)
     return (read_name and read_name(candidate)) or tool_name_for(candidate.relative_path)

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolkiln.conventions.base import Candidate, Declaration, Dialect, NotATool
+from toolkiln.conventions.base import Candidate, Declaration, NotATool, Reader
 from toolkiln.conventions.naming import ENTRY_POINT
 from toolkiln.discover.fingerprint import fingerprint_file, same_content
 from toolkiln.discover.probe import NotProbed
@@ -30,7 +30,7 @@ class Pending:
     """A script to read: what its dialect made of it lands in `outcome`."""
 
     candidate: Candidate
-    dialect: Dialect
+    dialect: Reader
     name: str
     existing: ToolConfig | None
     outcome: Declaration | list[Declaration] | DiscoveryError | NotATool | None = None

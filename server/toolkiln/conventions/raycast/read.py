@@ -14,7 +14,7 @@ case, the first of each wins. Each `argumentN` is a parameter named after its
 placeholder (or `argumentN`); `password` (and the older `secure: true`) is a secret;
 `dropdown` an enum of its `data` values; an argument is required unless `optional`.
 They reach the script as Raycast gives them: `$1 $2 $3` in order, "" for an optional
-one left out, percent-encoded when `percentEncoded` (runner/adapters.py). Read as text.
+one left out, percent-encoded when `percentEncoded` (`conventions/raycast/argv.py`). Read as text.
 """
 
 from __future__ import annotations
