@@ -19,6 +19,7 @@ typedef may be a block of its own, and `@param {string} args.location` lines wor
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 from typing import TYPE_CHECKING
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
 
 CLAIM_IS_CERTAIN = True
 SUFFIXES = (".js", ".cjs", ".mjs")
-MAX_SCRIPT_BYTES = 1024 * 1024
 
 _EXPORTED = re.compile(
     r"^[ \t]*(?:module\.)?exports\.run[ \t]*="
@@ -62,7 +62,8 @@ def claims(candidate: Candidate) -> bool:
         return False
     text = candidate.head
     if text and candidate.stat.st_size > HEAD_BYTES and not _EXPORTED.search(text):
-        text = _read(candidate)[0]
+        with contextlib.suppress(DiscoveryError):  # gone, unreadable or too large since its head was read
+            text = candidate.text()
     if _EXPORTED.search(text) is not None:
         return True
     return is_agent_tools(candidate.path.name, text)
@@ -70,9 +71,7 @@ def claims(candidate: Candidate) -> bool:
 
 async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Declaration]:
     path = candidate.relative_path
-    text, error = _read(candidate)
-    if error:
-        raise DiscoveryError(f"cannot be read: {error}", path=path)
+    text = candidate.text()
     if shutil.which("node") is None:
         raise NotATool(
             "a JavaScript function tool: needs node (Node.js), which is not installed on the PATH",
@@ -84,11 +83,3 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Decl
     sites = list(_DEFINITION.finditer(text))
     own = next((block for site in sites if (block := block_above(blocks, text, site.start()))), None)
     return function_declaration(text, blocks, own, sites, path)
-
-
-def _read(candidate: Candidate) -> tuple[str, str]:
-    try:
-        with candidate.path.open("rb") as handle:
-            return handle.read(MAX_SCRIPT_BYTES).decode("utf-8", errors="replace"), ""
-    except OSError as error:
-        return "", error.strerror or str(error)

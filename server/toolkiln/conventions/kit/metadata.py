@@ -18,7 +18,6 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from toolkiln.conventions.base import Candidate
 from toolkiln.conventions.javascript.object_literal import LiteralError, parse_object_literal
 from toolkiln.conventions.naming import MAX_NAME_LENGTH
 from toolkiln.errors import DiscoveryError
@@ -109,17 +108,3 @@ def name_and_description(
             line=description.line,
         )
     return (name.value if name else None), description.value
-
-
-MAX_SCRIPT_BYTES = 1024 * 1024
-
-
-def read_script(candidate: Candidate) -> str:
-    """A kit or Script Kit script's text (its first MiB), or a `DiscoveryError`."""
-    try:
-        with candidate.path.open("rb") as handle:
-            return handle.read(MAX_SCRIPT_BYTES).decode("utf-8", errors="replace")
-    except OSError as error:
-        raise DiscoveryError(
-            f"cannot be read: {error.strerror or error}", path=candidate.relative_path
-        ) from None

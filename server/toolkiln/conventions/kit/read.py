@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkiln.conventions.base import Candidate, Declaration, Probe, make_parameter
 from toolkiln.conventions.javascript.object_literal import LiteralError, ObjectLiteral, parse_object_literal
-from toolkiln.conventions.kit.metadata import all_metadata, name_and_description, read_script
+from toolkiln.conventions.kit.metadata import all_metadata, name_and_description
 from toolkiln.conventions.kit.metadata import read_metadata as read_metadata
 from toolkiln.conventions.kit.metadata import slug_name as slug_name
 from toolkiln.conventions.scriptkit.read import check_runnable as check_scriptkit_runnable
@@ -103,7 +103,7 @@ def tool_name(candidate: Candidate) -> str | None:
 
 async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
     path = candidate.relative_path
-    text = read_script(candidate)
+    text = candidate.text()
     declaration = parse_script(text, path)
     if declaration is None:
         logger.debug("%s: not a kit tool: its schema.input is empty", path)

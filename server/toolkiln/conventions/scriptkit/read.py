@@ -25,7 +25,7 @@ import re
 from typing import TYPE_CHECKING
 
 from toolkiln.conventions.base import Candidate, Declaration, NotATool
-from toolkiln.conventions.kit.metadata import all_metadata, read_script, slug_name
+from toolkiln.conventions.kit.metadata import all_metadata, slug_name
 from toolkiln.conventions.scriptkit.args import arg_parameters, params_call, params_parameters
 from toolkiln.errors import DiscoveryError
 from toolkiln.interpreters import TYPESCRIPT_SUFFIXES, node_command
@@ -122,7 +122,7 @@ def tool_name(candidate: Candidate) -> str | None:
 
 async def declare(candidate: Candidate, probe: Probe) -> Declaration:
     path = candidate.relative_path
-    text = read_script(candidate)
+    text = candidate.text()
     name = mcp_name(text)
     if name is None:
         raise NotATool(
