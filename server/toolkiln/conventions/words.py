@@ -35,3 +35,26 @@ def plain_values(name: str, values: list[str]) -> list[str]:
                 about_arguments=True,
             )
     return values
+
+
+def text_words(value: Any) -> list[str]:
+    """A value as the words it fills: a list item by item, anything else one word."""
+    return [text_form(item) for item in value] if isinstance(value, list) else [text_form(value)]
+
+
+def option_word(option: str, value: str) -> str:
+    """An option and its value as one word: `--name=value`, or `-nvalue` for a one-letter
+    option (click reads `-n=value` as `=value`; argparse and click both read `-nvalue` as `value`)."""
+    if len(option) == 2 and option[0] == "-" and option[1] != "-":
+        return option + value
+    return f"{option}={value}"
+
+
+def refuse_positional_gap(name: str, missing: str) -> ProcessStartError:
+    """The refusal of a positional given after one left out: the script would read its
+    value as the earlier one's."""
+    return ProcessStartError(
+        f"argument {name!r} is given but {missing!r} before it is not: the script would read "
+        "the value as the earlier one",
+        about_arguments=True,
+    )

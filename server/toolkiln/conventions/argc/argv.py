@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from toolkiln.conventions.words import text_form
+from toolkiln.conventions.words import text_words
 from toolkiln.errors import ProcessStartError
 from toolkiln.interpreters import runs_by_itself
 from toolkiln.model import CompiledTool
@@ -32,7 +32,7 @@ def argc_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) ->
     missing: str | None = None
     for param in tool.parameters:
         value = arguments.get(param.name)
-        values = [text_form(item) for item in value] if isinstance(value, list) else [text_form(value)]
+        values = text_words(value)
         if param.option == "":
             if value is None:
                 missing = missing or param.name

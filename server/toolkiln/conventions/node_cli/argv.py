@@ -28,8 +28,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from toolkiln.conventions.words import plain_values, text_form
-from toolkiln.errors import ProcessStartError
+from toolkiln.conventions.words import plain_values, refuse_positional_gap, text_words
 from toolkiln.interpreters import find_interpreter, interpreter_names, runs_by_itself
 from toolkiln.model import CompiledTool
 
@@ -48,14 +47,10 @@ def node_cli_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]
                 skipped = skipped or param.name
             continue
         value = arguments[param.name]
-        values = [text_form(item) for item in value] if isinstance(value, list) else [text_form(value)]
+        values = text_words(value)
         if param.option in ("", "--"):
             if skipped is not None:
-                raise ProcessStartError(
-                    f"argument {param.name!r} is a positional that comes after {skipped!r}: "
-                    f"give {skipped!r} too",
-                    about_arguments=True,
-                )
+                raise refuse_positional_gap(param.name, skipped)
             if param.option == "":
                 leading += plain_values(param.name, values)
             else:

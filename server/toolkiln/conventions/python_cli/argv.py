@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from toolkiln.conventions.words import plain_values, text_form
+from toolkiln.conventions.words import option_word, plain_values, refuse_positional_gap, text_form, text_words
 from toolkiln.errors import ProcessStartError
 from toolkiln.interpreters import python_command
 from toolkiln.model import CompiledTool, Parameter
@@ -42,13 +42,9 @@ def python_script_argv(script: Path, tool: CompiledTool, arguments: Mapping[str,
                 missing.setdefault(early, param.name)
                 continue
             if early in missing:
-                raise ProcessStartError(
-                    f"argument {param.name!r} is given but {missing[early]!r} before it is not: the "
-                    "script would read the value as the earlier one",
-                    about_arguments=True,
-                )
+                raise refuse_positional_gap(param.name, missing[early])
             value = arguments[param.name]
-            words = [text_form(item) for item in value] if isinstance(value, list) else [text_form(value)]
+            words = text_words(value)
             if early:
                 positionals += plain_values(param.name, words)  # before the command: no `--` there
             else:
@@ -74,8 +70,8 @@ def option_words(param: Parameter, value: Any) -> list[str]:
     if param.option_form == "list" or (param.option_form is None and isinstance(value, list)):
         return [option, *plain_values(param.name, [text_form(item) for item in value])]  # a config of old
     if param.option_form == "repeat":
-        return [_joined(option, text_form(item)) for item in value]
-    return [_joined(option, text_form(value))]
+        return [option_word(option, text_form(item)) for item in value]
+    return [option_word(option, text_form(value))]
 
 
 def _not_separators(name: str, words: list[str]) -> list[str]:
@@ -88,11 +84,3 @@ def _not_separators(name: str, words: list[str]) -> list[str]:
             about_arguments=True,
         )
     return words
-
-
-def _joined(option: str, value: str) -> str:
-    """One word: `--name=value`, or `-nvalue` for a one-letter option (click reads
-    `-n=value` as `=value`; argparse and click both read `-nvalue` as `value`)."""
-    if len(option) == 2 and option[0] == "-" and option[1] != "-":
-        return option + value
-    return f"{option}={value}"

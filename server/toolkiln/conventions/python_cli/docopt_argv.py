@@ -19,8 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from toolkiln.conventions.words import plain_values, text_form
-from toolkiln.errors import ProcessStartError
+from toolkiln.conventions.words import plain_values, refuse_positional_gap, text_form, text_words
 from toolkiln.interpreters import python_command
 from toolkiln.model import CompiledTool, Parameter
 
@@ -43,13 +42,9 @@ def docopt_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) 
             places.append([])
             continue
         if missing is not None:
-            raise ProcessStartError(
-                f"argument {param.name!r} is given but {missing!r} before it is not: the script "
-                "would read the value as the earlier one",
-                about_arguments=True,
-            )
+            raise refuse_positional_gap(param.name, missing)
         value = arguments[param.name]
-        words = [text_form(item) for item in value] if isinstance(value, list) else [text_form(value)]
+        words = text_words(value)
         plain_values(param.name, [word for word in words if word != "-"])  # `-` is stdin's, an argument
         places.append(words)
     template = (tool.command or "").split() or [SLOT] * len(places)

@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from toolkiln.conventions.words import plain_values, text_form
+from toolkiln.conventions.words import plain_values, text_words
 from toolkiln.interpreters import find_interpreter, interpreter_names, runs_by_itself
 from toolkiln.model import CompiledTool
 
@@ -38,7 +38,7 @@ def sidecar_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any])
         if param.option and param.type == "boolean":
             words += [param.option] if value is True else []
             continue
-        values = [text_form(item) for item in value] if isinstance(value, list) else [text_form(value)]
+        values = text_words(value)
         if param.option == "":
             words += plain_values(param.name, values)
         elif param.option.startswith("--"):
