@@ -13,7 +13,7 @@ whose `schema` object declares its input.
 Script Kit's call form works too, `const { input, output } = defineSchema({...})` (or
 `export const schema = defineSchema({...})`), and its typed metadata object
 `export const metadata = { name, description }` in place of the comments
-(kit_metadata.py). The tool is named after the slug of its Name (`create-note`); a
+(`metadata.py`). The tool is named after the slug of its Name (`create-note`); a
 `defineSchema` script without a Name, after its path. The schema block is read
 as text (JSON, a JavaScript object literal or a Python dict display), never run; in a
 shell script it sits in comments (`# schema = {` ... `# }`). A script whose

@@ -14,7 +14,7 @@ order: `@param` lines in the module's (or the function's) docstring, in the gram
 the annotations dialect; a literal `INPUTS` dict; the function's signature and type
 hints (`execute(company: str, employees: int = 1)`, or `execute(params: Params)` with a
 `TypedDict`). A command-line script (argparse, click or typer, and no `execute`) is read
-by `python_argparse`, `python_click` or `python_typer` and run as a script.
+by `python_cli/read_argparse.py`, `read_click.py` or `read_typer.py` and run as a script.
 """
 
 from __future__ import annotations

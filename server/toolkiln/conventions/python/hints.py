@@ -1,6 +1,6 @@
 """Parameters from Python type hints, read with `ast`: a function's signature
 (`execute(company: str, employees: int = 1)`) or the `TypedDict` of `execute(params: P)`.
-Shared by the dialects that read functions (`python_module`)."""
+Shared by the readers of functions (`execute.py`, `run_function.py`)."""
 
 from __future__ import annotations
 

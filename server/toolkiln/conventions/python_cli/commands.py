@@ -64,7 +64,7 @@ def declare_commands(
     commands: dict[str, Command], entries: list[tuple[str, int]], path: str, docstring: str, framework: str
 ) -> Declaration | list[Declaration]:
     """The tool of the command the script runs; for a group, one tool per subcommand (see
-    `python_cli`), and the group's own when it runs without one."""
+    `python_cli/read.py`), and the group's own when it runs without one."""
     if not entries:
         raise NotATool(
             f"a Python library: it defines {framework} commands, but nothing calls one when the "
