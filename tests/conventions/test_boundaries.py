@@ -128,3 +128,14 @@ def test_every_dialect_but_run_command_has_a_launcher() -> None:
     dialects = set(typing.get_args(DialectName)) - {"command"}
     python_scripts = {f"python-{entry}" for entry in SCRIPT_ENTRIES}
     assert set(LAUNCHERS) == dialects | python_scripts
+
+
+def test_discovery_and_the_runner_meet_only_in_files_and_conventions() -> None:
+    crossing = {
+        f"{module_name(path)} imports {name}"
+        for stage, other in (("discover", "toolkiln.runner"), ("runner", "toolkiln.discover"))
+        for path in (PACKAGE / stage).rglob("*.py")
+        for name in imports_of(path)
+        if name == other or name.startswith(other + ".")
+    }
+    assert not crossing, sorted(crossing)
