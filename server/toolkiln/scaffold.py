@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from toolkiln.discover.kit import slug_name
-from toolkiln.discover.naming import tool_name_for
+from toolkiln.conventions.kit.read import slug_name
+from toolkiln.conventions.naming import tool_name_for
 from toolkiln.discover.scan import SKIPPED_FOLDERS
 from toolkiln.errors import ConfigError, ToolkilnError
 from toolkiln.files import load_tool_config, tool_configs_dir

@@ -62,7 +62,7 @@ DialectName = Literal[
 # command-line script: argparse, click or typer, run with its arguments on argv).
 # `run(**)` is llm-functions' `def run(...)`, each argument a keyword, its return value the result.
 # `docopt` and `fire` are command-line scripts too, whose argv follows docopt's usage
-# patterns or Python Fire's flags (runner/python_docopt_argv.py, python_fire_argv.py).
+# patterns or Python Fire's flags (conventions/python_cli/docopt_argv.py, conventions/python/fire_argv.py).
 # `argv` is a script that reads `sys.argv` by hand: each argument one word, in order, and
 # its `stdin` parameter on stdin (runner/python_argv_argv.py).
 PythonEntry = Literal["execute", "main", "execute(**)", "run(**)", "script", "docopt", "fire", "argv"]

@@ -9,9 +9,9 @@ import anyio
 import pytest
 
 from tests.conftest import MakeTool
-from toolkiln.discover import annotations
-from toolkiln.discover.annotations import header_text, parse_header, parse_param_line
-from toolkiln.discover.base import Candidate
+from toolkiln.conventions.annotations import read as annotations
+from toolkiln.conventions.annotations.read import header_text, parse_header, parse_param_line
+from toolkiln.conventions.base import Candidate
 from toolkiln.errors import DiscoveryError
 from toolkiln.model import Parameter
 

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from tests.conftest import MakeTool
+from toolkiln.conventions.argc.read import declaration_of
+from toolkiln.conventions.base import NotATool
 from toolkiln.discover import discover_tools
-from toolkiln.discover.argc import declaration_of
-from toolkiln.discover.base import NotATool
 from toolkiln.errors import DiscoveryError
 
 EVAL = 'eval "$(argc --argc-eval "$0" "$@")"\n'
@@ -277,9 +277,8 @@ def test_discovery_reads_argc_files_and_leaves_the_annotations_dialect_alone(
     ],
 )
 async def test_files_that_are_not_tools_say_why(tmp_path: Path, name: str, text: str, kind: str) -> None:
-    from toolkiln.discover import argc
-    from toolkiln.discover.base import Candidate
-    from toolkiln.discover.probe import Probe
+    from toolkiln.conventions.argc import read as argc
+    from toolkiln.conventions.base import Candidate, Probe
 
     path = tmp_path / name
     path.write_text(text)

@@ -9,8 +9,8 @@ import pytest
 
 from tests.conftest import MakeTool
 from toolkiln.build import build_catalog
+from toolkiln.conventions.fallback.read import clean_text
 from toolkiln.discover import discover_tools
-from toolkiln.discover.fallback import clean_text
 from toolkiln.errors import BuildError, ConfigError
 from toolkiln.fallback_globs import check_fallback_pattern, is_opted_in, read_fallback_patterns
 from toolkiln.files import load_catalog, load_server_config, load_tool_config, tool_config_path

@@ -10,10 +10,9 @@ import anyio
 import pytest
 
 from tests.conftest import MakeTool, pids_alive
-from toolkiln.discover import help_json
-from toolkiln.discover.base import Candidate, Declaration, NotATool
-from toolkiln.discover.help_json import PROBE_OUTPUT_LIMIT, parse_help
-from toolkiln.discover.probe import Probe
+from toolkiln.conventions.base import Candidate, Declaration, NotATool, Probe
+from toolkiln.conventions.help_json import read as help_json
+from toolkiln.conventions.help_json.read import PROBE_OUTPUT_LIMIT, parse_help
 from toolkiln.errors import DiscoveryError
 from toolkiln.model import Parameter
 

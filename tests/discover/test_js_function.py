@@ -11,12 +11,12 @@ import anyio
 import pytest
 
 from tests.conftest import MakeTool
-from toolkiln.discover import discover_tools, js_function
-from toolkiln.discover.base import Candidate, NotATool
-from toolkiln.discover.jsdoc import JsType, read_type
-from toolkiln.discover.probe import Probe
+from toolkiln.conventions.base import Candidate, NotATool, Probe
+from toolkiln.conventions.javascript import function as js_function
+from toolkiln.conventions.javascript.argv import function_argv
+from toolkiln.conventions.javascript.jsdoc import JsType, read_type
+from toolkiln.discover import discover_tools
 from toolkiln.errors import ProcessStartError
-from toolkiln.runner.adapters import ARGV_BUILDERS
 
 
 def discovered(tools_dir: Path, config_dir: Path, name: str) -> dict[str, Any]:
@@ -227,4 +227,4 @@ def test_without_node_the_file_is_not_a_tool_and_a_call_says_what_to_install(
     assert raised.value.kind == "runtime-missing"
     assert "needs node (Node.js), which is not installed" in raised.value.reason
     with pytest.raises(ProcessStartError, match=r"needs node \(Node.js\), which is not installed"):
-        ARGV_BUILDERS["function"](path, None, {})  # type: ignore[arg-type]
+        function_argv(path, None, {})  # type: ignore[arg-type]

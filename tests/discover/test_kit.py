@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import MakeTool
+from toolkiln.conventions.base import Candidate, Declaration
+from toolkiln.conventions.kit import read as kit_dialect
+from toolkiln.conventions.kit.read import parse_script, slug_name
 from toolkiln.discover import DiscoveryReport, discover_tools
-from toolkiln.discover import kit as kit_dialect
-from toolkiln.discover.base import Candidate, Declaration
-from toolkiln.discover.kit import parse_script, slug_name
 from toolkiln.errors import DiscoveryError
 from toolkiln.files import load_tool_config, tool_config_path
 from toolkiln.model import Parameter

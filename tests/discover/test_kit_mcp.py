@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import MakeTool
+from toolkiln.conventions.kit.read import parse_script
+from toolkiln.conventions.scriptkit.args import arg_parameters, code_mask, params_call, params_parameters
+from toolkiln.conventions.scriptkit.read import mcp_name, uses_scriptkit
 from toolkiln.discover import DiscoveryReport, discover_tools
-from toolkiln.discover.kit import parse_script
-from toolkiln.discover.scriptkit import mcp_name, uses_scriptkit
-from toolkiln.discover.scriptkit_args import arg_parameters, code_mask, params_call, params_parameters
 from toolkiln.errors import DiscoveryError
 from toolkiln.files import load_tool_config, tool_config_path
 from toolkiln.model import Parameter

@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from toolkiln.discover.naming import MAX_NAME_LENGTH, tool_name_for
+from toolkiln.conventions.naming import MAX_NAME_LENGTH, tool_name_for
 from toolkiln.model import TOOL_NAME_PATTERN
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from toolkiln.discover.object_literal import LiteralError, ObjectLiteral, parse_object_literal
+from toolkiln.conventions.javascript.object_literal import LiteralError, ObjectLiteral, parse_object_literal
 
 
 def parse(text: str) -> ObjectLiteral:

@@ -10,9 +10,8 @@ from typing import Any
 
 import pytest
 
+from toolkiln.conventions.base import Candidate, Declaration, NotATool, Probe
 from toolkiln.discover import python_argv
-from toolkiln.discover.base import Candidate, Declaration, NotATool
-from toolkiln.discover.probe import Probe
 from toolkiln.errors import DiscoveryError
 
 NEVER_RUN = 'raise SystemExit("discovery must never import me")\n'

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from tests.discover.test_python_cli import NEVER_RUN, by_command, declare, declare_all, shape
-from toolkiln.discover import python_argv, python_module
-from toolkiln.discover.base import Candidate, NotATool
+from toolkiln.conventions.base import Candidate, NotATool, Probe
+from toolkiln.conventions.python import execute as python_module
+from toolkiln.discover import python_argv
 from toolkiln.discover.docopt_usage import UsageError, read_usage
-from toolkiln.discover.probe import Probe
 from toolkiln.errors import DiscoveryError
 
 NAVAL_FATE = '''\

@@ -11,9 +11,9 @@ import anyio
 import pytest
 
 from tests.conftest import MakeTool
-from toolkiln.discover import discover_tools, python_function
-from toolkiln.discover.base import Candidate, NotATool
-from toolkiln.discover.probe import Probe
+from toolkiln.conventions.base import Candidate, NotATool, Probe
+from toolkiln.conventions.python import run_function as python_function
+from toolkiln.discover import discover_tools
 
 
 def discovered(tools_dir: Path, config_dir: Path, name: str) -> dict[str, Any]:

@@ -11,9 +11,9 @@ import anyio
 import pytest
 
 from tests.conftest import MakeTool
-from toolkiln.discover import discover_tools, raycast
-from toolkiln.discover.base import Candidate, Declaration, NotATool
-from toolkiln.discover.probe import Probe
+from toolkiln.conventions.base import Candidate, Declaration, NotATool, Probe
+from toolkiln.conventions.raycast import read as raycast
+from toolkiln.discover import discover_tools
 from toolkiln.errors import DiscoveryError
 from toolkiln.files import load_tool_config, tool_config_path
 from toolkiln.model import Parameter

@@ -8,9 +8,8 @@ import anyio
 import pytest
 
 from tests.conftest import MakeTool
+from toolkiln.conventions.base import Candidate, Declaration, NotATool, Probe
 from toolkiln.discover import discover_tools, shell_script
-from toolkiln.discover.base import Candidate, Declaration, NotATool
-from toolkiln.discover.probe import Probe
 from toolkiln.errors import DiscoveryError
 from toolkiln.files import load_tool_config, tool_config_path
 

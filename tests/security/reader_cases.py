@@ -291,8 +291,9 @@ def _stop(signum: int, frame: object) -> None:
 def _readers() -> dict[str, Callable[[Path], object]]:
     from toolkiln.audit.reading import read_audit
     from toolkiln.clients.jsonc import parse_jsonc
-    from toolkiln.discover import fallback, help_json
-    from toolkiln.discover.base import Candidate
+    from toolkiln.conventions.base import Candidate
+    from toolkiln.conventions.fallback import read as fallback
+    from toolkiln.conventions.help_json import read as help_json
     from toolkiln.discover.fallback_text import help_of
     from toolkiln.discover.prompts import parse_prompt
     from toolkiln.files import load_server_config, load_tool_config
@@ -331,9 +332,9 @@ def read_bound(size: int, lines: int, per_mib: float, floor: float) -> float:
 
 
 def time_cases(cases: list[dict[str, Any]], per_mib: float, floor: float) -> Iterator[dict[str, Any]]:
+    from toolkiln.conventions.base import Candidate
+    from toolkiln.conventions.order import READERS
     from toolkiln.discover import discover_tools
-    from toolkiln.discover.base import Candidate
-    from toolkiln.discover.dialects import ALL_DIALECTS
     from toolkiln.discover.scan import first_claimant
 
     readers = _readers()
@@ -349,7 +350,7 @@ def time_cases(cases: list[dict[str, Any]], per_mib: float, floor: float) -> Ite
 
             if not case["token"]:
                 path = next(p for p in sorted(folder.iterdir()) if not p.name.endswith(".json"))
-                dialect = first_claimant(Candidate(path, path.name, path.stat()), ALL_DIALECTS)
+                dialect = first_claimant(Candidate(path, path.name, path.stat()), READERS)
                 claimant = getattr(dialect, "__name__", None)
         else:
             reader, path = readers[case["reader"]], folder / "text"

@@ -259,7 +259,7 @@ def test_a_shebang_naming_a_program_in_a_dot_folder_does_not_show_that_folder(
 ) -> None:
     """Only a virtual environment (its pyvenv.cfg) named by a `#!` line is shown to the
     probe: `#!/home/me/.cargo/bin/python3` would otherwise show `~/.cargo`, credentials and all."""
-    from toolkiln.discover.base import Candidate
+    from toolkiln.conventions.base import Candidate
     from toolkiln.discover.probe import _needed_folders
 
     home = tmp_path / "home"

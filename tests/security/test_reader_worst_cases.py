@@ -25,17 +25,18 @@ from tests.security.reader_cases import SCRIPTS, TEXT_READERS, read_bound, write
 SECONDS_PER_MIB = 1.0
 FLOOR_SECONDS = 0.1
 EXPECTED_CLAIMANTS = {
-    "annotations": "annotations", "annotations-comment": "annotations", "kit": "kit",
-    "annotations-field": "annotations", "kit-field": "kit", "argc-field": "argc",
-    "kit-schema": "kit", "scriptkit": "scriptkit", "scriptkit-header": "help_json",
-    "scriptkit-params": "scriptkit",
-    "raycast": "raycast", "argc": "argc", "python-module": "python_module",
-    "python-function": "python_function", "python-google": "python_function",
-    "python-raw": "python_argv", "python-script": "python_script",
-    "python-argparse": "python_module", "python-click": "python_module", "python-typer": "python_module",
-    "python-fire": "python_module", "python-docopt": "python_module", "node-commander": "node_cli",
-    "node-yargs": "node_cli", "node-parseargs": "node_cli", "js-function": "js_function",
-    "js-agent": "js_function", "fallback-text": "help_json", "shell": "shell_script", "sidecar": "sidecar",
+    "annotations": "annotations.read", "annotations-comment": "annotations.read", "kit": "kit.read",
+    "annotations-field": "annotations.read", "kit-field": "kit.read", "argc-field": "argc.read",
+    "kit-schema": "kit.read", "scriptkit": "scriptkit.read", "scriptkit-header": "help_json.read",
+    "scriptkit-params": "scriptkit.read",
+    "raycast": "raycast.read", "argc": "argc.read", "python-module": "python.execute",
+    "python-function": "python.run_function", "python-google": "python.run_function",
+    "python-raw": "discover.python_argv", "python-script": "python.script",
+    "python-argparse": "python.execute", "python-click": "python.execute", "python-typer": "python.execute",
+    "python-fire": "python.execute", "python-docopt": "python.execute", "node-commander": "node_cli.read",
+    "node-yargs": "node_cli.read", "node-parseargs": "node_cli.read", "js-function": "javascript.function",
+    "js-agent": "javascript.function", "fallback-text": "help_json.read", "shell": "discover.shell_script",
+    "sidecar": "sidecar.read",
 }  # fmt: skip
 
 
@@ -52,7 +53,8 @@ def test_every_reader_reads_its_worst_cases_in_linear_time(tmp_path: Path) -> No
     assert {r["reader"] for r in results} == {*SCRIPTS, "sidecar", *TEXT_READERS}
     claimed = {r["reader"]: r["claimant"] for r in results if not r["token"] and r["kind"] == "tools"}
     assert {
-        reader: name and name.rpartition(".")[2] for reader, name in claimed.items()
+        reader: name and name.removeprefix("toolkiln.").removeprefix("conventions.")
+        for reader, name in claimed.items()
     } == EXPECTED_CLAIMANTS
     slow = [
         f"{r['reader']} with {r['token']!r} x {r['bytes']} bytes: {r['seconds']:.2f} s"

@@ -220,7 +220,7 @@ def test_the_runtime_reads_filters_without_jq(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Without jq (as on a fresh machine), the SDK reads the usual filters with python3."""
-    from toolkiln.runner import sidecar_run
+    from toolkiln.conventions.sidecar import argv as sidecar_run
 
     monkeypatch.setattr(sidecar_run, "_json_tool", lambda: ("", ""))
     make_tool("search/tool.sh", SEARCH_SH)
@@ -234,7 +234,7 @@ def test_the_runtime_reads_filters_without_jq(
 
 
 def test_no_argument_nor_server_variable_can_point_the_sdk_elsewhere() -> None:
-    from toolkiln.runner.sidecar_run import MCP_SDK, sidecar_env
+    from toolkiln.conventions.sidecar.argv import MCP_SDK, sidecar_env
 
     env = sidecar_env(
         {

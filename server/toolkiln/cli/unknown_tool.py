@@ -55,7 +55,7 @@ def explain_unknown_tool(name: str, served: Iterable[str], tools_dir: Path, conf
 
 def _turned_down(name: str, tools_dir: Path, config_dir: Path) -> tuple[str, str] | None:
     """The file under the tools folder named like the tool, and why discovery turned it down."""
-    from toolkiln.discover.naming import tool_name_for
+    from toolkiln.conventions.naming import tool_name_for
 
     try:
         files = json.loads((config_dir / _INDEX_NAME).read_bytes())["files"]

@@ -18,15 +18,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.discover import fallback
-from toolkiln.discover.base import Candidate, Declaration, Dialect, NotATool
+from toolkiln.conventions import order  # the module: it imports discover's package in turn
+from toolkiln.conventions.base import Candidate, Declaration, NotATool, Probe, ProbeMode, Reader
+from toolkiln.conventions.fallback import read as fallback
+from toolkiln.conventions.naming import tool_name_for
 from toolkiln.discover.declaring import ProgressCallback, declare_all
-from toolkiln.discover.dialects import ALL_DIALECTS
 from toolkiln.discover.fingerprint import is_unchanged, unchanged_config
 from toolkiln.discover.index import DiscoveryIndex, KnownTool
 from toolkiln.discover.missing import find_missing_tools
-from toolkiln.discover.naming import tool_name_for
-from toolkiln.discover.probe import Probe, ProbeMode
 from toolkiln.discover.reasons import why_not
 from toolkiln.discover.report import Change, DiscoveryReport, NotTool, ToolStatus, status_of
 from toolkiln.discover.scan import first_claimant, scan_tools
@@ -43,7 +42,6 @@ __all__ = ["Change", "DiscoveryReport", "NotTool", "ToolStatus", "discover_tools
 logger = logging.getLogger(__name__)
 
 DEFAULT_PROBE_TIMEOUT = 5.0
-_DIALECT_OF_MODULE = {getattr(dialect, "__name__", ""): dialect for dialect in ALL_DIALECTS}
 
 
 def discover_tools(
@@ -76,14 +74,14 @@ def discover_tools(
     reread = force or index.stale
     known: dict[str, dict[str, Any]] = {}  # this run's index hits, by relative path
 
-    def claimant(candidate: Candidate) -> Dialect | None:
+    def claimant(candidate: Candidate) -> Reader | None:
         entry = None if force else index.known(candidate.relative_path, candidate.stat, tools_dir)
         if entry is None:
-            return first_claimant(candidate, ALL_DIALECTS)
+            return first_claimant(candidate, order.READERS)
         known[candidate.relative_path] = entry
         if not entry.get("tools"):
             return None
-        return _DIALECT_OF_MODULE.get(entry.get("claimant", "")) or first_claimant(candidate, ALL_DIALECTS)
+        return order.reader_named(entry.get("claimant", "")) or first_claimant(candidate, order.READERS)
 
     pending: list[Pending] = []
     pending_paths: set[str] = set()
@@ -188,7 +186,7 @@ def _remember(
         )
 
 
-def _module(dialect: Dialect) -> str:
+def _module(dialect: Reader) -> str:
     return getattr(dialect, "__name__", "")
 
 
@@ -213,7 +211,7 @@ def _discover_items(
             report.errors.extend(errors)
 
 
-def _tool_name(candidate: Candidate, dialect: Dialect) -> str:
+def _tool_name(candidate: Candidate, dialect: Reader) -> str:
     """The name a dialect reads from the file (kit's `// Name:`), else the one from its path."""
     read_name: Callable[[Candidate], str | None] | None = getattr(dialect, "tool_name", None)
     return (read_name and read_name(candidate)) or tool_name_for(candidate.relative_path)

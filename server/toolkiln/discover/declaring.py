@@ -9,9 +9,8 @@ import dataclasses
 import logging
 from collections.abc import Callable, Sequence
 
-from toolkiln.discover import fallback
-from toolkiln.discover.base import Declaration, NotATool
-from toolkiln.discover.probe import Probe
+from toolkiln.conventions.base import Declaration, NotATool, Probe
+from toolkiln.conventions.fallback import read as fallback
 from toolkiln.discover.python_imports import import_warning
 from toolkiln.discover.settle import Pending
 from toolkiln.errors import DiscoveryError
@@ -77,7 +76,7 @@ async def _runnable(
     outcome = item.outcome
     declarations = outcome if isinstance(outcome, list) else [outcome]
     if any(isinstance(d, Declaration) and d.dialect == "node-cli" for d in declarations):
-        from toolkiln.discover.raycast import runtime_problem  # `#!/usr/bin/env node` and no node
+        from toolkiln.conventions.raycast.read import runtime_problem  # `#!/usr/bin/env node` and no node
 
         missing = runtime_problem(item.candidate)
         return NotATool(missing, kind="runtime-missing") if missing else outcome

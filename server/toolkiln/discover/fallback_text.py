@@ -25,7 +25,7 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from toolkiln.discover.base import Candidate
+    from toolkiln.conventions.base import Candidate
 
 HEADER_LIMIT = 2000
 _HEADER_LINES = 40

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolkiln.discover.base import NotATool
+from toolkiln.conventions.base import NotATool
 from toolkiln.files import tool_config_path
 
 logger = logging.getLogger(__name__)

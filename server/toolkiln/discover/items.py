@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from toolkiln.conventions.naming import item_name_for
 from toolkiln.discover.fingerprint import fingerprint_file, is_unchanged, same_content, unchanged_config
-from toolkiln.discover.naming import item_name_for
 from toolkiln.discover.prompts import SUFFIXES, parse_prompt
 from toolkiln.discover.resources import detect_content
 from toolkiln.errors import ConfigError, DiscoveryError

@@ -16,32 +16,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
-from toolkiln.discover.base import Candidate
+from toolkiln.conventions.base import Candidate, Probe
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:
     from toolkiln.process import Confinement, ProcessResult
 
-# confined: only inside bubblewrap; trusted: inside bubblewrap where it works, else as
-# the user (who said so, for a folder they trust); unconfined: as the user (a caller
-# that knows the scripts, such as a test of the probe itself); none: never (commands
-# that only report).
-ProbeMode = Literal["confined", "trusted", "unconfined", "none"]
 PROBE_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME")
 # Where other users' homes and root's are: hidden from a probe as its own home is.
 HOMES = ("/home", "/root")
-
-
-@dataclass(frozen=True)
-class Probe:
-    """How discovery may run a script to learn what it declares."""
-
-    timeout: float
-    mode: ProbeMode = "confined"
 
 
 class NotProbed(DiscoveryError):

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from toolkiln.discover.annotations import parse_param_line
+from toolkiln.conventions.annotations.read import parse_param_line
 from toolkiln.errors import DiscoveryError
 from toolkiln.render import FrontMatterError, split_front_matter
 

@@ -30,9 +30,9 @@ import ast
 import re
 from pathlib import Path
 
-from toolkiln.discover import fallback
-from toolkiln.discover.base import Candidate, Declaration, NotATool, make_parameter
-from toolkiln.discover.probe import Probe
+from toolkiln.conventions.base import Candidate, Declaration, NotATool, Probe, make_parameter, read_source
+from toolkiln.conventions.fallback import read as fallback
+from toolkiln.conventions.python_cli.read import is_main_guard, runs_as_script
 from toolkiln.discover.python_argv_params import (
     FALLBACK_HINT,
     STDIN_PARAMETER,
@@ -41,8 +41,6 @@ from toolkiln.discover.python_argv_params import (
 )
 from toolkiln.discover.python_argv_read import ArgvReading, read_argv
 from toolkiln.discover.python_argv_usage import usage_words
-from toolkiln.discover.python_cli import is_main_guard, runs_as_script
-from toolkiln.discover.python_module import read_source
 from toolkiln.errors import DiscoveryError
 
 CLAIM_IS_CERTAIN = True

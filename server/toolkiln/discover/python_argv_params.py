@@ -9,7 +9,7 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
-from toolkiln.discover.base import Candidate, NotATool, make_parameter
+from toolkiln.conventions.base import Candidate, NotATool, make_parameter
 from toolkiln.discover.python_argv_read import ArgvReading
 from toolkiln.discover.python_argv_usage import UsageWord
 from toolkiln.errors import DiscoveryError

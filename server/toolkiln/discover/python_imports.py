@@ -18,12 +18,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolkiln.discover.probe import NotProbed, Probe, run_probe
+from toolkiln.conventions.base import Probe
+from toolkiln.discover.probe import NotProbed, run_probe
 from toolkiln.errors import DiscoveryError, ProcessStartError
 from toolkiln.interpreters import declares_dependencies, named_python
 
 if TYPE_CHECKING:
-    from toolkiln.discover.base import Candidate
+    from toolkiln.conventions.base import Candidate
 
 # Run by the named Python as `python -c CHECK <script> <names>...`, in the script's folder.
 _CHECK = "import sys, importlib.util as u\nprint(' '.join(n for n in sys.argv[2:] if u.find_spec(n) is None))"
@@ -49,7 +50,7 @@ def top_imports(source: str) -> list[str]:
 async def import_warning(candidate: Candidate, probe: Probe) -> DiscoveryError | None:
     """A warning naming the imports the Python that runs `candidate` cannot satisfy, and
     how to; None when it can, or when that cannot be told (not probed, no such Python)."""
-    from toolkiln.discover.python_module import read_source
+    from toolkiln.conventions.base import read_source
 
     names = top_imports(read_source(candidate.path))
     named = named_python(candidate.path)

@@ -12,7 +12,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
-from toolkiln.discover.base import Candidate, NotATool
+from toolkiln.conventions.base import Candidate, NotATool
 from toolkiln.discover.report import NotTool
 
 # Files that are data or documentation, never scripts (looked at by their extension).

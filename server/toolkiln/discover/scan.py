@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from toolkiln.containment import escape_reason
-from toolkiln.discover.base import Candidate, Dialect
-from toolkiln.discover.naming import ENTRY_POINT
+from toolkiln.conventions.base import Candidate, Reader
+from toolkiln.conventions.naming import ENTRY_POINT
 from toolkiln.discover.report import NotTool
 from toolkiln.discover.sources import DEFAULT_WORKSPACE_NAME, SourceFence
 from toolkiln.errors import DiscoveryError
@@ -22,7 +22,7 @@ MAX_DEPTH = 5  # folders below the tools folder, as in seeds/000
 SKIPPED_FOLDERS = {"__pycache__", "node_modules", "TEMPLATE", "venv", "site-packages"}
 
 
-Claimant = Callable[[Candidate], Dialect | None]
+Claimant = Callable[[Candidate], Reader | None]
 
 
 def scan_tools(
@@ -31,7 +31,7 @@ def scan_tools(
     skipped: list[DiscoveryError] | None = None,
     fence: SourceFence | None = None,
     left_out: list[NotTool] | None = None,
-) -> Iterator[tuple[Candidate, Dialect | None]]:
+) -> Iterator[tuple[Candidate, Reader | None]]:
     """Yield each file with the dialect that claims it (None: no dialect does), in a
     stable order. `claimant` names it: `first_claimant`, or one that may know it
     without asking (see `index.py`).
@@ -90,10 +90,10 @@ def _fenced(refusal: NotTool | None, left_out: list[NotTool]) -> bool:
 # A folder whose entry point one of these dialects claims for certain is one tool:
 # `run.sh` with a declaration (seeds/003), and mcp-bash-framework's `tool.sh` beside its
 # `tool.meta.json` (its other files are the tool's own: helpers, a smoke test).
-FOLDER_ENTRY_POINTS = {ENTRY_POINT: None, "tool.sh": "toolkiln.discover.sidecar"}
+FOLDER_ENTRY_POINTS = {ENTRY_POINT: None, "tool.sh": "toolkiln.conventions.sidecar.read"}
 
 
-def _makes_one_tool(name: str, dialect: Dialect | None) -> bool:
+def _makes_one_tool(name: str, dialect: Reader | None) -> bool:
     if dialect is None or not dialect.CLAIM_IS_CERTAIN:
         return False
     only = FOLDER_ENTRY_POINTS[name]
@@ -136,6 +136,6 @@ def _candidate(
     return Candidate(path=path, relative_path=relative_path, stat=stat)
 
 
-def first_claimant(candidate: Candidate, dialects: Sequence[Dialect]) -> Dialect | None:
+def first_claimant(candidate: Candidate, dialects: Sequence[Reader]) -> Reader | None:
     """The first dialect that claims `candidate`, in the order given."""
     return next((dialect for dialect in dialects if dialect.claims(candidate)), None)

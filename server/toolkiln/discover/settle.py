@@ -10,9 +10,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolkiln.discover.base import Candidate, Declaration, Dialect, NotATool
+from toolkiln.conventions.base import Candidate, Declaration, NotATool, Reader
+from toolkiln.conventions.naming import ENTRY_POINT
 from toolkiln.discover.fingerprint import fingerprint_file, same_content
-from toolkiln.discover.naming import ENTRY_POINT
 from toolkiln.discover.probe import NotProbed
 from toolkiln.discover.report import DiscoveryReport, NotTool, status_of
 from toolkiln.discover.visible_text import visible_declaration
@@ -30,7 +30,7 @@ class Pending:
     """A script to read: what its dialect made of it lands in `outcome`."""
 
     candidate: Candidate
-    dialect: Dialect
+    dialect: Reader
     name: str
     existing: ToolConfig | None
     outcome: Declaration | list[Declaration] | DiscoveryError | NotATool | None = None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from toolkiln.discover.base import make_parameter
+from toolkiln.conventions.base import make_parameter
 from toolkiln.discover.shell_options import OptionLoop, ShellOption
 from toolkiln.discover.shell_positionals import Positionals
 from toolkiln.discover.shell_usage import (

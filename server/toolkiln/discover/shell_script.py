@@ -29,8 +29,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from toolkiln.discover import fallback
-from toolkiln.discover.base import Candidate, Declaration, NotATool
+from toolkiln.conventions.base import Candidate, Declaration, NotATool
+from toolkiln.conventions.fallback import read as fallback
 from toolkiln.discover.shell_lines import ShellText, read_shell
 from toolkiln.discover.shell_options import OptionLoop, dispatch_words, option_loops
 from toolkiln.discover.shell_params import parameters_of
@@ -40,7 +40,7 @@ from toolkiln.discover.shell_usage import describe, header_comment, header_of
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:
-    from toolkiln.discover.probe import Probe
+    from toolkiln.conventions.base import Probe
 
 CLAIM_IS_CERTAIN = True  # the script is read, never run
 MAX_SCRIPT_BYTES = 2 * 1024 * 1024

@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from toolkiln.discover.base import Candidate
+from toolkiln.conventions.base import Candidate
 from toolkiln.discover.index import DiscoveryIndex
 from toolkiln.discover.report import NotTool
 from toolkiln.writable import TOOL_DIR, WritableFolder, WritableFolders, read_config_fences

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from toolkiln.discover.base import Candidate, Declaration
+from toolkiln.conventions.base import Candidate, Declaration
 from toolkiln.errors import DiscoveryError
 from toolkiln.invisible import describe_invisible, escape_invisible, has_invisible, invisible_positions
 

@@ -16,11 +16,12 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from toolkiln.discover import discover_tools, python_module
-from toolkiln.discover import kit as kit_dialect
-from toolkiln.discover.annotations import claims as annotations_claims
-from toolkiln.discover.base import Candidate
-from toolkiln.discover.naming import ENTRY_POINT
+from toolkiln.conventions.annotations.read import claims as annotations_claims
+from toolkiln.conventions.base import Candidate
+from toolkiln.conventions.kit import read as kit_dialect
+from toolkiln.conventions.naming import ENTRY_POINT
+from toolkiln.conventions.python import execute as python_module
+from toolkiln.discover import discover_tools
 from toolkiln.discover.probe import NotProbed
 from toolkiln.discover.reasons import QUIET_KINDS, summarise
 from toolkiln.discover.scan import MAX_DEPTH, SKIPPED_FOLDERS

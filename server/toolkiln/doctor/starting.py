@@ -18,12 +18,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from toolkiln.build_compile import compile_tool
-from toolkiln.discover.naming import ENTRY_POINT
+from toolkiln.conventions import launchers
+from toolkiln.conventions.naming import ENTRY_POINT
 from toolkiln.doctor.findings import Finding, Project
 from toolkiln.errors import ProcessStartError, ToolkilnError
 from toolkiln.interpreters import shebang_words
 from toolkiln.model import CompiledTool, ToolConfig
-from toolkiln.runner.adapters import ARGV_BUILDERS
 
 NOT_EXECUTABLE = "not-executable"
 # Dialects whose discovery takes a file only when it is executable (`claims`).
@@ -44,7 +44,7 @@ def check_starting(project: Project) -> list[Finding]:
     for path, config, script in _served_scripts(project):
         tool = compile_tool(config, str(path))
         try:
-            argv = ARGV_BUILDERS[tool.dialect](script, tool, {})
+            argv = launchers.launch_of(tool).argv(script, tool, {})
         except ProcessStartError as error:
             if not error.about_arguments:
                 why, _, remedy = str(error).removeprefix(f"{script.name}: ").partition(": ")
@@ -61,7 +61,7 @@ def start_program(config: ToolConfig, script: Path) -> list[str]:
     the script's own `#!` words when it does; empty too when it cannot start."""
     tool = compile_tool(config, config.script_config.name)
     try:
-        argv = ARGV_BUILDERS[tool.dialect](script, tool, {})
+        argv = launchers.launch_of(tool).argv(script, tool, {})
     except (ToolkilnError, ValueError, KeyError, TypeError):
         return []
     if argv and argv[0] == str(script):
@@ -78,7 +78,7 @@ def _served_scripts(project: Project) -> Iterator[tuple[Path, ToolConfig, Path]]
     seen: set[Path] = set()
     for path, config in project.enabled:
         script = project.script_of(config)
-        if config.script_config.dialect not in ARGV_BUILDERS or not script.is_file() or script in seen:
+        if config.script_config.dialect not in launchers.LAUNCHERS or not script.is_file() or script in seen:
             continue  # a command tool runs no script; a gone one is `orphan-config`
         seen.add(script)  # a file of several tools starts the same way for each
         yield path, config, script

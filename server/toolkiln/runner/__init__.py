@@ -1,4 +1,5 @@
-"""Running tool calls: the registry of compiled tools, argument checks, dialect adapters.
+"""Running tool calls: the registry of compiled tools, argument checks, the call (each
+convention says how its tools start: conventions/launchers.py).
 
 No mcp import here: `toolkiln call` runs tools through this package without the SDK.
 """

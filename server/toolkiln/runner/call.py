@@ -16,11 +16,12 @@ from typing import Any
 
 import anyio
 
+from toolkiln.conventions import launchers  # the module: it imports the runner package in turn
+from toolkiln.conventions.launch import stdin_json
 from toolkiln.dotenv_file import secrets_for
 from toolkiln.errors import ProcessStartError, ToolRunError
 from toolkiln.model import CompiledTool
 from toolkiln.process import Confinement, run_process
-from toolkiln.runner.adapters import ARGV_BUILDERS, stdin_for, stdin_json
 from toolkiln.runner.confinement import (
     ConfinementRefused,
     command_confinement,
@@ -42,7 +43,6 @@ from toolkiln.runner.stderr import LogLine, ProgressLine, classify_line
 from toolkiln.runner.workspace import WorkspaceError, resolve_path
 from toolkiln.schema import prepare_arguments
 from toolkiln.token import default_state_dir
-from toolkiln.vocabulary import SCRIPT_ENTRIES
 
 DEFAULT_TIMEOUT = 60.0
 # A result must fit one message of every client: the SDK refuses an SSE event over 1 MiB,
@@ -208,7 +208,8 @@ class ToolRunner:
                     return
             stderr_lines.append(line[:STDERR_LINE_CHARS])
 
-        if tool.dialect == "python" and tool.python_entry not in SCRIPT_ENTRIES:
+        launch = launchers.launch_of(tool)
+        if launch.in_worker:
             on_worker = functools.partial(
                 self.python_workers.call,
                 tool,
@@ -233,7 +234,7 @@ class ToolRunner:
             return await result_from_answer(tool, answer, timeout, list(stderr_lines), self._files(tool))
         env = script_env(base, tool, script, arguments)
         try:
-            argv = ARGV_BUILDERS[tool.dialect](script, tool, arguments)
+            argv = launch.argv(script, tool, arguments)
         except ProcessStartError as error:
             return ToolResult(text=f"Tool {name!r} could not start: {error}.", is_error=True)
         run = functools.partial(
@@ -250,7 +251,7 @@ class ToolRunner:
         )
         try:
             if conversation is None:
-                result = await run(input=stdin_for(tool, arguments))
+                result = await run(input=launch.stdin(tool, arguments))
             else:  # the arguments as one line; stdin stays open for the answers
                 result = await conversation.run(run, stdin_json(arguments) + b"\n")
         except ProcessStartError as error:

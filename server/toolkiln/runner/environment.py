@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from toolkiln import __version__
+from toolkiln.conventions import launchers  # the module: it imports the runner package in turn
+from toolkiln.conventions.words import text_form
 from toolkiln.errors import ConfigError
 from toolkiln.model import PARAM_NAME_PATTERN, CompiledTool, is_sensitive_env_name
-from toolkiln.runner.adapters import argument_env
 
 
 def server_env(
@@ -99,12 +100,25 @@ def script_env(
             env[key] = value
     # Last: no argument may set what a shipped runtime reads (where llm-functions' tools
     # write, which SDK a tool sources), whatever its parameters are named.
-    if tool.dialect == "argc":  # toolkiln's `argc` first on PATH, and LLM_OUTPUT
-        from toolkiln.runner.argc_argv import argc_env
-
-        env.update(argc_env(env))
-    if tool.dialect == "sidecar":
-        from toolkiln.runner.sidecar_run import sidecar_env
-
-        env = sidecar_env(env, arguments, script)
+    # (argc's shim first on PATH and LLM_OUTPUT; the mcp-bash SDK's variables.)
+    launch = launchers.LAUNCHERS.get(launchers.convention_of(tool))
+    if launch is not None and launch.env is not None:
+        env = launch.env(env, arguments, script)
     return env
+
+
+def argument_env(tool: CompiledTool, arguments: Mapping[str, Any]) -> dict[str, str | None]:
+    """Each parameter as an env var; None unsets one the client left out, so a value
+    inherited from the server's own environment never poses as an argument."""
+    return {
+        p.name: text_form(arguments[p.name])
+        if p.name in arguments and not _stdin_only(tool, p.option)
+        else None
+        for p in tool.parameters
+    }
+
+
+def _stdin_only(tool: CompiledTool, option: str | None) -> bool:
+    """A by-hand Python script's `stdin` parameter: on its stdin only, whatever its size
+    (an environment variable holds at most 128 KiB)."""
+    return tool.python_entry == "argv" and option is None

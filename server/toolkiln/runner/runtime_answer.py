@@ -29,7 +29,7 @@ def runtime_missing(tool: CompiledTool, stderr: str) -> str | None:
             "the file is there (reinstall toolkiln) and that the script does not replace PATH."
         )
     if tool.dialect == "sidecar" and _SDK_NOT_FOUND.search(stderr):
-        from toolkiln.runner.sidecar_run import MCP_SDK
+        from toolkiln.conventions.sidecar.argv import MCP_SDK
 
         return (
             f"Tool {tool.name!r} could not source toolkiln's mcp-bash SDK ({MCP_SDK / 'tool-sdk.sh'}): "

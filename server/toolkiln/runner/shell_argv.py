@@ -20,10 +20,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from toolkiln.conventions.words import plain_values, text_form
 from toolkiln.errors import ProcessStartError
 from toolkiln.interpreters import script_command
 from toolkiln.model import CompiledTool
-from toolkiln.runner.words import plain_values, text_form
 
 
 def shell_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:

@@ -1,0 +1,1 @@
+"""Annotated scripts (seeds/003): `# @describe` / `# @param` comment headers."""

@@ -1,0 +1,1 @@
+"""argc's comment tags (`# @cmd`, `# @option`), run through toolkiln's argc shim."""

@@ -1,0 +1,1 @@
+"""Scripts that answer `--help` with toolkiln's JSON."""

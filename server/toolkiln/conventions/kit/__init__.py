@@ -1,0 +1,1 @@
+"""kit scripts: `// Name:` metadata and a `defineSchema`/`schema` literal."""

@@ -1,0 +1,1 @@
+"""Node command-line scripts built on commander, yargs or util.parseArgs."""

@@ -1,0 +1,3 @@
+"""Python modules run in toolkiln's workers (`execute(params)`, llm-functions' `run()`), python-fire
+scripts and plain `__main__` scripts.
+"""

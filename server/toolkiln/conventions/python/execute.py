@@ -1,0 +1,299 @@
+"""The python dialect (seeds/004): a module that defines `execute(params)` or `main(params)`.
+
+    \"\"\"Score a sales lead.
+
+    @param company: The company's name (type: string, required: true)
+    @param employees: Head count (type: integer, min: 1)
+    \"\"\"
+
+    def execute(params: dict) -> dict:
+        return {"status": "success", "data": {...}, "metadata": {"cost_usd": 0.0}}
+
+The module is read with `ast` and never imported here. Its parameters come from, in
+order: `@param` lines in the module's (or the function's) docstring, in the grammar of
+the annotations dialect; a literal `INPUTS` dict; the function's signature and type
+hints (`execute(company: str, employees: int = 1)`, or `execute(params: Params)` with a
+`TypedDict`). A command-line script (argparse, click or typer, and no `execute`) is read
+by `python_cli/read_argparse.py`, `read_click.py` or `read_typer.py` and run as a script.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import dataclasses
+import re
+from typing import TYPE_CHECKING, Any
+
+from toolkiln.conventions.annotations.read import TYPE_ALIASES, parse_param_line
+from toolkiln.conventions.base import HEAD_BYTES, Candidate, Declaration, NotATool, Probe, make_parameter
+from toolkiln.conventions.python.docopt_fire import readable_docopt_or_fire
+from toolkiln.conventions.python.hints import hint_name, signature_parameters, typed_dict
+from toolkiln.conventions.subcommands import with_file_warnings
+from toolkiln.errors import DiscoveryError
+from toolkiln.vocabulary import PARAM_TYPES, PythonEntry
+
+if TYPE_CHECKING:
+    from toolkiln.model import Parameter
+
+CLAIM_IS_CERTAIN = True
+
+_ENTRY = re.compile(r"^(?:async\s+)?def\s+(execute|main)\s*\(\s*(\S?)", re.MULTILINE)
+_SELF_DESCRIBING = re.compile(r"""["']--help["']""")
+# `main(sys.argv[1:])`: a main that takes the command line as a list, not keywords.
+_ARGV_MAIN = re.compile(r"\bmain\s*\(\s*(?:sys\.)?argv\b")
+_CLI_IMPORT = re.compile(r"^[ \t]*(?:import|from)[ \t]+(argparse|click|typer|docopt|fire)\b", re.MULTILINE)
+_PARAM_LINE = re.compile(r"^\s*@param\b\s*(.*)$")
+_SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Params|Returns|Raises|Example|Examples)\s*:\s*$")
+_SPEC_KEYS = (
+    "type",
+    "description",
+    "required",
+    "default",
+    "enum",
+    "min",
+    "max",
+    "items",
+    "secret",
+    "kind",
+    "multiline",
+)
+
+
+def claims(candidate: Candidate) -> bool:
+    """A `.py` file with a top-level `def execute(` or `def main(<param>`, or one that
+    imports argparse, click or typer; but not an executable that answers `--help` itself
+    (help-json's)."""
+    if candidate.path.suffix != ".py":
+        return False
+    text = candidate.head
+    if text and candidate.stat.st_size > HEAD_BYTES and not _ENTRY.search(text):
+        with contextlib.suppress(DiscoveryError):  # gone or unreadable since its head was read
+            text = candidate.text()
+    if candidate.executable and _SELF_DESCRIBING.search(text):
+        return False
+    frameworks = set(_CLI_IMPORT.findall(text))
+    if frameworks - {"docopt", "fire"} or (frameworks and readable_docopt_or_fire(text, frameworks)):
+        return True
+    for match in _ENTRY.finditer(text):
+        if match.group(1) == "main" and _ARGV_MAIN.search(text):
+            continue  # reads its command line by hand: help-json's, or python_argv's
+        takes_params = match.group(2) not in ("", ")")
+        if match.group(1) == "execute" or takes_params or "add_argument(" in text:
+            return True
+    return False
+
+
+async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Declaration] | None:
+    path = candidate.relative_path
+    source = candidate.text()
+    try:
+        module = ast.parse(source, filename=path)
+    except SyntaxError as error:
+        raise DiscoveryError(f"is not valid Python: {error.msg}", path=path, line=error.lineno) from None
+    functions = {
+        node.name: node
+        for node in module.body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in ("execute", "main")
+    }
+    frameworks = _cli_frameworks(module)
+    if frameworks and "execute" not in functions and not _takes_params(module, functions.get("main")):
+        tools = read_command_line(module, frameworks, path)
+        if (warning := dependency_warning(candidate)) is None:
+            return tools
+        if isinstance(tools, list):
+            return with_file_warnings(tools, [warning], after=True)
+        return dataclasses.replace(tools, warnings=[*tools.warnings, warning])
+    function = functions.get("execute") or functions.get("main")
+    if function is None:
+        return None
+    if function.name == "main" and not _takes_params(module, function):
+        from toolkiln.conventions.python.run_function import keyword_function
+
+        return keyword_function(function, module, path)  # `main(name: str, count: int = 1)`
+    if isinstance(function, ast.AsyncFunctionDef):
+        raise DiscoveryError(
+            f"{function.name}() must be a plain function, not async", path=path, line=function.lineno
+        )
+    arguments = [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
+    description = _description(ast.get_docstring(module) or ast.get_docstring(function) or "")
+    if not arguments:
+        raise DiscoveryError(
+            f"{function.name}() takes no arguments: define it as `{function.name}(params)`", path=path,
+            line=function.lineno,
+        )  # fmt: skip
+    one_dict = (
+        len(arguments) == 1
+        and _takes_a_dict(module, arguments[0].annotation)
+        and not function.args.kwonlyargs
+    )
+    entry: PythonEntry = function.name if one_dict else "execute(**)"  # type: ignore[assignment]
+    parameters = (
+        _docstring_parameters(module, path)
+        or _docstring_parameters(function, path)
+        or _inputs_parameters(module, path)
+    )
+    if parameters is None:
+        parameters = signature_parameters(module, function, one_dict, path)
+    return Declaration(dialect="python", description=description, parameters=parameters, python_entry=entry)
+
+
+def dependency_warning(candidate: Candidate) -> DiscoveryError | None:
+    """A script run as a process that declares its dependencies inline (PEP 723) runs with
+    `uv run --script`: without uv, say that they must be in toolkiln's own Python."""
+    from toolkiln.interpreters import declares_dependencies, find_uv
+
+    if not declares_dependencies(candidate.path) or find_uv():
+        return None
+    return DiscoveryError(
+        "declares its dependencies inline (`# /// script`) and uv is not installed: it runs with "
+        "toolkiln's Python, which must have them (install uv to have them installed for it)",
+        path=candidate.relative_path,
+    )
+
+
+def _takes_params(module: ast.Module, main: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
+    """`main(params)` or `main(p: dict)` (seeds/004), not `main(args)` or `main(argv=None)`
+    of a command-line script that also uses argparse or click."""
+    if main is None:
+        return False
+    positional = [*main.args.posonlyargs, *main.args.args]
+    if len(positional) != 1 or main.args.defaults:
+        return False
+    argument = positional[0]
+    if argument.annotation is not None:
+        return _takes_a_dict(module, argument.annotation)
+    return argument.arg in ("params", "parameters", "inputs", "arguments")
+
+
+def _cli_frameworks(module: ast.Module) -> list[str]:
+    """The command-line libraries the module imports, typer and click before argparse."""
+    found: set[str] = set()
+    for node in ast.walk(module):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module.split(".")[0])
+    return [name for name in ("typer", "click", "argparse", "docopt", "fire") if name in found]
+
+
+def read_command_line(
+    module: ast.Module, frameworks: list[str], path: str
+) -> Declaration | list[Declaration]:
+    """The tool of an argparse, click or typer script (one per subcommand); `NotATool`
+    for a library."""
+    from toolkiln.conventions.python.docopt_fire import read_docopt_or_fire
+    from toolkiln.conventions.python_cli.read import check_standalone
+    from toolkiln.conventions.python_cli.read_argparse import read_argparse
+    from toolkiln.conventions.python_cli.read_click import read_click
+    from toolkiln.conventions.python_cli.read_typer import read_typer
+
+    check_standalone(module)
+    docstring = ast.get_docstring(module) or ""
+    for framework in frameworks:
+        if framework == "argparse":
+            return read_argparse(module, path, docstring)
+        if framework in ("docopt", "fire"):
+            return read_docopt_or_fire(module, framework, path)
+        declaration = (read_typer if framework == "typer" else read_click)(module, path, docstring)
+        if declaration is not None:
+            return declaration
+    raise NotATool("a Python library (no entry point, no command line)", kind="library")
+
+
+def _takes_a_dict(module: ast.Module, annotation: ast.expr | None) -> bool:
+    """`execute(params)`, `execute(params: dict[str, Any])` or `execute(params: MyTypedDict)`;
+    `execute(text: str)` takes its one parameter as a keyword instead."""
+    if annotation is None or typed_dict(module, annotation) is not None:
+        return True
+    outer = annotation.value if isinstance(annotation, ast.Subscript) else annotation
+    return hint_name(outer) in ("dict", "Dict", "Mapping", "MutableMapping")
+
+
+def _description(docstring: str) -> str:
+    """The docstring's first paragraph (up to a blank line, a `@param` line or a section such as `Args:`)."""
+    lines = []
+    for line in docstring.splitlines():
+        if not line.strip() or _PARAM_LINE.match(line) or _SECTION.match(line):
+            break
+        lines.append(line)
+    return "\n".join(lines).strip()
+
+
+def _docstring_parameters(node: ast.Module | ast.FunctionDef, path: str) -> list[Parameter] | None:
+    """`@param` lines of the node's docstring, or None when it has none."""
+    first = node.body[0] if node.body else None
+    if not (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    ):
+        return None
+    parameters = []
+    for offset, line in enumerate(first.value.value.splitlines()):
+        if match := _PARAM_LINE.match(line):
+            parameters.append(parse_param_line(match.group(1), path, first.lineno + offset))
+    return parameters or None
+
+
+def _inputs_parameters(module: ast.Module, path: str) -> list[Parameter] | None:
+    """A module-level literal `INPUTS = {"name": {"type": "string", ...}}` (or a list of specs
+    with a `name`), or None when there is none."""
+    for node in module.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        else:
+            continue
+        if not (isinstance(target, ast.Name) and target.id == "INPUTS"):
+            continue
+        line = node.lineno
+        try:
+            inputs = ast.literal_eval(value)
+        except ValueError:
+            raise DiscoveryError(
+                "INPUTS must be a literal (no names or calls in it)", path=path, line=line
+            ) from None
+        if isinstance(inputs, list) and all(isinstance(spec, dict) and "name" in spec for spec in inputs):
+            inputs = {spec["name"]: {k: v for k, v in spec.items() if k != "name"} for spec in inputs}
+        if not isinstance(inputs, dict):
+            raise DiscoveryError("INPUTS must be a dict of parameter name to spec", path=path, line=line)
+        return [_spec_parameter(name, spec, path, line) for name, spec in inputs.items()]
+    return None
+
+
+def _spec_parameter(name: Any, spec: Any, path: str, line: int) -> Parameter:
+    if isinstance(spec, str):
+        spec = {"type": spec}
+    if not isinstance(name, str) or not isinstance(spec, dict):
+        raise DiscoveryError(
+            f"INPUTS[{name!r}] must be a dict such as {{'type': 'string'}}", path=path, line=line
+        )
+    unknown = sorted(set(spec) - set(_SPEC_KEYS))
+    if unknown:
+        raise DiscoveryError(
+            f"INPUTS[{name!r}]: unknown key {unknown[0]!r} (known: {', '.join(_SPEC_KEYS)})",
+            path=path,
+            line=line,
+        )
+    fields = dict(spec, name=name)
+    fields["type"] = _type_name(str(fields.get("type", "string")), f"INPUTS[{name!r}]", path, line)
+    if fields["type"] == "path":
+        fields["type"], fields["kind"] = "string", "path"
+    if "items" in fields:
+        fields["items"] = _type_name(str(fields["items"]), f"INPUTS[{name!r}].items", path, line)
+    if fields.get("required"):
+        fields.pop("default", None)
+    return make_parameter(path, line, **fields)
+
+
+def _type_name(text: str, where: str, path: str, line: int) -> str:
+    name = TYPE_ALIASES.get(text.strip().lower(), text.strip().lower())
+    if name == "enum":
+        return "string"
+    if name not in (*PARAM_TYPES, "path"):
+        raise DiscoveryError(
+            f"{where}: unknown type {text!r} (known: {', '.join(PARAM_TYPES)}, path)", path=path, line=line
+        )
+    return name

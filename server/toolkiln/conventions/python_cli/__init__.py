@@ -1,0 +1,1 @@
+"""Python command-line scripts: argparse, click, typer, docopt."""

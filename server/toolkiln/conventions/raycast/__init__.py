@@ -1,0 +1,1 @@
+"""Raycast script commands: `# @raycast.*` headers, positional arguments."""

@@ -1,0 +1,1 @@
+"""Script Kit scripts (`@johnlindquist/kit`): `arg()` prompts read as parameters."""

@@ -1,0 +1,41 @@
+"""One tool per subcommand: the pieces every convention with subcommands shares (argc's
+`@cmd`, Python's argparse/click/typer/docopt/fire, Node's commander/yargs).
+
+What differs stays with each convention, on purpose: which of the program's options a
+subcommand takes and how a name both use is told apart follow the library (argc lets the
+command's own option hide the script's; Python and Node prefix the subcommand's with its
+name), and the names are what users' configs hold.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from toolkiln.conventions.base import Declaration
+    from toolkiln.errors import DiscoveryError
+    from toolkiln.model import Parameter
+
+
+def subcommand_description(program: str, own: str, word: str) -> str:
+    """A subcommand's description: its own, else the program's with its word, else its word."""
+    return own or (f"{program} ({word})" if program else word)
+
+
+def before_the_word(parameters: Sequence[Parameter]) -> list[Parameter]:
+    """The program's own options as each subcommand's tool takes them: given before its word."""
+    return [param.model_copy(update={"before_command": True}) for param in parameters]
+
+
+def with_file_warnings(
+    declarations: list[Declaration], warnings: Sequence[DiscoveryError], *, after: bool = False
+) -> list[Declaration]:
+    """The tools of one file, with the file's own warnings said once, by its first tool
+    (before that tool's own, or `after` them)."""
+    if not warnings or not declarations:
+        return declarations
+    first = declarations[0]
+    joined = [*first.warnings, *warnings] if after else [*warnings, *first.warnings]
+    return [dataclasses.replace(first, warnings=joined), *declarations[1:]]

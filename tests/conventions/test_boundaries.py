@@ -1,0 +1,141 @@
+"""The conventions' house rules: a convention package imports neither discovery's scan
+nor the runner's call path nor the SDK; no two modules import each other; every module
+imports first in a fresh interpreter; every dialect a tools.json may carry has a launcher."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+import textwrap
+import typing
+from pathlib import Path
+
+from toolkiln.conventions.launchers import LAUNCHERS
+from toolkiln.vocabulary import SCRIPT_ENTRIES, DialectName
+
+PACKAGE = Path(__file__).resolve().parents[2] / "server" / "toolkiln"
+CONVENTIONS = PACKAGE / "conventions"
+# What a convention may import from the other stages' packages: the probe that runs a
+# script confined, and the modules another change rewrites in place (they move into
+# conventions/ after it).
+ALLOWED = {
+    "toolkiln.discover.probe",
+    "toolkiln.discover.python_argv",
+    "toolkiln.discover.shell_script",
+    "toolkiln.discover.docopt_usage",
+    "toolkiln.discover.fallback_text",
+    "toolkiln.runner.python_argv_argv",
+    "toolkiln.runner.shell_argv",
+}
+FORBIDDEN_ROOTS = ("toolkiln.discover", "toolkiln.runner", "toolkiln.serve", "toolkiln.cli", "mcp", "click")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every module `path` imports, at its top or inside a function, resolved to a module."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                joined = f"{node.module}.{alias.name}"
+                names.add(
+                    joined
+                    if (PACKAGE.parent / joined.replace(".", "/")).with_suffix(".py").exists()
+                    else node.module
+                )
+    return names
+
+
+def test_conventions_import_neither_discovery_nor_the_call_path_nor_the_sdk() -> None:
+    crossing = {
+        f"{module_name(path)} imports {name}"
+        for path in CONVENTIONS.rglob("*.py")
+        for name in imports_of(path)
+        if name.startswith(FORBIDDEN_ROOTS) and name not in ALLOWED
+    }
+    assert not crossing, sorted(crossing)
+
+
+def test_no_two_modules_of_discover_runner_or_conventions_import_each_other() -> None:
+    modules = {
+        module_name(path): path
+        for folder in ("conventions", "discover", "runner")
+        for path in (PACKAGE / folder).rglob("*.py")
+    }
+    edges = {name: imports_of(path) & modules.keys() for name, path in modules.items()}
+    circles = {
+        tuple(sorted((a, b)))
+        for a, outs in edges.items()
+        for b in outs
+        if b != a and a in edges.get(b, set()) and not (a.startswith(b + ".") or b.startswith(a + "."))
+    }
+    assert not circles, sorted(circles)
+
+
+def test_each_door_imports_first_in_a_fresh_interpreter() -> None:
+    """A module whose import only works after another's (a circle through a package's
+    `__init__`: `discover/__init__` imports the readers through `order`, `runner/__init__`
+    the launchers through `call`) fails here: each door between the packages (a reader, an
+    argv builder, the two tables, discovery's and the runner's entries) is imported first,
+    in a forked child of an interpreter that imported only what the three packages share."""
+    names = sorted(
+        {module_name(path) for path in CONVENTIONS.rglob("*.py") if path.name in ("read.py", "argv.py")}
+        | {f"toolkiln.conventions.{name}" for name in ("order", "launchers", "launch", "base", "words")}
+        | {
+            "toolkiln.discover.core",
+            "toolkiln.discover.probe",
+            "toolkiln.runner.call",
+            "toolkiln.runner.environment",
+        }
+    )
+    code = textwrap.dedent(
+        """
+        import importlib, os, sys, traceback
+        # What the three packages share from outside them, imported once before the forks.
+        import toolkiln.errors, toolkiln.interpreters, toolkiln.model, toolkiln.process, toolkiln.schema
+        failed = []
+        for name in sys.argv[1:]:
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    importlib.import_module(name)
+                except BaseException:
+                    traceback.print_exc()
+                    os._exit(1)
+                os._exit(0)
+            _, status = os.waitpid(pid, 0)
+            if status:
+                failed.append(name)
+        print("\\n".join(failed))
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": str(PACKAGE.parent)}
+    done = subprocess.run(
+        [sys.executable, "-c", code, *names], capture_output=True, text=True, env=env, check=True
+    )
+    assert done.stdout.strip() == "", done.stdout + done.stderr[-3000:]
+
+
+def test_every_dialect_but_run_command_has_a_launcher() -> None:
+    dialects = set(typing.get_args(DialectName)) - {"command"}
+    python_scripts = {f"python-{entry}" for entry in SCRIPT_ENTRIES}
+    assert set(LAUNCHERS) == dialects | python_scripts
+
+
+def test_discovery_and_the_runner_meet_only_in_files_and_conventions() -> None:
+    crossing = {
+        f"{module_name(path)} imports {name}"
+        for stage, other in (("discover", "toolkiln.runner"), ("runner", "toolkiln.discover"))
+        for path in (PACKAGE / stage).rglob("*.py")
+        for name in imports_of(path)
+        if name == other or name.startswith(other + ".")
+    }
+    assert not crossing, sorted(crossing)
