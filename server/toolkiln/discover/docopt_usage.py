@@ -165,6 +165,12 @@ def parse_pattern(source: str, options: list[Option]) -> Node:
     return Node("required", children=children)
 
 
+def split_pattern(source: str) -> list[str]:
+    """A usage line's tokens as docopt reads them: words (a `<...>` kept whole), and
+    `[`, `]`, `(`, `)`, `|`, `...` each a token of its own."""
+    return _pattern_tokens(_PATTERN_TOKENS.sub(r" \1 ", source))
+
+
 def _pattern_tokens(text: str) -> list[str]:
     """The words of a usage line, a `<...>` kept whole (`--file=<a name>`): what docopt's
     split on blanks or on `<.*?>` with the word before it gives, in one pass (that pattern, tried at each
