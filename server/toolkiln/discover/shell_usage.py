@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from toolkiln.conventions.usage.read import read_usage_text
 from toolkiln.discover.shell_lines import ShellText
 
 DESCRIPTION_LIMIT = 1000
@@ -23,7 +24,6 @@ _NOT_PROSE = re.compile(
     r"^(?:shellcheck|vim?:|-\*-|copyright|\(c\)|spdx|license|author|set -|!/)", re.IGNORECASE
 )
 _SECTION = re.compile(r"^(?:examples?|options|arguments|flags|notes?)\s*:?$", re.IGNORECASE)
-_NAME_CHARS = re.compile(r"[^A-Za-z0-9_]+")
 
 
 @dataclass(frozen=True)
@@ -128,69 +128,27 @@ def usage_line(lines: list[tuple[int, str]]) -> tuple[int, str] | None:
 
 def usage_arguments(usage: str, value_options: frozenset[str]) -> list[UsageArgument]:
     """The positionals a usage line names, in order: `<input>` and `FILE` required,
-    `[output]` optional, `files...` variadic; options (`[-v]`, `-o FILE`) skipped."""
-    words = _usage_words(usage[:USAGE_LIMIT])
-    start = 1  # the program: `$0`, `$(basename "$0")`, its name
-    while start < len(words) and (
-        "$0" in words[start] or (words[start].endswith(")") and "$(" not in words[start])
-    ):
-        start += 1
-    words = words[start:]
+    `[output]` optional, `files...` variadic; options (`[-v]`, `-o FILE`) skipped. Read
+    with the usage grammar (conventions/usage); a choice of words (`start|stop`) is left
+    to the script's `case` arms."""
+    read = read_usage_text([f"Usage: {usage[:USAGE_LIMIT]}"], value_options)
+    if read is None:
+        return []
     found: list[UsageArgument] = []
-    skip_value = False
-    for word in words:
-        optional = word.startswith("[") and word.endswith("]")
-        inner = word[1:-1].strip() if optional else word
-        if skip_value:
-            skip_value = False
-            if not optional:
-                continue
-        if inner.startswith("-"):
-            skip_value = inner.split("=", 1)[0].split(" ", 1)[0] in value_options and " " not in inner
+    for positional in read.positionals:
+        name = positional.name
+        if positional.choices or not name or not name[0].isalpha():
             continue
-        if inner.lower().strip("<>.") in ("options", "option", "flags", "opts") or "|" in inner:
-            continue
-        variadic = inner.endswith("...") or word.endswith("...")
-        name = _NAME_CHARS.sub("_", inner.strip("<>[]. ")).strip("_").lower()
-        if name and name[0].isalpha() and len(name) <= 64:
-            found.append(UsageArgument(name, optional, variadic))
+        found.append(UsageArgument(name, positional.optional, positional.repeated))
     return found
-
-
-def _usage_words(usage: str) -> list[str]:
-    """The usage line's words, a bracketed group (`[-o FILE]`, `[<a> [<b>]]`) as one."""
-    words: list[str] = []
-    current: list[str] = []
-    depth = 0
-    for char in usage:
-        if char in "[<":
-            depth += 1
-        elif char in "]>" and depth:
-            depth -= 1
-        if char.isspace() and depth == 0:
-            if current:
-                words.append("".join(current))
-                current = []
-            continue
-        current.append(char)
-    if current:
-        words.append("".join(current))
-    return words
 
 
 def option_help(lines: list[tuple[int, str]]) -> dict[str, str]:
     """`-o, --output FILE   Where to write` lines: each option word -> its text."""
     found: dict[str, str] = {}
-    for _, line in lines:
-        stripped = line.strip()
-        if not stripped.startswith("-") or "  " not in stripped:
-            continue
-        spec, _, text = stripped.partition("  ")
-        text = text.strip()
-        if not text:
-            continue
-        for word in spec.replace(",", " ").replace("|", " ").split():
-            option = word.split("=", 1)[0]
-            if option.startswith("-") and len(option) > 1:
-                found.setdefault(option, text)
+    read = read_usage_text([line for _, line in lines])
+    for option in read.options if read else []:
+        if option.description:
+            for name in option.names:
+                found.setdefault(name, option.description)
     return found
