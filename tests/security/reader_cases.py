@@ -205,6 +205,12 @@ SCRIPTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         '  esac\ndone\nshift $((OPTIND - 1))\ninput="${1:?an input}"\necho "$input"\n',
         ("getopts ", "case ", '"$1"', "$", "'", '"', "shift ", ";;", "# $1 - ", "usage: ", "${1:-", "\\"),
     ),
+    "node-argv": (
+        "t.js",
+        "// Greet @@.\nconst name = process.argv[2] || 'a@@';\n@@\nconst [, , a, ...b] = process.argv;\n"
+        'if (process.argv.length < 3) console.log("Usage: t.js <name> [@@]");\n',
+        ("process.argv", "process.argv[2]", "const [", "const a = ", "||", "'", "Usage: ", ".slice(2)", "a["),
+    ),
 }
 # The readers that read a whole script (up to MAX_SCRIPT_BYTES), not its first 16 KiB.
 WHOLE_FILE_READERS = (
@@ -215,10 +221,11 @@ WHOLE_FILE_READERS = (
     "js-agent",
     "python-raw",
     "python-docopt",
+    "node-argv",
 )
 # (text, reader) for the readers handed text, not files.
-TEXT_READERS = ("help-json", "help-text", "jsonc", "server-config", "tool-config", "audit", "prompt")
-TEXT_KEYWORDS = ("description: a ", "@param ", " ", '{"a":', '"\\u', "[", "//", "/*", ",", "-1e", '"a', "\\")
+TEXT_READERS = ("help-json", "help-text", "usage-text", "jsonc", "server-config", "tool-config", "audit", "prompt")
+TEXT_KEYWORDS = ("usage: a ", "  -o, --output=FILE  ", "[", "<a", "{a,", "(a|", "...", "or: ", "description: a ", "@param ", " ", '{"a":', '"\\u', "[", "//", "/*", ",", "-1e", '"a', "\\")
 PLAIN_TEXTS = {
     "prompt": "---\ndescription: d\n@param a: x\n---\nHi\n",
     "help-json": '{"description": "d", "a": {"type": "string", "description": "a"}}',
@@ -290,6 +297,7 @@ def _stop(signum: int, frame: object) -> None:
 
 def _readers() -> dict[str, Callable[[Path], object]]:
     from toolkiln.audit.reading import read_audit
+    from toolkiln.conventions.usage.read import read_usage_text
     from toolkiln.clients.jsonc import parse_jsonc
     from toolkiln.discover import fallback, help_json
     from toolkiln.discover.base import Candidate
@@ -314,6 +322,7 @@ def _readers() -> dict[str, Callable[[Path], object]]:
     return {
         "help-json": help_as_json,
         "help-text": help_as_text,
+        "usage-text": lambda path: read_usage_text(path.read_text()),
         "jsonc": lambda path: parse_jsonc(path.read_text()),
         "server-config": server_config,
         "tool-config": load_tool_config,
