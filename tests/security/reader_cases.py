@@ -224,8 +224,38 @@ WHOLE_FILE_READERS = (
     "node-argv",
 )
 # (text, reader) for the readers handed text, not files.
-TEXT_READERS = ("help-json", "help-text", "usage-text", "jsonc", "server-config", "tool-config", "audit", "prompt")
-TEXT_KEYWORDS = ("usage: a ", "  -o, --output=FILE  ", "[", "<a", "{a,", "(a|", "...", "or: ", "description: a ", "@param ", " ", '{"a":', '"\\u', "[", "//", "/*", ",", "-1e", '"a', "\\")
+TEXT_READERS = (
+    "help-json",
+    "help-text",
+    "usage-text",
+    "jsonc",
+    "server-config",
+    "tool-config",
+    "audit",
+    "prompt",
+)
+TEXT_KEYWORDS = (
+    "usage: a ",
+    "  -o, --output=FILE  ",
+    "[",
+    "<a",
+    "{a,",
+    "(a|",
+    "...",
+    "or: ",
+    "description: a ",
+    "@param ",
+    " ",
+    '{"a":',
+    '"\\u',
+    "[",
+    "//",
+    "/*",
+    ",",
+    "-1e",
+    '"a',
+    "\\",
+)
 PLAIN_TEXTS = {
     "prompt": "---\ndescription: d\n@param a: x\n---\nHi\n",
     "help-json": '{"description": "d", "a": {"type": "string", "description": "a"}}',
@@ -297,8 +327,8 @@ def _stop(signum: int, frame: object) -> None:
 
 def _readers() -> dict[str, Callable[[Path], object]]:
     from toolkiln.audit.reading import read_audit
-    from toolkiln.conventions.usage.read import read_usage_text
     from toolkiln.clients.jsonc import parse_jsonc
+    from toolkiln.conventions.usage.read import read_usage_text
     from toolkiln.discover import fallback, help_json
     from toolkiln.discover.base import Candidate
     from toolkiln.discover.fallback_text import help_of

@@ -35,7 +35,8 @@ EXPECTED_CLAIMANTS = {
     "python-argparse": "python_module", "python-click": "python_module", "python-typer": "python_module",
     "python-fire": "python_module", "python-docopt": "python_module", "node-commander": "node_cli",
     "node-yargs": "node_cli", "node-parseargs": "node_cli", "js-function": "js_function",
-    "js-agent": "js_function", "fallback-text": "help_json", "shell": "shell_script", "sidecar": "sidecar", "node-argv": "node_argv",
+    "js-agent": "js_function", "fallback-text": "help_json", "shell": "shell_script", "sidecar": "sidecar",
+    "node-argv": "node_argv",
 }  # fmt: skip
 
 

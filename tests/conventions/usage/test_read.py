@@ -47,7 +47,10 @@ def test_naval_fate_alternatives_are_subcommands_and_options_keep_their_defaults
 
 def test_a_choice_of_words_is_one_positional_with_choices() -> None:
     usage = _read("usage: svc (start|stop|restart) <name>")
-    assert [(p.name, p.choices) for p in usage.positionals] == [("command", ("start", "stop", "restart")), ("name", ())]
+    assert [(p.name, p.choices) for p in usage.positionals] == [
+        ("command", ("start", "stop", "restart")),
+        ("name", ()),
+    ]
 
 
 def test_prose_in_brackets_names_one_argument_each_and_is_a_guess() -> None:
@@ -57,14 +60,18 @@ def test_prose_in_brackets_names_one_argument_each_and_is_a_guess() -> None:
 
 
 def test_bsd_usage_with_bundled_flags_and_lowercase_arguments() -> None:
-    usage = _read("usage: cp [-fip] [-R] source_file target_file\n       cp [-fip] source_file ... target_directory")
+    usage = _read(
+        "usage: cp [-fip] [-R] source_file target_file\n       cp [-fip] source_file ... target_directory"
+    )
     assert _positionals(usage) == [("source_file", False, False), ("target_file", False, False)]
     assert [o.key for o in usage.options] == ["-f", "-i", "-p", "-R"]
     assert not any(o.takes_value for o in usage.options)
 
 
 def test_bsd_man_style_option_lines() -> None:
-    usage = _read("usage: grab [-v] [-f file] url\n\n     -f file\tRead the list from file.\n     -v\tVerbose.\n")
+    usage = _read(
+        "usage: grab [-v] [-f file] url\n\n     -f file\tRead the list from file.\n     -v\tVerbose.\n"
+    )
     f = usage.option("-f")
     assert f is not None and f.value == "file" and f.description == "Read the list from file."
 
@@ -94,7 +101,8 @@ def test_argparse_help_with_wrapped_option_choices_defaults_and_nargs() -> None:
     usage = _read(
         "usage: prog [-h] [-o OUTPUT] [--mode {fast,slow}] [--tags TAGS [TAGS ...]]\n"
         "            input [extra ...]\n\npositional arguments:\n  input                 the input file\n"
-        "  extra                 more files\n\noptions:\n  -h, --help            show this help message and exit\n"
+        "  extra                 more files\n\noptions:\n"
+        "  -h, --help            show this help message and exit\n"
         "  -o OUTPUT, --output OUTPUT\n                        where to write (default: out.txt)\n"
         "  --mode {fast,slow}    how fast\n  --tags TAGS [TAGS ...]\n"
     )
@@ -117,11 +125,14 @@ def test_click_help_required_default_choices_and_flag_pairs() -> None:
         "Usage: hello [OPTIONS] NAME\n\n  Greets NAME.\n\nOptions:\n"
         "  --count INTEGER       Number of greetings.  [default: 1]\n"
         "  -n, --name TEXT       The person to greet.  [required]\n  --shout / --no-shout\n"
-        "  --hash-type [md5|sha1]\n  --ratio FLOAT RANGE   [0<=x<=1]\n  --help                Show this message and exit.\n"
+        "  --hash-type [md5|sha1]\n  --ratio FLOAT RANGE   [0<=x<=1]\n"
+        "  --help                Show this message and exit.\n"
         "\nCommands:\n  init  Set it up\n  sync  Sync it\n"
     )
     assert _positionals(usage) == [("name", False, False)]
-    count, name, shout, hash_type, ratio = (usage.option(n) for n in ("--count", "--name", "--shout", "--hash-type", "--ratio"))
+    count, name, shout, hash_type, ratio = (
+        usage.option(n) for n in ("--count", "--name", "--shout", "--hash-type", "--ratio")
+    )
     assert count is not None and count.default == "1" and count.type_guess == "integer"
     assert name is not None and name.required and name.names == ["-n", "--name"]
     assert shout is not None and not shout.takes_value and shout.negations == ("--no-shout",)

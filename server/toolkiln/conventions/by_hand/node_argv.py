@@ -41,6 +41,8 @@ CLAIM_IS_CERTAIN = True  # read as text, never run
 MAX_SCRIPT_BYTES = 1024 * 1024
 MAX_WORDS = 100
 STDIN = "stdin"
+# The per-tool config has no field for a guess yet: the description and a warning say it.
+GUESS_NOTE = "[Name guessed by toolkiln from {guess}; rename it in this config if it reads wrong.]"
 _SUFFIXES = {".js", ".mjs", ".cjs"}
 _POOR = {"arg", "args", "argv", "a", "x", "val", "value", "param", "_"}
 FALLBACK_HINT = (
@@ -121,9 +123,11 @@ def _parameters(path: str, reading: NodeReading, warnings: list[DiscoveryError])
             guess = "the usage line's prose"
         description = word.description or word.text if word else ""
         if guess:
-            description = f"{description} [Name guessed by toolkiln from {guess}; rename it in this config if it reads wrong.]".strip()
-            warnings.append(DiscoveryError(f"parameter {name!r} is named from {guess}, not from the code: check it",
-                                           path=path, line=slot.line if slot else None))  # fmt: skip
+            description = f"{description} {GUESS_NOTE.format(guess=guess)}".strip()
+            warnings.append(DiscoveryError(
+                f"parameter {name!r} is named from {guess}, not from the code: check it",
+                path=path, line=slot.line if slot else None,
+            ))  # fmt: skip
         fields: dict[str, object] = {"name": name, "description": description, "option": ""}
         if index <= required_upto:
             fields["required"] = True
@@ -136,10 +140,10 @@ def _parameters(path: str, reading: NodeReading, warnings: list[DiscoveryError])
         repeated = next((w for w in words[rest.index - 1 :] if w.repeated), None)
         name, _ = _name(rest.name, repeated.name if repeated else None, "args", taken)
         minimum = reading.required_words - rest.index + 1
+        bounds: dict[str, object] = {"min": float(minimum)} if minimum > 0 else {"default": []}
         parameters.append(make_parameter(
-            path, rest.line, name=name, type="array", items="string", option="",
-            description=f"The script's arguments from the {rest.index}th on, one item each.",
-            required=minimum > 0, **({"min": float(minimum)} if minimum > 0 else {"default": []}),
+            path, rest.line, name=name, type="array", items="string", option="", required=minimum > 0,
+            description=f"The script's arguments from the {rest.index}th on, one item each.", **bounds,
         ))  # fmt: skip
     if reading.reads_stdin:
         name = STDIN if STDIN not in taken else "stdin_text"
@@ -150,7 +154,9 @@ def _parameters(path: str, reading: NodeReading, warnings: list[DiscoveryError])
     return parameters
 
 
-def _name(variable: str | None, usage: str | None, fallback_name: str, taken: set[str]) -> tuple[str, str | None]:
+def _name(
+    variable: str | None, usage: str | None, fallback_name: str, taken: set[str]
+) -> tuple[str, str | None]:
     good = variable is not None and len(variable) >= 2 and variable.lower() not in _POOR
     choices = ((variable, None), (usage, "the usage line"), (fallback_name, "its position alone"))
     for name, guess in choices if good else choices[1:]:

@@ -29,7 +29,9 @@ _LENGTH = re.compile(r"\.length[ \t]*(<=|<|!==|!=|===|==|>=|>)[ \t]*(\d{1,3})")
 _DEFAULT = re.compile(r"[ \t]*(?:\|\||\?\?)[ \t]*(?:(['\"`])([^'\"`\n]{0,100})\1|(\d{1,12}(?:\.\d+)?)|(\S))")
 _STDIN = re.compile(r"\bprocess\.stdin\b|readFileSync\([ \t]*(?:0|['\"]/dev/stdin['\"])|\bfs\.stdin\b")
 _ASKS = re.compile(r"\.question[ \t]*\(|\bprompt(?:Sync)?[ \t]*\(|\binquirer\b")
-_LIBRARIES = re.compile(r"""(?:require\(|\bfrom\b)[ \t]*['"](minimist|meow|arg|mri|cac|sade|oclif|clipanion)['"]""")
+_LIBRARIES = re.compile(
+    r"""(?:require\(|\bfrom\b)[ \t]*['"](minimist|meow|arg|mri|cac|sade|oclif|clipanion)['"]"""
+)
 _NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _STRING = re.compile(r"""(['"`])((?:(?!\1)[^\\\n]|\\.){1,300})\1""")
 
@@ -63,10 +65,14 @@ def read_node_argv(text: str) -> NodeReading:
     asks = _ASKS.search(text)
     reading.asks = asks.group(0).strip("( \t") if asks else None
     usage_lines = [line[:1000] for line in text.splitlines() if "sage" in line][:50]
-    reading.strings = [m.group(2) for line in usage_lines for m in _STRING.finditer(line) if "sage" in m.group(2)]
+    reading.strings = [
+        m.group(2) for line in usage_lines for m in _STRING.finditer(line) if "sage" in m.group(2)
+    ]
     for count, match in enumerate(_ARGV.finditer(text)):
         if count >= MAX_READS:
-            reading.problems.append((_line(text, match.start()), f"reads process.argv over {MAX_READS} times"))
+            reading.problems.append(
+                (_line(text, match.start()), f"reads process.argv over {MAX_READS} times")
+            )
             break
         reading.reads_argv = True
         _read_one(text, match.start(), match.end(), reading)

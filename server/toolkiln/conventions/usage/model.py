@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9]+")
 # Metavariables that name a number (argparse's `N`, click's `INTEGER`, GNU's `NUM`).
-INTEGER_WORDS = frozenset({"N", "NUM", "NUMBER", "INT", "INTEGER", "COUNT", "INTEGER RANGE", "PORT", "SECONDS"})
+INTEGER_WORDS = frozenset(
+    {"N", "NUM", "NUMBER", "INT", "INTEGER", "COUNT", "INTEGER RANGE", "PORT", "SECONDS"}
+)
 NUMBER_WORDS = frozenset({"FLOAT", "FLOAT RANGE"})
 
 

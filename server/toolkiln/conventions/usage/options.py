@@ -197,6 +197,8 @@ def _read_description(option: UsageOption) -> None:
     if not option.choices:
         choices = _CHOICES.search(text)
         if choices:
-            option.choices = tuple(part.strip() for part in re.split(r"[,|]", choices.group(1)) if part.strip())
+            option.choices = tuple(
+                part.strip() for part in re.split(r"[,|]", choices.group(1)) if part.strip()
+            )
     if _REPEATS.search(text):
         option.repeatable = True

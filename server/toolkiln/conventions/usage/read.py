@@ -25,12 +25,16 @@ MAX_CHARS = 64 * 1024
 MAX_LINES = 2000
 MAX_LINE = 1000
 MAX_PATTERNS = 40
-_INTERPRETERS = frozenset({"python", "python3", "python2", "node", "bash", "sh", "zsh", "perl", "ruby", "deno", "bun"})
+_INTERPRETERS = frozenset(
+    {"python", "python3", "python2", "node", "bash", "sh", "zsh", "perl", "ruby", "deno", "bun"}
+)
 _PROGRAM_HINTS = ("$0", "%s", "{", ".py", ".sh", ".js", "%(prog)s", "PROG", "$ME", "${0")
 _HELP_ONLY = frozenset({"-h", "--help", "--version", "-V", "-v", "--usage"})
 
 
-def read_usage_text(text: str | Iterable[str], value_options: frozenset[str] = frozenset()) -> UsageText | None:
+def read_usage_text(
+    text: str | Iterable[str], value_options: frozenset[str] = frozenset()
+) -> UsageText | None:
     """The usage in `text` (a string, or its lines), None when it has neither a usage
     line nor an option line. `value_options` are options known (from the script's own
     code) to take a value."""
@@ -182,5 +186,3 @@ def guessed_names(usage: UsageText) -> set[str]:
     """The positionals whose name is toolkiln's reading of prose (`[input pdf]`, BSD's
     `file`), not an argument the author marked (`<input>`, `INPUT`)."""
     return set() if usage.marked else {name_of(p.text) for p in usage.positionals}
-
-

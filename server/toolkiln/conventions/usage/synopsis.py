@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 
 from toolkiln.conventions.usage.model import UsageOption, UsagePositional
-from toolkiln.discover.docopt_usage import split_pattern
+from toolkiln.conventions.usage.tokens import split_pattern
 
 MAX_TOKENS = 400  # a usage line of more is not one a person wrote
 MAX_DEPTH = 16
@@ -36,7 +36,14 @@ class Synopsis:
     marked: bool = False
 
 
-Tree = tuple[str, object]  # ("word", str) | ("seq", list) | ("optional"|"required", seq) | ("either", list) | ("repeat", tree)
+@dataclass
+class Node:
+    """A word, or a group: `seq`, `optional` `[ ]`, `required` `( )`, `either` `|` (its
+    children the branches), `repeat` `...` (its one child repeated)."""
+
+    kind: str
+    word: str = ""
+    children: list[Node] = field(default_factory=list)
 
 
 def read_synopsis(source: str, known: dict[str, UsageOption]) -> Synopsis:
@@ -68,120 +75,119 @@ def _marks_arguments(tokens: list[str]) -> bool:
 # -- parsing (docopt's expr/seq/atom, without its refusals)
 
 
-def _parse_seq(tokens: list[str], depth: int) -> Tree:
+def _parse_seq(tokens: list[str], depth: int) -> Node:
     """seq ( '|' seq )*, as an `either` when there is a bar."""
-    branches: list[Tree] = []
-    items: list[Tree] = []
+    branches: list[Node] = []
+    items: list[Node] = []
     while tokens and tokens[0] not in ("]", ")"):
         token = tokens.pop(0)
         if token == "|":
-            branches.append(("seq", items))
+            branches.append(Node("seq", children=items))
             items = []
             continue
         if token in ("[", "("):
-            inner = _parse_seq(tokens, depth + 1) if depth < MAX_DEPTH else ("seq", [])
+            inner = _parse_seq(tokens, depth + 1) if depth < MAX_DEPTH else Node("seq")
             if tokens and tokens[0] in ("]", ")"):
                 tokens.pop(0)
-            items.append(("optional" if token == "[" else "required", inner))
+            items.append(Node("optional" if token == "[" else "required", children=[inner]))
         elif token == "...":
             if items:
-                items[-1] = ("repeat", items[-1])
+                items[-1] = Node("repeat", children=[items[-1]])
         else:
-            items.append(("word", token))
+            items.append(Node("word", token))
     if branches:
-        branches.append(("seq", items))
-        return ("either", branches)
-    return ("seq", items)
+        branches.append(Node("seq", children=items))
+        return Node("either", children=branches)
+    return Node("seq", children=items)
 
 
 # -- reading the tree
 
 
-def _walk(tree: Tree, out: Synopsis, known: dict[str, UsageOption], *, optional: bool, repeated: bool) -> None:
-    kind, body = tree
-    if kind == "word":
-        _word(str(body), out, known, optional, repeated)
-    elif kind == "repeat":
-        _walk(body, out, known, optional=optional, repeated=True)  # type: ignore[arg-type]
-    elif kind in ("optional", "required"):
-        inner: Tree = body  # type: ignore[assignment]
-        if not _group(inner, out, known, optional or kind == "optional", repeated):
-            _walk(inner, out, known, optional=optional or kind == "optional", repeated=repeated)
-    elif kind == "either":
-        _either(body, out, known, optional, repeated)  # type: ignore[arg-type]
+def _walk(
+    node: Node, out: Synopsis, known: dict[str, UsageOption], *, optional: bool, repeated: bool
+) -> None:
+    if node.kind == "word":
+        _word(node.word, out, known, optional, repeated)
+    elif node.kind == "repeat":
+        _walk(node.children[0], out, known, optional=optional, repeated=True)
+    elif node.kind in ("optional", "required"):
+        inner = node.children[0]
+        optional = optional or node.kind == "optional"
+        if not _group(inner, out, known, optional, repeated):
+            _walk(inner, out, known, optional=optional, repeated=repeated)
+    elif node.kind == "either":
+        _either(node.children, out, known, optional, repeated)
     else:
-        _sequence(body, out, known, optional, repeated)  # type: ignore[arg-type]
+        _sequence(node.children, out, known, optional, repeated)
 
 
 def _sequence(
-    items: list[Tree], out: Synopsis, known: dict[str, UsageOption], optional: bool, repeated: bool
+    items: list[Node], out: Synopsis, known: dict[str, UsageOption], optional: bool, repeated: bool
 ) -> None:
     index = 0
     while index < len(items):
-        kind, body = items[index]
+        item = items[index]
         following = items[index + 1] if index + 1 < len(items) else None
-        if kind == "word" and _is_option(str(body)) and following and following[0] == "word":
-            option = known.get(str(body).split("=", 1)[0])
-            value = str(following[1])
-            if option is not None and option.takes_value and "=" not in str(body) and not _is_option(value):
+        if item.kind == "word" and _is_option(item.word) and following and following.kind == "word":
+            option = known.get(item.word.split("=", 1)[0])
+            value = following.word
+            if option is not None and option.takes_value and "=" not in item.word and not _is_option(value):
                 again = items[index + 2] if index + 2 < len(items) else None
                 more = again is not None and _repeats(again, value)  # argparse's `--tags TAGS [TAGS ...]`
-                _add_option(out, str(body), value, optional, repeated or more, known)
+                _add_option(out, item.word, value, optional, repeated or more, known)
                 index += 3 if more else 2
                 continue
-        _walk(items[index], out, known, optional=optional, repeated=repeated)
+        _walk(item, out, known, optional=optional, repeated=repeated)
         index += 1
 
 
-def _repeats(tree: Tree, value: str) -> bool:
+def _repeats(node: Node, value: str) -> bool:
     """`[TAGS ...]` after `--tags TAGS`: the option's value again, repeated."""
-    kind, body = tree
-    if kind != "optional":
+    if node.kind != "optional" or len(node.children[0].children) != 1:
         return False
-    inner = body[1] if isinstance(body, tuple) else []
-    return len(inner) == 1 and inner[0][0] == "repeat" and inner[0][1] == ("word", value)
+    inner = node.children[0].children[0]
+    return inner.kind == "repeat" and inner.children[0].kind == "word" and inner.children[0].word == value
 
 
-def _group(inner: Tree, out: Synopsis, known: dict[str, UsageOption], optional: bool, repeated: bool) -> bool:
-    """`[-o FILE]` (an option and its value) and `[input pdf]` (an argument named in
-    prose): read as one; False for any other group."""
-    kind, body = inner
-    if kind != "seq":
+def _group(inner: Node, out: Synopsis, known: dict[str, UsageOption], optional: bool, repeated: bool) -> bool:
+    """`[-o FILE]` (an option and its value), `[input pdf]` (an argument named in prose)
+    and `[width]` (a word alone in brackets: an argument, not a command): read as one;
+    False for any other group."""
+    if inner.kind != "seq" or not inner.children or any(c.kind != "word" for c in inner.children):
         return False
-    words = [str(item[1]) for item in body if item[0] == "word"]  # type: ignore[union-attr]
-    if len(words) == len(body) == 1 and optional and _is_prose(words[0]):  # type: ignore[arg-type]
+    words = [child.word for child in inner.children]
+    if len(words) == 1 and optional and _is_prose(words[0]):
         out.positionals.append(UsagePositional(words[0], optional=True, repeated=repeated))
-        return True  # `<image> [width]`: a word alone in brackets is an argument, not a command
-    if len(words) != len(body) or len(words) < 2:  # type: ignore[arg-type]
-        return False
+        return True
     if len(words) == 2 and _is_option(words[0]) and not _is_option(words[1]) and "=" not in words[0]:
         _add_option(out, words[0], words[1], optional, repeated, known)
         return True
-    if not out.marked and all(_is_prose(word) for word in words):
+    if len(words) >= 2 and not out.marked and all(_is_prose(word) for word in words):
         out.positionals.append(UsagePositional(" ".join(words), optional=optional, repeated=repeated))
         return True
     return False
 
 
 def _either(
-    branches: list[Tree], out: Synopsis, known: dict[str, UsageOption], optional: bool, repeated: bool
+    branches: list[Node], out: Synopsis, known: dict[str, UsageOption], optional: bool, repeated: bool
 ) -> None:
     """`(start|stop)`: a choice of words; `[--moored | --drifting]`: each option optional;
     anything else: each branch read as optional (one of them is given)."""
     words = [_single_word(branch) for branch in branches]
-    if all(word and not _is_option(word) and not _is_marked(word) for word in words):
-        out.positionals.append(UsagePositional("command", optional=optional, choices=tuple(words)))  # type: ignore[arg-type]
+    choices = tuple(word for word in words if word and not _is_option(word) and not _is_marked(word))
+    if len(choices) == len(words):
+        out.positionals.append(UsagePositional("command", optional=optional, choices=choices))
         return
     for branch in branches:
         _walk(branch, out, known, optional=True, repeated=repeated)
 
 
-def _single_word(tree: Tree) -> str | None:
-    kind, body = tree
-    if kind == "word":
-        return str(body)
-    if kind == "seq" and len(body) == 1:  # type: ignore[arg-type]
-        return _single_word(body[0])  # type: ignore[index]
+def _single_word(node: Node) -> str | None:
+    if node.kind == "word":
+        return node.word
+    if node.kind == "seq" and len(node.children) == 1:
+        return _single_word(node.children[0])
     return None
 
 
@@ -223,7 +229,9 @@ def _add_option(
     described = known.get(name)
     if value is None and described is not None:
         value = described.value
-    option = UsageOption(names=[name], value=value, attached=attached, required=not optional, repeatable=repeated)
+    option = UsageOption(
+        names=[name], value=value, attached=attached, required=not optional, repeatable=repeated
+    )
     if not any(name in existing.names for existing in out.options):
         out.options.append(option)
 
