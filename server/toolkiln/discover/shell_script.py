@@ -118,6 +118,13 @@ def _declare(text: ShellText, path: str) -> Declaration:
     if _only_defines(text):
         raise NotATool("only defines functions and variables: a library to source, not a tool",
                        kind="shell-library")  # fmt: skip
+    asks = _asks_terminal(text)
+    if asks is not None:
+        raise NotATool(
+            f"{path}:{asks}: reads the terminal (`/dev/tty`), which a tool call cannot answer: read "
+            "the value from an argument or stdin to serve it",
+            kind="asks-input",
+        )
     scope, calls = script_scope(text)
     loops = option_loops(text, scope)
     in_loops = {number for loop in loops for number in range(loop.start, loop.end + 1)} | calls
@@ -128,6 +135,16 @@ def _declare(text: ShellText, path: str) -> Declaration:
     parameters = parameters_of(text, header, loops, positionals, dispatch, stdin_line(text), path)
     description = describe(header) or _usage_description(text, header, path)
     return Declaration(dialect="shell", description=description, parameters=parameters)
+
+
+def _asks_terminal(text: ShellText) -> int | None:
+    """The first line that reads the terminal (`read x </dev/tty`, `exec </dev/tty`):
+    given no terminal, the script cannot be given that input at all."""
+    for line in text.lines:
+        at = line.code.find("/dev/tty")
+        if at > 0 and line.code[:at].rstrip().endswith("<"):
+            return line.number
+    return None
 
 
 def _only_defines(text: ShellText) -> bool:

@@ -65,11 +65,19 @@ def describe(header: list[tuple[int, str]]) -> str:
         if lowered.startswith("usage") or _SECTION.match(comment) or _TOMDOC.match(comment):
             skipping = True
             continue
+        if skipping and _is_sentence(comment) and not _SECTION.match(comment):
+            skipping = False  # `# Usage: x <file>` then `# Extract any archive.`: prose again
         if skipping or comment.startswith("-") or _NOT_PROSE.match(comment) or set(comment) <= set("=*#~_ "):
             continue
         paragraphs[-1].append(comment)
     text = "\n\n".join(" ".join(words) for words in paragraphs if words)
     return text if len(text) <= DESCRIPTION_LIMIT else text[: DESCRIPTION_LIMIT - 1].rstrip() + "…"
+
+
+def _is_sentence(comment: str) -> bool:
+    """Prose: a capital, several words, a full stop (not `-o FILE  Where`, nor a command)."""
+    first = comment.split(" ", 1)[0]
+    return first[:1].isupper() and not first.isupper() and " " in comment and comment.endswith((".", "!"))
 
 
 def tomdoc_arguments(header: list[tuple[int, str]]) -> dict[int, str]:
