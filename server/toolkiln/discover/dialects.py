@@ -6,6 +6,7 @@ Adding a dialect means one new module with `claims` and `declare`, and one line 
 from __future__ import annotations
 
 from toolkiln.conventions.by_hand import node_argv
+from toolkiln.conventions.usage import probed as usage_probed
 from toolkiln.discover import annotations as annotations_dialect
 from toolkiln.discover import (
     argc,
@@ -35,8 +36,11 @@ from toolkiln.discover.base import Dialect
 # shell_script reads a plain shell script's own argument handling before help-json would
 # run it: it leaves alone scripts that answer `--help` with JSON, and opted-in files.
 # node_argv (Node by hand) comes after node_cli and js_function, which take the scripts
-# that parse with a library or export a function.
+# that parse with a library or export a function. usage_probed probes the scripts of
+# languages with no reader (Ruby, Perl, ...) whose text says `usage`, and serves their
+# help's usage when it is their own help and names every argument (else as help-json).
 ALL_DIALECTS: tuple[Dialect, ...] = (
     sidecar, annotations_dialect, kit, scriptkit, raycast, python_module, python_function,
-    python_script, python_argv, argc, js_function, node_cli, node_argv, shell_script, help_json, fallback,
+    python_script, python_argv, argc, js_function, node_cli, node_argv, shell_script, usage_probed,
+    help_json, fallback,
 )  # fmt: skip
