@@ -345,6 +345,15 @@ def _readers() -> dict[str, Callable[[Path], object]]:
         candidate = Candidate(path, path.name, path.stat())
         return fallback.describe(candidate, text), fallback.clean_text(text), help_of(candidate, text, 1)
 
+    def help_as_tool(path: Path) -> object:
+        from toolkiln.conventions.usage.help_tool import Unservable, parameters_from_help
+        from toolkiln.errors import DiscoveryError
+
+        try:
+            return parameters_from_help(path.read_text(), "t")
+        except (Unservable, DiscoveryError) as why:
+            return str(why)
+
     def server_config(path: Path) -> object:
         (path.parent / "server.json").write_bytes(path.read_bytes())
         return load_server_config(path.parent)
@@ -353,6 +362,7 @@ def _readers() -> dict[str, Callable[[Path], object]]:
         "help-json": help_as_json,
         "help-text": help_as_text,
         "usage-text": lambda path: read_usage_text(path.read_text()),
+        "help-tool": help_as_tool,
         "jsonc": lambda path: parse_jsonc(path.read_text()),
         "server-config": server_config,
         "tool-config": load_tool_config,
