@@ -13,8 +13,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from toolkiln.conventions.usage.read import read_usage_text
-
 _USAGE = re.compile(r"usage:?[ \t]+([^\n]{0,300})", re.IGNORECASE)
 _NAME = re.compile(r"[^A-Za-z0-9]+")
 
@@ -33,6 +31,8 @@ class UsageWord:
 def usage_words(strings: list[str]) -> tuple[str, list[UsageWord]] | None:
     """The first usage line among the script's strings and its argument words, read with
     the usage grammar (conventions/usage): `[input pdf]` one word, `<x>`, `FILE...`."""
+    from toolkiln.conventions.usage.read import read_usage_text  # only when a script is read
+
     for text in strings:
         head = text[:2000]
         found = _USAGE.search(head)

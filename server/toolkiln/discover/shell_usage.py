@@ -13,7 +13,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from toolkiln.conventions.usage.read import read_usage_text
 from toolkiln.discover.shell_lines import ShellText
 
 DESCRIPTION_LIMIT = 1000
@@ -139,6 +138,8 @@ def usage_arguments(usage: str, value_options: frozenset[str]) -> list[UsageArgu
     `[output]` optional, `files...` variadic; options (`[-v]`, `-o FILE`) skipped. Read
     with the usage grammar (conventions/usage); a choice of words (`start|stop`) is left
     to the script's `case` arms."""
+    from toolkiln.conventions.usage.read import read_usage_text  # only when a script is read
+
     read = read_usage_text([f"Usage: {usage[:USAGE_LIMIT]}"], value_options)
     if read is None:
         return []
@@ -153,6 +154,8 @@ def usage_arguments(usage: str, value_options: frozenset[str]) -> list[UsageArgu
 
 def option_help(lines: list[tuple[int, str]]) -> dict[str, str]:
     """`-o, --output FILE   Where to write` lines: each option word -> its text."""
+    from toolkiln.conventions.usage.read import read_usage_text
+
     found: dict[str, str] = {}
     read = read_usage_text([line for _, line in lines])
     for option in read.options if read else []:

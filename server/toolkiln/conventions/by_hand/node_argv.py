@@ -25,8 +25,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from toolkiln.conventions.by_hand.node_argv_read import NodeReading, read_node_argv
-from toolkiln.conventions.usage.read import guessed_names, read_usage_text
 from toolkiln.discover import fallback
 from toolkiln.discover.base import Candidate, Declaration, NotATool, make_parameter
 from toolkiln.discover.fallback_text import header_comment
@@ -34,6 +32,7 @@ from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import PARAM_NAME_PATTERN, is_sensitive_env_name
 
 if TYPE_CHECKING:
+    from toolkiln.conventions.by_hand.node_argv_read import NodeReading
     from toolkiln.discover.probe import Probe
     from toolkiln.model import Parameter
 
@@ -78,6 +77,8 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration:
         raise NotATool(f"is a Node script over {MAX_SCRIPT_BYTES // 1024} KiB: toolkiln reads none so long",
                        kind="argv-by-hand")  # fmt: skip
     text = data.decode("utf-8", errors="replace")
+    from toolkiln.conventions.by_hand.node_argv_read import read_node_argv  # only when a script is read
+
     reading = read_node_argv(text)
     if reading.library:
         raise NotATool(f"reads its command line with {reading.library}, which toolkiln does not read: "
@@ -101,6 +102,8 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration:
 
 
 def _parameters(path: str, reading: NodeReading, warnings: list[DiscoveryError]) -> list[Parameter]:
+    from toolkiln.conventions.usage.read import guessed_names, read_usage_text
+
     usage = next((u for s in reading.strings if (u := read_usage_text(s)) is not None and u.patterns), None)
     words = [p for p in usage.positionals if not p.choices] if usage else []
     prose = guessed_names(usage) if usage else set()

@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from toolkiln.conventions.usage.help_tool import Unservable, parameters_from_help
 from toolkiln.discover import fallback, help_json
 from toolkiln.discover.base import Candidate, Declaration, NotATool
 from toolkiln.discover.fallback_text import help_of
@@ -62,6 +61,8 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
     text, refusal = help_of(candidate, printed, result.returncode)
     if refusal:
         raise NotATool(f"`--help` printed {refusal}; toolkiln keeps it out", kind="plain-help")
+    from toolkiln.conventions.usage.help_tool import Unservable, parameters_from_help  # when probed
+
     try:
         parameters, warnings, usage = parameters_from_help(text, candidate.relative_path)
     except Unservable as why:
