@@ -428,3 +428,35 @@ def test_usage_option_section_names_each_option(make_tool: MakeTool, tools_dir: 
     assert by_name["l"].description == "list items" and by_name["a"].description.startswith("add an item")
     assert by_name["list_name"].required is False
     assert "guessed" in (by_name["list_name"].description or "")
+
+
+def test_tomdoc_examples_follow_the_description(make_tool: MakeTool, tools_dir: Path) -> None:
+    path = make_tool(
+        "git-delete-branch",
+        """\
+        #!/bin/sh
+        #
+        # Delete a local and remote branch.
+        #
+        # $1 - The branch name.
+        #
+        # Examples
+        #
+        #   git-delete-branch feature/foo
+        #
+        set -e
+        git branch -D "$1"
+        git push origin ":$1"
+        """,
+    )
+    declaration = declare(path, tools_dir)
+    assert (
+        declaration.description
+        == "Delete a local and remote branch.\n\nExamples:\n  git-delete-branch feature/foo"
+    )
+    (branch,) = declaration.parameters
+    assert (branch.name, branch.required, branch.description.split(" [")[0]) == (
+        "branch_name",
+        True,
+        "The branch name.",
+    )

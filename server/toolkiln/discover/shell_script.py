@@ -36,7 +36,7 @@ from toolkiln.discover.shell_options import OptionLoop, dispatch_words, option_l
 from toolkiln.discover.shell_params import parameters_of
 from toolkiln.discover.shell_positionals import read_positionals
 from toolkiln.discover.shell_stdin import stdin_line
-from toolkiln.discover.shell_usage import describe, header_comment, header_of
+from toolkiln.discover.shell_usage import describe, header_comment, header_examples, header_of
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:
@@ -134,6 +134,9 @@ def _declare(text: ShellText, path: str) -> Declaration:
     dispatch = dispatch_words(text, scope, in_loops)
     parameters = parameters_of(text, header, loops, positionals, dispatch, stdin_line(text), path)
     description = describe(header) or _usage_description(text, header, path)
+    examples = header_examples(header)
+    if examples:
+        description += "\n\nExamples:\n" + "\n".join(f"  {line}" for line in examples)
     return Declaration(dialect="shell", description=description, parameters=parameters)
 
 

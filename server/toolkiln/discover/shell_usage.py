@@ -54,23 +54,45 @@ def describe(header: list[tuple[int, str]]) -> str:
     """The header's prose: without usage lines, TomDoc lines, examples, editor and
     linter directives; its paragraphs joined, at most `DESCRIPTION_LIMIT` characters."""
     paragraphs: list[list[str]] = [[]]
-    skipping = False
+    skipping = examples = False  # an Examples section runs on over blank lines (TomDoc)
     for _, comment in header:
         if not comment:
-            skipping = False
+            skipping = examples
             paragraphs.append([])
             continue
         lowered = comment.lower()
         if lowered.startswith("usage") or _SECTION.match(comment) or _TOMDOC.match(comment):
-            skipping = True
+            skipping, examples = True, lowered.rstrip(":") in ("examples", "example")
             continue
         if skipping and _is_sentence(comment) and not _SECTION.match(comment):
-            skipping = False  # `# Usage: x <file>` then `# Extract any archive.`: prose again
+            skipping = examples = False  # `# Usage: x <file>` then `# Extract any archive.`: prose again
         if skipping or comment.startswith("-") or _NOT_PROSE.match(comment) or set(comment) <= set("=*#~_ "):
             continue
         paragraphs[-1].append(comment)
     text = "\n\n".join(" ".join(words) for words in paragraphs if words)
     return text if len(text) <= DESCRIPTION_LIMIT else text[: DESCRIPTION_LIMIT - 1].rstrip() + "…"
+
+
+EXAMPLE_LINES = 5
+
+
+def header_examples(header: list[tuple[int, str]]) -> list[str]:
+    """The command lines under a TomDoc `# Examples` heading (at most `EXAMPLE_LINES`):
+    how the author calls the script, shown to the model with its description."""
+    found: list[str] = []
+    inside = False
+    for _, comment in header:
+        if not comment:
+            continue
+        heading = comment.lower().rstrip(":")
+        if heading in ("examples", "example"):
+            inside = True
+            continue
+        if inside and (_SECTION.match(comment) or heading.startswith("usage") or _TOMDOC.match(comment)):
+            break
+        if inside and len(found) < EXAMPLE_LINES:
+            found.append(comment[:200])
+    return found
 
 
 def _is_sentence(comment: str) -> bool:
