@@ -169,3 +169,8 @@ def test_known_value_options_from_the_code() -> None:
 def test_prose_that_only_mentions_usage_is_not_read() -> None:
     assert read_usage_text("The usage of this tool is simple.\nJust run it.") is None
     assert read_usage_text("- a list item\n- another") is None
+
+
+def test_a_bare_word_alone_in_brackets_repeated_is_an_argument() -> None:
+    usage = _read("Usage: words <first> [rest...]")
+    assert _positionals(usage) == [("first", False, False), ("rest", True, True)]

@@ -154,7 +154,15 @@ def _group(inner: Node, out: Synopsis, known: dict[str, UsageOption], optional: 
     """`[-o FILE]` (an option and its value), `[input pdf]` (an argument named in prose)
     and `[width]` (a word alone in brackets: an argument, not a command): read as one;
     False for any other group."""
-    if inner.kind != "seq" or not inner.children or any(c.kind != "word" for c in inner.children):
+    if inner.kind != "seq" or not inner.children:
+        return False
+    alone = inner.children[0]
+    if len(inner.children) == 1 and alone.kind == "repeat" and alone.children[0].kind == "word":
+        word = alone.children[0].word  # `[rest...]`: a word alone, repeated
+        if optional and _is_prose(word):
+            out.positionals.append(UsagePositional(word, optional=True, repeated=True))
+            return True
+    if any(c.kind != "word" for c in inner.children):
         return False
     words = [child.word for child in inner.children]
     if len(words) == 1 and optional and _is_prose(words[0]):
