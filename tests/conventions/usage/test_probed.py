@@ -22,10 +22,10 @@ use Getopt::Long qw(:config bundling no_ignore_case);
 use JSON::PP;
 sub usage {
     print "usage: shrink.pl [-q] [-o FILE] [--level=N] <image> [<more>...]\n";
-    print "Shrink images for the web.\n\n";
+    print "\e[1mShrink\e[0m images for the web.\n\n";
     print "  -o FILE      Where to write\n";
     print "  --level=N    How hard [default: 3]\n";
-    print "  -q           Say nothing\n";
+    print "  -q           Say \e]0;owned\anothing\n";
     exit 0;
 }
 my ($quiet, $out, $level, $help) = (0, "", 3, 0);
@@ -75,6 +75,7 @@ async def test_a_perl_script_is_called_as_its_usage_says(built: Path) -> None:
     assert tools["shrink"].description == "Shrink images for the web."
     assert schema["required"] == ["image"]
     assert schema["properties"]["level"]["default"] == "3"
+    assert schema["properties"]["q"]["description"] == "Say nothing"  # no terminal escapes reach a client
     assert json.loads(text_of(full)) == [1, "out dir", 5, ["a.png", "b c.png", "d.png"]]
     assert json.loads(text_of(short)) == [0, "", 3, ["a.png"]]
     assert refused.is_error  # a value that would pose as an option is refused, not passed

@@ -58,6 +58,8 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
     if result.stdout_truncated:
         raise NotATool("`--help` printed a flood of text, not help", kind="plain-help")
     printed = result.stdout_text if result.stdout_text.strip() else result.stderr_text
+    # Terminal escapes, overstrike and control characters are no client's text (as the fallback's).
+    printed = fallback.clean_text(printed, OUTPUT_LIMIT)
     text, refusal = help_of(candidate, printed, result.returncode)
     if refusal:
         raise NotATool(f"`--help` printed {refusal}; toolkiln keeps it out", kind="plain-help")
