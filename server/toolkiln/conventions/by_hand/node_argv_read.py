@@ -16,19 +16,21 @@ in a window of `_WINDOW` characters around it, and at most `MAX_READS` of them: 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 MAX_READS = 100
+MAX_FINDS = 5000  # places a name is looked at, words of its own or not
 _WINDOW = 160
-_ARGV = re.compile(r"\bprocess\.argv\b")
 _BOUND_BEFORE = re.compile(r"(?:const|let|var)[ \t]+([A-Za-z_$][\w$]*)[ \t]*=[ \t]*\(?[ \t]*\Z")
 _DESTRUCTURED = re.compile(r"(?:const|let|var)[ \t]*\[([^\[\]=;]{0,120})\][ \t]*=[ \t]*\Z")
 _INDEX = re.compile(r"\[[ \t]*(\d{1,3})[ \t]*\]")
 _SLICE = re.compile(r"\.slice\([ \t]*(\d)[ \t]*\)")
 _LENGTH = re.compile(r"\.length[ \t]*(<=|<|!==|!=|===|==|>=|>)[ \t]*(\d{1,3})")
 _DEFAULT = re.compile(r"[ \t]*(?:\|\||\?\?)[ \t]*(?:(['\"`])([^'\"`\n]{0,100})\1|(\d{1,12}(?:\.\d+)?)|(\S))")
-_STDIN = re.compile(r"\bprocess\.stdin\b|readFileSync\([ \t]*(?:0|['\"]/dev/stdin['\"])|\bfs\.stdin\b")
-_ASKS = re.compile(r"\.question[ \t]*\(|\bprompt(?:Sync)?[ \t]*\(|\binquirer\b")
+_STDIN_MARKS = ("process.stdin", "readFileSync(0", "readFileSync('/dev/stdin'", 'readFileSync("/dev/stdin"')
+_ASK_MARKS = ("question", "prompt", "promptSync", "inquirer")
+_IMPORTS_HEAD = 64 * 1024  # a library is required or imported near the top
 _LIBRARIES = re.compile(
     r"""(?:require\(|\bfrom\b)[ \t]*['"](minimist|meow|arg|mri|cac|sade|oclif|clipanion)['"]"""
 )
@@ -59,31 +61,63 @@ class NodeReading:
 
 
 def read_node_argv(text: str) -> NodeReading:
-    reading = NodeReading(reads_stdin=_STDIN.search(text) is not None)
-    library = _LIBRARIES.search(text)
+    reading = NodeReading(reads_stdin=any(mark in text for mark in _STDIN_MARKS))
+    library = _LIBRARIES.search(text[:_IMPORTS_HEAD])
     reading.library = library.group(1) if library else None
-    asks = _ASKS.search(text)
-    reading.asks = asks.group(0).strip("( \t") if asks else None
+    reading.asks = _asks(text)
     usage_lines = [line[:1000] for line in text.splitlines() if "sage" in line][:50]
     reading.strings = [
         m.group(2) for line in usage_lines for m in _STRING.finditer(line) if "sage" in m.group(2)
     ]
-    for count, match in enumerate(_ARGV.finditer(text)):
-        if count >= MAX_READS:
+    aliases: set[str] = set()
+    for count, start in enumerate(_words(text, "process.argv")):
+        if count >= MAX_READS or start < 0:
             reading.problems.append(
-                (_line(text, match.start()), f"reads process.argv over {MAX_READS} times")
+                (_line(text, max(start, 0)), f"reads process.argv over {MAX_READS} times")
             )
             break
         reading.reads_argv = True
-        _read_one(text, match.start(), match.end(), reading)
+        _read_one(text, start, start + len("process.argv"), reading, aliases)
     return reading
+
+
+def _words(text: str, word: str) -> Iterator[int]:
+    """Where `word` stands as a word of its own (not `xprocess.argv`, nor `.argvs`):
+    found by `str.find`, which a regular expression starting at a word boundary is not."""
+    at = text.find(word)
+    tried = 0
+    while at >= 0:
+        tried += 1
+        if tried > MAX_FINDS:  # `a` inside every other word: too many to look at
+            yield -1
+            return
+        before = text[at - 1 : at] if at else ""
+        after = text[at + len(word) : at + len(word) + 1]
+        if not (before.isalnum() or before in ("_", "$", ".")) and not (
+            after.isalnum() or after in ("_", "$")
+        ):
+            yield at
+        at = text.find(word, at + len(word))
+
+
+def _asks(text: str) -> str | None:
+    """`rl.question(`, `prompt(`, inquirer: the script asks while it runs."""
+    for mark in _ASK_MARKS:
+        for at in _words(text, mark):
+            if at < 0:
+                return mark  # said thousands of times: not a script toolkiln can serve
+            following = text[at + len(mark) : at + len(mark) + 20].lstrip(" \t")
+            if mark == "inquirer" or following.startswith("("):
+                return mark
+            break
+    return None
 
 
 def _line(text: str, at: int) -> int:
     return text.count("\n", 0, at) + 1
 
 
-def _read_one(text: str, start: int, end: int, reading: NodeReading) -> None:
+def _read_one(text: str, start: int, end: int, reading: NodeReading, aliases: set[str]) -> None:
     before = text[max(0, start - _WINDOW) : start]
     after = text[end : end + _WINDOW]
     line = _line(text, start)
@@ -115,7 +149,9 @@ def _read_one(text: str, start: int, end: int, reading: NodeReading) -> None:
     if sliced and offset >= 1:
         bound = _BOUND_BEFORE.search(before)
         if bound:
-            _read_alias(text, bound.group(1), offset, line, reading)
+            if bound.group(1) not in aliases:  # each name's uses are read once
+                aliases.add(bound.group(1))
+                _read_alias(text, bound.group(1), offset, line, reading)
         elif reading.rest is None:
             reading.rest = NodeSlot(offset, line)
         return
@@ -145,18 +181,18 @@ def _read_pattern(pattern: str, offset: int, line: int, reading: NodeReading) ->
 def _read_alias(text: str, alias: str, offset: int, line: int, reading: NodeReading) -> None:
     """`const args = process.argv.slice(2)`: `args[0]`, `args.length`, or the whole list."""
     indexed = False
-    uses = re.compile(rf"(?<![\w$.]){re.escape(alias)}(?![\w$])")
-    for count, use in enumerate(uses.finditer(text)):
-        if count > MAX_READS:
-            reading.problems.append((line, f"uses {alias} over {MAX_READS} times"))
+    for count, start in enumerate(_words(text, alias)):
+        if count > 4 * MAX_READS or start < 0:
+            reading.problems.append((line, f"uses {alias} too many times for toolkiln to follow"))
             return
-        after = text[use.end() : use.end() + _WINDOW]
+        end = start + len(alias)
+        after = text[end : end + _WINDOW]
         index = _INDEX.match(after)
         if index:
             indexed = True
             position = offset + int(index.group(1))
-            slot = reading.slots.setdefault(position, NodeSlot(position, _line(text, use.start())))
-            bound = _BOUND_BEFORE.search(text[max(0, use.start() - _WINDOW) : use.start()])
+            slot = reading.slots.setdefault(position, NodeSlot(position, _line(text, start)))
+            bound = _BOUND_BEFORE.search(text[max(0, start - _WINDOW) : start])
             slot.name = slot.name or (bound.group(1) if bound else None)
             _read_default(after[index.end() :], slot)
             continue
