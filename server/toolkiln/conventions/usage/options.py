@@ -79,7 +79,7 @@ def read_options(lines: list[str]) -> tuple[list[UsageOption], dict[str, str], l
             if name.startswith("{") and name.endswith("}"):
                 commands += [word for word in name[1:-1].split(",") if word and word not in commands]
             elif "command" in section:
-                commands.append(name) if name not in commands else None
+                commands += [name] if name not in commands else []
             else:
                 arguments.setdefault(name.strip("<>").lower(), (item.group(2) or "").strip())
                 current = (indent, None, name.strip("<>").lower())
