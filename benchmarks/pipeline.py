@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from benchmarks.ordinary import write_ordinary
 from benchmarks.projects import TOOLKILN, measured_env, write_generated, write_script
 from benchmarks.rounds import Figures, Preset, median
 
@@ -21,6 +22,8 @@ def measure_discovery(root: Path, preset: Preset) -> Figures:
     write_generated(mixed / "tools", annotated=DISCOVERED // 2, help_json=DISCOVERED // 2)
     write_generated(help_json / "tools", annotated=0, help_json=DISCOVERED)
     by_hand = _write_by_hand(root / "discover-python-by-hand")
+    ordinary = root / "discover-ordinary"
+    write_ordinary(ordinary / "tools", DISCOVERED)
     edited = mixed / "tools" / "help-json" / "tool-0000.sh"
     steps: dict[str, tuple[str, Callable[[], float]]] = {
         "cold_mixed": ("cold, 500 annotations + 500 help-json", lambda: _discover(mixed, fresh=True)),
@@ -32,6 +35,11 @@ def measure_discovery(root: Path, preset: Preset) -> Figures:
             "cold, 1,000 Python scripts reading sys.argv by hand",
             lambda: _discover(by_hand, fresh=True),
         ),
+        "cold_ordinary": (
+            "cold, 1,000 ordinary scripts (shell, Python and Node by hand, stdin)",
+            lambda: _discover(ordinary, fresh=True),
+        ),
+        "unchanged_ordinary": ("again, nothing changed", lambda: _discover(ordinary)),
     }
     runs: dict[str, list[float]] = {key: [] for key in steps}
     for _ in range(preset.discovery_rounds):

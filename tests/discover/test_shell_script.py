@@ -364,3 +364,98 @@ def test_a_mebibyte_of_one_token_is_read_or_refused_at_once(
         assert error.path == "big.sh" and error.line
     else:
         assert declaration.dialect == "shell"
+
+
+def test_prose_after_a_usage_header_is_the_description(make_tool: MakeTool, tools_dir: Path) -> None:
+    path = make_tool(
+        "extract",
+        """\
+        #!/usr/bin/env bash
+        # Usage: extract <file>
+        # Extract any archive.
+        case "$1" in *.zip) unzip "$1" ;; esac
+        """,
+    )
+    declaration = declare(path, tools_dir)
+    assert declaration.description == "Extract any archive."
+    assert [p.name for p in declaration.parameters] == ["file"]
+
+
+def test_a_script_reading_the_terminal_is_not_served(make_tool: MakeTool, tools_dir: Path) -> None:
+    path = make_tool(
+        "confirm",
+        """\
+        #!/bin/bash
+        # Ask before wiping.
+        read -r -p "Sure? " answer </dev/tty
+        [ "$answer" = y ] && echo wiped
+        """,
+    )
+    with pytest.raises(NotATool) as verdict:
+        declare(path, tools_dir)
+    assert verdict.value.kind == "asks-input" and "/dev/tty" in str(verdict.value)
+
+
+def test_usage_option_section_names_each_option(make_tool: MakeTool, tools_dir: Path) -> None:
+    path = make_tool(
+        "todo",
+        """\
+        #!/usr/bin/env bash
+        # A tiny todo list.
+        usage() {
+          cat <<EOF
+        Usage: todo [-l] [-a TEXT] [-d N] [list name]
+          -l, --list     list items
+          -a TEXT        add an item
+                         (one line)
+        EOF
+        }
+        while getopts "la:d:h" opt; do
+          case $opt in
+            l) list=1 ;;
+            a) add="$OPTARG" ;;
+            d) del="$OPTARG" ;;
+            h) usage; exit 0 ;;
+          esac
+        done
+        shift $((OPTIND - 1))
+        echo "$list $add $del ${1:-inbox}"
+        """,
+    )
+    declaration = declare(path, tools_dir)
+    by_name = {p.name: p for p in declaration.parameters}
+    assert by_name["l"].description == "list items" and by_name["a"].description.startswith("add an item")
+    assert by_name["list_name"].required is False
+    assert "guessed" in (by_name["list_name"].description or "")
+
+
+def test_tomdoc_examples_follow_the_description(make_tool: MakeTool, tools_dir: Path) -> None:
+    path = make_tool(
+        "git-delete-branch",
+        """\
+        #!/bin/sh
+        #
+        # Delete a local and remote branch.
+        #
+        # $1 - The branch name.
+        #
+        # Examples
+        #
+        #   git-delete-branch feature/foo
+        #
+        set -e
+        git branch -D "$1"
+        git push origin ":$1"
+        """,
+    )
+    declaration = declare(path, tools_dir)
+    assert (
+        declaration.description
+        == "Delete a local and remote branch.\n\nExamples:\n  git-delete-branch feature/foo"
+    )
+    (branch,) = declaration.parameters
+    assert (branch.name, branch.required, branch.description.split(" [")[0]) == (
+        "branch_name",
+        True,
+        "The branch name.",
+    )

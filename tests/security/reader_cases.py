@@ -205,6 +205,12 @@ SCRIPTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         '  esac\ndone\nshift $((OPTIND - 1))\ninput="${1:?an input}"\necho "$input"\n',
         ("getopts ", "case ", '"$1"', "$", "'", '"', "shift ", ";;", "# $1 - ", "usage: ", "${1:-", "\\"),
     ),
+    "node-argv": (
+        "t.js",
+        "// Greet @@.\nconst name = process.argv[2] || 'a@@';\n@@\nconst [, , a, ...b] = process.argv;\n"
+        'if (process.argv.length < 3) console.log("Usage: t.js <name> [@@]");\n',
+        ("process.argv", "process.argv[2]", "const [", "const a = ", "||", "'", "Usage: ", ".slice(2)", "a["),
+    ),
 }
 # The readers that read a whole script (up to MAX_SCRIPT_BYTES), not its first 16 KiB.
 WHOLE_FILE_READERS = (
@@ -215,10 +221,41 @@ WHOLE_FILE_READERS = (
     "js-agent",
     "python-raw",
     "python-docopt",
+    "node-argv",
 )
 # (text, reader) for the readers handed text, not files.
-TEXT_READERS = ("help-json", "help-text", "jsonc", "server-config", "tool-config", "audit", "prompt")
-TEXT_KEYWORDS = ("description: a ", "@param ", " ", '{"a":', '"\\u', "[", "//", "/*", ",", "-1e", '"a', "\\")
+TEXT_READERS = (
+    "help-json",
+    "help-text",
+    "usage-text",
+    "jsonc",
+    "server-config",
+    "tool-config",
+    "audit",
+    "prompt",
+)
+TEXT_KEYWORDS = (
+    "usage: a ",
+    "  -o, --output=FILE  ",
+    "[",
+    "<a",
+    "{a,",
+    "(a|",
+    "...",
+    "or: ",
+    "description: a ",
+    "@param ",
+    " ",
+    '{"a":',
+    '"\\u',
+    "[",
+    "//",
+    "/*",
+    ",",
+    "-1e",
+    '"a',
+    "\\",
+)
 PLAIN_TEXTS = {
     "prompt": "---\ndescription: d\n@param a: x\n---\nHi\n",
     "help-json": '{"description": "d", "a": {"type": "string", "description": "a"}}',
@@ -294,6 +331,7 @@ def _readers() -> dict[str, Callable[[Path], object]]:
     from toolkiln.conventions.base import Candidate
     from toolkiln.conventions.fallback import read as fallback
     from toolkiln.conventions.help_json import read as help_json
+    from toolkiln.conventions.usage.read import read_usage_text
     from toolkiln.discover.fallback_text import help_of
     from toolkiln.discover.prompts import parse_prompt
     from toolkiln.files import load_server_config, load_tool_config
@@ -308,6 +346,15 @@ def _readers() -> dict[str, Callable[[Path], object]]:
         candidate = Candidate(path, path.name, path.stat())
         return fallback.describe(candidate, text), fallback.clean_text(text), help_of(candidate, text, 1)
 
+    def help_as_tool(path: Path) -> object:
+        from toolkiln.conventions.usage.help_tool import Unservable, parameters_from_help
+        from toolkiln.errors import DiscoveryError
+
+        try:
+            return parameters_from_help(path.read_text(), "t")
+        except (Unservable, DiscoveryError) as why:
+            return str(why)
+
     def server_config(path: Path) -> object:
         (path.parent / "server.json").write_bytes(path.read_bytes())
         return load_server_config(path.parent)
@@ -315,6 +362,8 @@ def _readers() -> dict[str, Callable[[Path], object]]:
     return {
         "help-json": help_as_json,
         "help-text": help_as_text,
+        "usage-text": lambda path: read_usage_text(path.read_text()),
+        "help-tool": help_as_tool,
         "jsonc": lambda path: parse_jsonc(path.read_text()),
         "server-config": server_config,
         "tool-config": load_tool_config,

@@ -37,6 +37,7 @@ EXPECTED_CLAIMANTS = {
     "node-yargs": "node_cli.read", "node-parseargs": "node_cli.read", "js-function": "javascript.function",
     "js-agent": "javascript.function", "fallback-text": "help_json.read", "shell": "discover.shell_script",
     "sidecar": "sidecar.read",
+    "node-argv": "by_hand.node_argv",
 }  # fmt: skip
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from toolkiln.conventions.annotations import read as annotations_reader
 from toolkiln.conventions.argc import read as argc
 from toolkiln.conventions.base import Reader
+from toolkiln.conventions.by_hand import node_argv
 from toolkiln.conventions.fallback import read as fallback
 from toolkiln.conventions.help_json import read as help_json
 from toolkiln.conventions.javascript import function as js_function
@@ -20,6 +21,7 @@ from toolkiln.conventions.python import script as python_script
 from toolkiln.conventions.raycast import read as raycast
 from toolkiln.conventions.scriptkit import read as scriptkit
 from toolkiln.conventions.sidecar import read as sidecar
+from toolkiln.conventions.usage import probed as usage_probed
 from toolkiln.discover import (  # being rewritten in place; move to conventions/ after
     python_argv,
     shell_script,
@@ -34,9 +36,14 @@ from toolkiln.discover import (  # being rewritten in place; move to conventions
 # those dialects serve; argc still says why a tagged file nobody takes is not a tool.
 # shell_script reads a plain shell script's own argument handling before help-json would
 # run it: it leaves alone scripts that answer `--help` with JSON, and opted-in files.
+# node_argv (Node by hand) comes after node_cli and js_function, which take the scripts
+# that parse with a library or export a function. usage_probed probes the scripts of
+# languages with no reader (Ruby, Perl, ...) whose text says `usage`, and serves their
+# help's usage when it is their own help and names every argument (else as help-json).
 READERS: tuple[Reader, ...] = (
     sidecar, annotations_reader, kit, scriptkit, raycast, python_module, python_function,
-    python_script, python_argv, argc, js_function, node_cli, shell_script, help_json, fallback,
+    python_script, python_argv, argc, js_function, node_cli, node_argv, shell_script, usage_probed,
+    help_json, fallback,
 )  # fmt: skip
 
 

@@ -24,6 +24,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from toolkiln.conventions.usage.tokens import split_pattern
+
 _USAGE_SECTION = re.compile(
     r"\A(?P<before>(?:(?!.*\busage:).*\n)*)^(?P<header>.*\busage:)"
     r"(?P<body>(?:.*(?:\n|\Z))(?:[ \t].*(?:\n|\Z))*)(?P<after>(?:.|\n)*)\Z",
@@ -31,8 +33,6 @@ _USAGE_SECTION = re.compile(
 )
 _OPTION_START = re.compile(r"^(?:.*options:)?[ \t]*(-\S)", re.MULTILINE | re.IGNORECASE)
 _DEFAULT = re.compile(r"\[default: (.*)\]", re.IGNORECASE)
-_WORD = re.compile(r"\S+")
-_PATTERN_TOKENS = re.compile(r"([\[\]()|]|\.\.\.)")
 # Real usage lines hold tens of words and a few levels of brackets; a script's text past
 # these is refused, so that it can neither exhaust the stack nor hold discovery for minutes.
 MAX_WORDS = 2000  # in the usage section
@@ -148,7 +148,7 @@ def _read_option(text: str) -> Option:
 def parse_pattern(source: str, options: list[Option]) -> Node:
     """One usage line (without the program's name) as a `required` node; options the
     pattern names that no description declares are added to `options`, as docopt does."""
-    tokens = _pattern_tokens(_PATTERN_TOKENS.sub(r" \1 ", source))
+    tokens = split_pattern(source)
     depth = 0
     for token in tokens:
         depth += (token in ("(", "[")) - (token in (")", "]"))
@@ -163,21 +163,6 @@ def parse_pattern(source: str, options: list[Option]) -> Node:
     if tokens:
         raise UsageError(f"unexpected {' '.join(tokens)!r} in the usage pattern")
     return Node("required", children=children)
-
-
-def _pattern_tokens(text: str) -> list[str]:
-    """The words of a usage line, a `<...>` kept whole (`--file=<a name>`): what docopt's
-    split on blanks or on `<.*?>` with the word before it gives, in one pass (that pattern, tried at each
-    character, was quadratic in a long word or a run of `<`)."""
-    tokens: list[str] = []
-    last_close = text.rfind(">")
-    at = 0
-    while (word := _WORD.search(text, at)) is not None:
-        opening = text.rfind("<", word.start(), max(word.start(), min(word.end(), last_close)))
-        end = word.end() if opening < 0 else text.find(">", opening) + 1
-        tokens.append(text[word.start() : end])
-        at = end
-    return tokens
 
 
 def _parse_expr(tokens: list[str], options: list[Option]) -> list[Node]:

@@ -5,7 +5,7 @@
 
 Each is (its text, optional, repeated): `<input>` and `INPUT` are required, `[output]`
 optional, `FILE...` repeated. Options (`-v`, `[--force]`) are left out: the script reads
-them by hand, and they are not offered. Read with a regular expression bounded per line.
+them by hand, and they are not offered. Read with the one usage grammar (conventions/usage).
 """
 
 from __future__ import annotations
@@ -14,8 +14,6 @@ import re
 from dataclasses import dataclass
 
 _USAGE = re.compile(r"usage:?[ \t]+([^\n]{0,300})", re.IGNORECASE)
-_WORD = re.compile(r"\[([^\[\]]{1,60})\]|<([^<>]{1,60})>|(\S{1,60})")
-_PROGRAM = re.compile(r"^(python3?|%s|\{\}|\S+\.py|PROG|\$0)$", re.IGNORECASE)
 _NAME = re.compile(r"[^A-Za-z0-9]+")
 
 
@@ -31,29 +29,22 @@ class UsageWord:
 
 
 def usage_words(strings: list[str]) -> tuple[str, list[UsageWord]] | None:
-    """The first usage line among the script's strings and its argument words."""
+    """The first usage line among the script's strings and its argument words, read with
+    the usage grammar (conventions/usage): `[input pdf]` one word, `<x>`, `FILE...`."""
+    from toolkiln.conventions.usage.read import read_usage_text  # only when a script is read
+
     for text in strings:
-        found = _USAGE.search(text[:2000])
+        head = text[:2000]
+        found = _USAGE.search(head)
         if found is None:
             continue
-        line = found.group(1).strip()
-        words: list[UsageWord] = []
-        tokens = list(_WORD.finditer(line))
-        while tokens and tokens[0].group(3) and _PROGRAM.match(tokens[0].group(3)):
-            tokens.pop(0)
-        for token in tokens:
-            optional_text, required_text, bare = token.groups()
-            text = optional_text or required_text or bare or ""
-            if text.startswith("-") or not re.search(r"[A-Za-z]", text):
-                continue
-            repeated = text.endswith("...") or token.group(0).endswith("...")
-            word = text.removesuffix("...").strip("<>[] ")
-            if word and (optional_text is not None or required_text is not None or _looks_named(word)):
-                words.append(UsageWord(word, optional=optional_text is not None, repeated=repeated))
+        read = read_usage_text(head[found.start() :].splitlines()[:1])
+        if read is None or not read.patterns:
+            continue
+        words = [
+            UsageWord(positional.text.strip("<>"), optional=positional.optional, repeated=positional.repeated)
+            for positional in read.positionals
+            if not positional.choices and re.search(r"[A-Za-z]", positional.text)
+        ]
         return found.group(0).strip(), words
     return None
-
-
-def _looks_named(word: str) -> bool:
-    """A bare word names an argument when written as one (`FILE`, `file_name`), not prose."""
-    return word.isupper() or "_" in word

@@ -36,7 +36,7 @@ from toolkiln.discover.shell_options import OptionLoop, dispatch_words, option_l
 from toolkiln.discover.shell_params import parameters_of
 from toolkiln.discover.shell_positionals import read_positionals
 from toolkiln.discover.shell_stdin import stdin_line
-from toolkiln.discover.shell_usage import describe, header_comment, header_of
+from toolkiln.discover.shell_usage import describe, header_comment, header_examples, header_of
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:
@@ -118,6 +118,13 @@ def _declare(text: ShellText, path: str) -> Declaration:
     if _only_defines(text):
         raise NotATool("only defines functions and variables: a library to source, not a tool",
                        kind="shell-library")  # fmt: skip
+    asks = _asks_terminal(text)
+    if asks is not None:
+        raise NotATool(
+            f"{path}:{asks}: reads the terminal (`/dev/tty`), which a tool call cannot answer: read "
+            "the value from an argument or stdin to serve it",
+            kind="asks-input",
+        )
     scope, calls = script_scope(text)
     loops = option_loops(text, scope)
     in_loops = {number for loop in loops for number in range(loop.start, loop.end + 1)} | calls
@@ -127,7 +134,20 @@ def _declare(text: ShellText, path: str) -> Declaration:
     dispatch = dispatch_words(text, scope, in_loops)
     parameters = parameters_of(text, header, loops, positionals, dispatch, stdin_line(text), path)
     description = describe(header) or _usage_description(text, header, path)
+    examples = header_examples(header)
+    if examples:
+        description += "\n\nExamples:\n" + "\n".join(f"  {line}" for line in examples)
     return Declaration(dialect="shell", description=description, parameters=parameters)
+
+
+def _asks_terminal(text: ShellText) -> int | None:
+    """The first line that reads the terminal (`read x </dev/tty`, `exec </dev/tty`):
+    given no terminal, the script cannot be given that input at all."""
+    for line in text.lines:
+        at = line.code.find("/dev/tty")
+        if at > 0 and line.code[:at].rstrip().endswith("<"):
+            return line.number
+    return None
 
 
 def _only_defines(text: ShellText) -> bool:

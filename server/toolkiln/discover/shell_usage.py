@@ -23,7 +23,6 @@ _NOT_PROSE = re.compile(
     r"^(?:shellcheck|vim?:|-\*-|copyright|\(c\)|spdx|license|author|set -|!/)", re.IGNORECASE
 )
 _SECTION = re.compile(r"^(?:examples?|options|arguments|flags|notes?)\s*:?$", re.IGNORECASE)
-_NAME_CHARS = re.compile(r"[^A-Za-z0-9_]+")
 
 
 @dataclass(frozen=True)
@@ -55,21 +54,51 @@ def describe(header: list[tuple[int, str]]) -> str:
     """The header's prose: without usage lines, TomDoc lines, examples, editor and
     linter directives; its paragraphs joined, at most `DESCRIPTION_LIMIT` characters."""
     paragraphs: list[list[str]] = [[]]
-    skipping = False
+    skipping = examples = False  # an Examples section runs on over blank lines (TomDoc)
     for _, comment in header:
         if not comment:
-            skipping = False
+            skipping = examples
             paragraphs.append([])
             continue
         lowered = comment.lower()
         if lowered.startswith("usage") or _SECTION.match(comment) or _TOMDOC.match(comment):
-            skipping = True
+            skipping, examples = True, lowered.rstrip(":") in ("examples", "example")
             continue
+        if skipping and _is_sentence(comment) and not _SECTION.match(comment):
+            skipping = examples = False  # `# Usage: x <file>` then `# Extract any archive.`: prose again
         if skipping or comment.startswith("-") or _NOT_PROSE.match(comment) or set(comment) <= set("=*#~_ "):
             continue
         paragraphs[-1].append(comment)
     text = "\n\n".join(" ".join(words) for words in paragraphs if words)
     return text if len(text) <= DESCRIPTION_LIMIT else text[: DESCRIPTION_LIMIT - 1].rstrip() + "…"
+
+
+EXAMPLE_LINES = 5
+
+
+def header_examples(header: list[tuple[int, str]]) -> list[str]:
+    """The command lines under a TomDoc `# Examples` heading (at most `EXAMPLE_LINES`):
+    how the author calls the script, shown to the model with its description."""
+    found: list[str] = []
+    inside = False
+    for _, comment in header:
+        if not comment:
+            continue
+        heading = comment.lower().rstrip(":")
+        if heading in ("examples", "example"):
+            inside = True
+            continue
+        if inside and (_SECTION.match(comment) or heading.startswith("usage") or _TOMDOC.match(comment)):
+            break
+        if inside and len(found) < EXAMPLE_LINES:
+            found.append(comment[:200])
+    return found
+
+
+def _is_sentence(comment: str) -> bool:
+    """Prose: a capital, several words, a full stop (not `-o FILE  Where`, nor a command)."""
+    first = comment.split(" ", 1)[0]
+    return first[:1].isupper() and not first.isupper() and " " in comment and comment.endswith((".", "!"))
 
 
 def tomdoc_arguments(header: list[tuple[int, str]]) -> dict[int, str]:
@@ -128,69 +157,31 @@ def usage_line(lines: list[tuple[int, str]]) -> tuple[int, str] | None:
 
 def usage_arguments(usage: str, value_options: frozenset[str]) -> list[UsageArgument]:
     """The positionals a usage line names, in order: `<input>` and `FILE` required,
-    `[output]` optional, `files...` variadic; options (`[-v]`, `-o FILE`) skipped."""
-    words = _usage_words(usage[:USAGE_LIMIT])
-    start = 1  # the program: `$0`, `$(basename "$0")`, its name
-    while start < len(words) and (
-        "$0" in words[start] or (words[start].endswith(")") and "$(" not in words[start])
-    ):
-        start += 1
-    words = words[start:]
+    `[output]` optional, `files...` variadic; options (`[-v]`, `-o FILE`) skipped. Read
+    with the usage grammar (conventions/usage); a choice of words (`start|stop`) is left
+    to the script's `case` arms."""
+    from toolkiln.conventions.usage.read import read_usage_text  # only when a script is read
+
+    read = read_usage_text([f"Usage: {usage[:USAGE_LIMIT]}"], value_options)
+    if read is None:
+        return []
     found: list[UsageArgument] = []
-    skip_value = False
-    for word in words:
-        optional = word.startswith("[") and word.endswith("]")
-        inner = word[1:-1].strip() if optional else word
-        if skip_value:
-            skip_value = False
-            if not optional:
-                continue
-        if inner.startswith("-"):
-            skip_value = inner.split("=", 1)[0].split(" ", 1)[0] in value_options and " " not in inner
+    for positional in read.positionals:
+        name = positional.name
+        if positional.choices or not name or not name[0].isalpha():
             continue
-        if inner.lower().strip("<>.") in ("options", "option", "flags", "opts") or "|" in inner:
-            continue
-        variadic = inner.endswith("...") or word.endswith("...")
-        name = _NAME_CHARS.sub("_", inner.strip("<>[]. ")).strip("_").lower()
-        if name and name[0].isalpha() and len(name) <= 64:
-            found.append(UsageArgument(name, optional, variadic))
+        found.append(UsageArgument(name, positional.optional, positional.repeated))
     return found
-
-
-def _usage_words(usage: str) -> list[str]:
-    """The usage line's words, a bracketed group (`[-o FILE]`, `[<a> [<b>]]`) as one."""
-    words: list[str] = []
-    current: list[str] = []
-    depth = 0
-    for char in usage:
-        if char in "[<":
-            depth += 1
-        elif char in "]>" and depth:
-            depth -= 1
-        if char.isspace() and depth == 0:
-            if current:
-                words.append("".join(current))
-                current = []
-            continue
-        current.append(char)
-    if current:
-        words.append("".join(current))
-    return words
 
 
 def option_help(lines: list[tuple[int, str]]) -> dict[str, str]:
     """`-o, --output FILE   Where to write` lines: each option word -> its text."""
+    from toolkiln.conventions.usage.read import read_usage_text
+
     found: dict[str, str] = {}
-    for _, line in lines:
-        stripped = line.strip()
-        if not stripped.startswith("-") or "  " not in stripped:
-            continue
-        spec, _, text = stripped.partition("  ")
-        text = text.strip()
-        if not text:
-            continue
-        for word in spec.replace(",", " ").replace("|", " ").split():
-            option = word.split("=", 1)[0]
-            if option.startswith("-") and len(option) > 1:
-                found.setdefault(option, text)
+    read = read_usage_text([line for _, line in lines])
+    for option in read.options if read else []:
+        if option.description:
+            for name in option.names:
+                found.setdefault(name, option.description)
     return found
