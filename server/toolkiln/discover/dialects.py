@@ -5,6 +5,7 @@ Adding a dialect means one new module with `claims` and `declare`, and one line 
 
 from __future__ import annotations
 
+from toolkiln.conventions.entry_points import reader as entry_points
 from toolkiln.discover import annotations as annotations_dialect
 from toolkiln.discover import (
     argc,
@@ -33,7 +34,9 @@ from toolkiln.discover.base import Dialect
 # those dialects serve; argc still says why a tagged file nobody takes is not a tool.
 # shell_script reads a plain shell script's own argument handling before help-json would
 # run it: it leaves alone scripts that answer `--help` with JSON, and opted-in files.
+# entry_points reads only a pyproject.toml or package.json that names commands: the
+# project's own declaration, as certain as a sidecar, and no other dialect's file.
 ALL_DIALECTS: tuple[Dialect, ...] = (
-    sidecar, annotations_dialect, kit, scriptkit, raycast, python_module, python_function,
+    sidecar, entry_points, annotations_dialect, kit, scriptkit, raycast, python_module, python_function,
     python_script, python_argv, argc, js_function, node_cli, shell_script, help_json, fallback,
 )  # fmt: skip

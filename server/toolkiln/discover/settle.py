@@ -179,6 +179,8 @@ def _config_from(item: Pending, declaration: Declaration, tools_dir: Path) -> To
             python_entry=declaration.python_entry,
             input_schema=declaration.input_schema,
             command=declaration.command,
+            entry_point=declaration.entry_point,
+            guessed=list(declaration.guessed),
             **declaration.settings,
         ),
         source=fingerprint_file(

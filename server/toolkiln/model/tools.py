@@ -102,6 +102,21 @@ class ScriptConfig(BaseModel):
     # The script's own JSON Schema (help-json's `input_schema`), used instead of one
     # made from `parameters`; `parameters` then only say how arguments reach the script.
     input_schema: dict[str, Any] | None = None
+    # A command a project declares (dialect `entry-point`): `module:function`, or its bin file.
+    entry_point: str | None = None
+    # What discovery guessed rather than read, for the user to check and correct
+    # (`description`, `parameters.<name>.type`, ...): a value you edit is kept on rediscovery.
+    guessed: list[str] = Field(default_factory=list)
+
+    @model_serializer(mode="wrap")
+    def _drop_unused(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Leave out the keys of entry points and guesses where a tool has none, so that the
+        configs of other tools read as they always have."""
+        data: dict[str, Any] = handler(self)
+        for key in ("entry_point", "guessed"):
+            if not data.get(key, True):
+                data.pop(key, None)
+        return data
 
     @field_validator("parameters")
     @classmethod

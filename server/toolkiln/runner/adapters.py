@@ -182,6 +182,12 @@ def _shell_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) 
     return shell_argv(script, tool, arguments)
 
 
+def _entry_point_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    from toolkiln.conventions.entry_points.argv import entry_point_argv  # the convention's own
+
+    return entry_point_argv(script, tool, arguments)
+
+
 ARGV_BUILDERS: dict[DialectName, ArgvBuilder] = {
     "scriptkit": _scriptkit_argv,
     "argc": _argc_argv,
@@ -195,4 +201,5 @@ ARGV_BUILDERS: dict[DialectName, ArgvBuilder] = {
     "raycast": _raycast_argv,
     "node-cli": _node_cli_argv,
     "shell": _shell_argv,
+    "entry-point": _entry_point_argv,
 }

@@ -1,0 +1,77 @@
+"""How a declared command runs: as its entry point, the way the installed command would.
+
+A Python command (`greet = "greet:cli"`) runs with the project's Python
+(`interpreter.project_python`: its `.venv`, else toolkiln's) as
+
+    python -c <BOOT> <project>[:<project>/src] greet:cli greet [its words...]
+
+which puts the project's folders first on `sys.path`, makes `sys.argv` what the installed
+command would see (`["greet", ...]`), imports the module and calls the function, exiting
+with what it returns (as pip's console-script wrapper does). Its words are those the
+module's framework reads (runner/python_cli_argv.py for click, typer and argparse;
+docopt's, fire's, by hand). A Node command (`bin`) runs its file as the node-cli dialect
+runs any script.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from toolkiln.conventions.entry_points.interpreter import project_python
+from toolkiln.conventions.entry_points.project import PACKAGE_JSON
+from toolkiln.errors import ProcessStartError
+from toolkiln.interpreters import python_command
+from toolkiln.model import CompiledTool
+
+BOOT = (
+    "import importlib, sys\n"
+    "roots, target, name = sys.argv[1:4]\n"
+    "sys.argv = [name, *sys.argv[4:]]\n"
+    "sys.path[:0] = roots.split(':')\n"
+    "module, _, attributes = target.partition(':')\n"
+    "entry = importlib.import_module(module)\n"
+    "for attribute in attributes.split('.'):\n"
+    "    entry = getattr(entry, attribute)\n"
+    "sys.exit(entry())\n"
+)
+
+
+def entry_point_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    """The command line of a declared command; `script` is its project file."""
+    project = script.parent
+    if not tool.entry_point:
+        raise ProcessStartError(f"{tool.config_file}: an entry-point tool without `entry_point`; discover again")
+    if script.name == PACKAGE_JSON:
+        from toolkiln.runner.node_cli_argv import node_cli_argv
+
+        return node_cli_argv(project / tool.entry_point, tool, arguments)
+    roots = [str(project)] + ([str(project / "src")] if (project / "src").is_dir() else [])
+    python = project_python(project)
+    if not os.access(python, os.X_OK):
+        raise ProcessStartError(
+            f"{python} cannot run: make the project's environment again (`python3 -m venv --clear "
+            f"{Path(python).parents[1]}`), or delete it to run the command with toolkiln's Python"
+        )
+    name = tool.name if tool.command is None else tool.name.removesuffix(f"_{tool.command}")
+    return [python, "-c", BOOT, ":".join(roots), tool.entry_point, name, *_words(script, tool, arguments)]
+
+
+def _words(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
+    """The words after the program, as the module's framework reads them: each builder
+    starts its command line with `python script.py`, which is taken away here."""
+    if tool.python_entry == "docopt":
+        from toolkiln.runner.python_docopt_argv import docopt_argv as builder
+    elif tool.python_entry == "fire":
+        from toolkiln.runner.python_fire_argv import fire_argv as builder
+    elif tool.python_entry == "argv":
+        from toolkiln.runner.python_argv_argv import argv_words as builder
+    else:
+        from toolkiln.runner.python_cli_argv import python_script_argv as builder
+    prefix = [*python_command(script), str(script)]
+    argv = builder(script, tool, arguments)
+    if argv[: len(prefix)] != prefix:  # never: every builder starts so (tests/conventions check it)
+        raise ProcessStartError(f"{tool.name}: cannot tell the command's words from its program")
+    return argv[len(prefix) :]

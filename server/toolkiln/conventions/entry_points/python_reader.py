@@ -1,0 +1,150 @@
+"""A Python command a project declares (`greet = "greet:cli"`), read with `ast` like any
+script: the module the entry point names, found in the project folder or its `src/`,
+is read by the click, typer, argparse, docopt and fire readers as if it ended with
+
+    if __name__ == "__main__":
+        cli()
+
+(its own `__main__` block and top-level calls set aside: the entry point is what runs,
+and `from . import x` is what a package module does). Never imported here.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+from pathlib import Path
+
+from toolkiln.containment import escape_reason
+from toolkiln.conventions.entry_points.project import Command
+from toolkiln.discover.base import Declaration, NotATool
+from toolkiln.errors import DiscoveryError
+
+MAX_MODULE_BYTES = 1024 * 1024
+IMPORT_ROOTS = ("", "src")
+_FRAMEWORKS = ("typer", "click", "argparse", "docopt", "fire")
+_READS_INPUT = re.compile(r"\bsys\.argv\b|\bgetopt\b|\boptparse\b|\binput\s*\(|\bsys\.stdin\b|\bfileinput\b")
+
+
+def module_file(project: Path, tools_dir: Path, module: str) -> Path | None:
+    """The file of `module` (`pkg.cli`) in the project folder or its `src/`, inside the
+    tools folder; None when there is none."""
+    parts = module.split(".")
+    for root in IMPORT_ROOTS:
+        base = project / root if root else project
+        for path in (base.joinpath(*parts).with_suffix(".py"), base.joinpath(*parts, "__init__.py")):
+            relative = path.relative_to(tools_dir).as_posix()
+            if path.is_file() and escape_reason(tools_dir, relative) is None:
+                return path
+    return None
+
+
+def read_python_command(
+    command: Command, project: Path, tools_dir: Path, description: str
+) -> list[Declaration]:
+    """The tools of one declared Python command (one per subcommand of a click group);
+    `NotATool` when it declares none toolkiln can read, `DiscoveryError` when broken."""
+    module_name, function = command.target.split(":")
+    path = module_file(project, tools_dir, module_name)
+    if path is None:
+        raise NotATool(
+            f"{command.table} {command.name} = {command.target!r}: no module {module_name} in the "
+            "project folder or its src/",
+            kind="no-declaration",
+        )
+    relative = path.relative_to(tools_dir).as_posix()
+    with path.open("rb") as handle:
+        data = handle.read(MAX_MODULE_BYTES + 1)
+    if len(data) > MAX_MODULE_BYTES:
+        raise DiscoveryError(f"is larger than {MAX_MODULE_BYTES // 1024} KiB; not read", path=relative)
+    source = data.decode("utf-8", errors="replace")
+    try:
+        module = ast.parse(source, filename=relative)
+    except (SyntaxError, ValueError) as error:
+        line = getattr(error, "lineno", None)
+        raise DiscoveryError(f"is not valid Python: {error}", path=relative, line=line) from None
+    except (MemoryError, RecursionError):
+        raise DiscoveryError("nests too deeply to be read", path=relative) from None
+    top = function.split(".")[0]
+    if not _defines(module, top):
+        raise DiscoveryError(
+            f"{command.table} {command.name} = {command.target!r}, but {relative} defines no {top}",
+            path=relative,
+        )
+    entry = as_entry_point(module, top)
+    frameworks = _frameworks(entry)
+    if frameworks:
+        from toolkiln.discover.python_module import read_command_line
+
+        outcome = read_command_line(entry, frameworks, relative)
+        declarations = outcome if isinstance(outcome, list) else [outcome]
+    elif _READS_INPUT.search(source):
+        raise NotATool(
+            f"{command.table} {command.name}: {relative} reads its command line by hand; toolkiln reads "
+            "click, typer, argparse, docopt and fire entry points",
+            kind="no-declaration",
+        )
+    else:  # takes nothing: a tool with no parameters
+        declarations = [Declaration(dialect="python", python_entry="script")]
+    doc = _function_doc(module, top)
+    return [
+        dataclasses.replace(
+            declaration,
+            description=declaration.description or doc or description,
+            companions=(relative,),
+        )
+        for declaration in declarations
+    ]
+
+
+def as_entry_point(module: ast.Module, function: str) -> ast.Module:
+    """`module` as its entry point runs it: its own `__main__` block, top-level calls and
+    relative imports set aside, then `if __name__ == "__main__": function()`."""
+    from toolkiln.discover.python_cli import is_main_guard
+
+    body: list[ast.stmt] = []
+    for index, node in enumerate(module.body):
+        docstring = index == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        if is_main_guard(node) or (isinstance(node, ast.Expr) and not docstring):
+            continue
+        if isinstance(node, ast.ImportFrom) and node.level > 0:
+            continue
+        body.append(node)
+    line = (module.body[-1].end_lineno or 1) + 1 if module.body else 1
+    guard = ast.parse(f'if __name__ == "__main__":\n    {function}()\n').body[0]
+    ast.increment_lineno(guard, line - 1)
+    return ast.Module(body=[*body, guard], type_ignores=[])
+
+
+def _defines(module: ast.Module, name: str) -> bool:
+    for node in module.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.name == name:
+            return True
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        if any(isinstance(target, ast.Name) and target.id == name for target in targets):
+            return True
+        if isinstance(node, ast.ImportFrom | ast.Import) and any(
+            (alias.asname or alias.name) == name for alias in node.names
+        ):
+            return True
+    return False
+
+
+def _frameworks(module: ast.Module) -> list[str]:
+    found: set[str] = set()
+    for node in ast.walk(module):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module.split(".")[0])
+    return [name for name in _FRAMEWORKS if name in found]
+
+
+def _function_doc(module: ast.Module, name: str) -> str:
+    from toolkiln.discover.python_cli import first_paragraph
+
+    for node in module.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
+            return first_paragraph(ast.get_docstring(node))
+    return first_paragraph(ast.get_docstring(module))
