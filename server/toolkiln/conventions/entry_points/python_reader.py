@@ -112,9 +112,40 @@ def as_entry_point(module: ast.Module, function: str) -> ast.Module:
             continue
         body.append(node)
     line = (module.body[-1].end_lineno or 1) + 1 if module.body else 1
-    guard = ast.parse(f'if __name__ == "__main__":\n    {function}()\n').body[0]
+    calls = _wrapped_calls(module, function) or [f"{function}()"]
+    guard = ast.parse('if __name__ == "__main__":\n' + "".join(f"    {call}\n" for call in calls)).body[0]
     ast.increment_lineno(guard, line - 1)
     return ast.Module(body=[*body, guard], type_ignores=[])
+
+
+def _wrapped_calls(module: ast.Module, function: str) -> list[str]:
+    """The command a wrapper runs (`def main(): cli(obj={})`, `def run(): typer.run(greet)`):
+    its calls of another of the module's names, or of `X.run(name)`; empty when it is none."""
+    names = {
+        node.name for node in module.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    } | {
+        target.id
+        for node in module.body
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    names.discard(function)
+    wrapper = next(
+        (n for n in module.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == function),
+        None,
+    )
+    calls = []
+    for statement in wrapper.body if wrapper else []:
+        value = statement.value if isinstance(statement, ast.Expr | ast.Return) else None
+        if isinstance(value, ast.Call):
+            called = value.func.value if isinstance(value.func, ast.Attribute) and value.func.attr == "main" else value.func
+            runs = isinstance(value.func, ast.Attribute) and value.func.attr == "run" and value.args
+            if (isinstance(called, ast.Name) and called.id in names) or (
+                runs and isinstance(value.args[0], ast.Name) and value.args[0].id in names
+            ):
+                calls.append(ast.unparse(value))
+    return calls
 
 
 def _defines(module: ast.Module, name: str) -> bool:

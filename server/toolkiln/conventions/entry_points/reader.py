@@ -68,8 +68,7 @@ async def declare(candidate: Candidate, probe: Probe) -> list[Declaration]:
             continue
         declarations += [_named(command, declaration) for declaration in found]
     if not declarations:
-        if warnings and not reasons:
-            raise warnings[0]
+        reasons = [refused.reason for refused in table.refused] + reasons
         raise NotATool(
             "a project whose commands toolkiln cannot read: " + "; ".join(reasons or ["none declared"]),
             kind="no-declaration",
