@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from toolkiln.cli.app import Folders, cli, echo_problem, first_line, folder_options, render_table
+from toolkiln.cli.fallback_flag import FALLBACK_HELP, opt_in_unread
 from toolkiln.cli.folder_argument import folder_argument
 from toolkiln.cli.terminal import terminal_width
 from toolkiln.files import catalog_path
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     help="Where bubblewrap cannot confine them, run `--help` probes as you anyway (trusted folders only).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--fallback", is_flag=True, help=FALLBACK_HELP)
 def discover(
     folders: Folders,
     force: bool,
@@ -51,6 +53,7 @@ def discover(
     probe_timeout: float,
     unconfined_probes: bool,
     as_json: bool,
+    fallback: bool,
 ) -> None:
     """Read the tools folder (and prompts/, resources/); write a config for each item.
 
@@ -64,6 +67,10 @@ def discover(
     """
     from toolkiln.discover import discover_tools
 
+    if fallback:
+        if list_only:
+            raise click.UsageError("--fallback opts files in (config/server.json), and --list writes nothing: use one")
+        opt_in_unread(folders)
     with _progress_bar("probing scripts") as on_progress:
         report = discover_tools(
             folders.tools,
@@ -267,3 +274,4 @@ def list_tools(folders: Folders, as_json: bool, wide: bool) -> None:
 
 def _signature(parameters: list[Parameter]) -> str:
     return " ".join(f"{p.name}{'' if p.required else '?'}:{p.type}" for p in parameters) or "-"
+
