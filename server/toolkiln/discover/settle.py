@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolkiln.discover.base import Candidate, Declaration, Dialect, NotATool
+from toolkiln.discover.corrections import keep_corrections, snapshot
 from toolkiln.discover.fingerprint import fingerprint_file, same_content
 from toolkiln.discover.naming import ENTRY_POINT
 from toolkiln.discover.probe import NotProbed
@@ -181,6 +182,7 @@ def _config_from(item: Pending, declaration: Declaration, tools_dir: Path) -> To
             command=declaration.command,
             entry_point=declaration.entry_point,
             guessed=list(declaration.guessed),
+            discovered=snapshot(declaration.description, declaration.parameters),
             **declaration.settings,
         ),
         source=fingerprint_file(
@@ -195,7 +197,7 @@ def _merge_user_keys(discovered: ToolConfig, existing: ToolConfig | None) -> Too
 
     if existing is None:
         return discovered
-    script = discovered.script_config.model_copy(
+    script = keep_corrections(discovered.script_config, existing.script_config).model_copy(
         update={key: getattr(existing.script_config, key) for key in USER_SCRIPT_KEYS}
     )
     kept = {key: getattr(existing, key) for key in (*USER_KEYS, "auto_detected", "created_by")}
