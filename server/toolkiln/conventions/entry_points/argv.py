@@ -3,7 +3,7 @@
 A Python command (`greet = "greet:cli"`) runs with the project's Python
 (`interpreter.project_python`: its `.venv`, else toolkiln's) as
 
-    python -c <BOOT> <project>[:<project>/src] greet:cli greet [its words...]
+    python -c <BOOT> '["<project>", "<project>/src"]' greet:cli greet [its words...]
 
 which puts the project's folders first on `sys.path`, makes `sys.argv` what the installed
 command would see (`["greet", ...]`), imports the module and calls the function, exiting
@@ -15,6 +15,7 @@ runs any script.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -27,10 +28,10 @@ from toolkiln.interpreters import python_command
 from toolkiln.model import CompiledTool
 
 BOOT = (
-    "import importlib, sys\n"
+    "import importlib, json, sys\n"
     "roots, target, name = sys.argv[1:4]\n"
     "sys.argv = [name, *sys.argv[4:]]\n"
-    "sys.path[:0] = roots.split(':')\n"
+    "sys.path[:0] = json.loads(roots)\n"
     "module, _, attributes = target.partition(':')\n"
     "entry = importlib.import_module(module)\n"
     "for attribute in attributes.split('.'):\n"
@@ -56,7 +57,7 @@ def entry_point_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, A
             f"{Path(python).parents[1]}`), or delete it to run the command with toolkiln's Python"
         )
     name = tool.name if tool.command is None else tool.name.removesuffix(f"_{tool.command}")
-    return [python, "-c", BOOT, ":".join(roots), tool.entry_point, name, *_words(script, tool, arguments)]
+    return [python, "-c", BOOT, json.dumps(roots), tool.entry_point, name, *_words(script, tool, arguments)]
 
 
 def _words(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
