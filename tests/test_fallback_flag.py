@@ -66,7 +66,6 @@ def test_discover_names_the_flag_and_the_flag_serves_the_unread_script(
     assert listed.exit_code == 2 and "--list writes nothing" in listed.output
 
 
-
 async def test_serve_dir_with_the_flag_serves_it_through_the_real_client(
     scripts: Path, tmp_path: Path
 ) -> None:

@@ -98,7 +98,9 @@ REPO = """\
         \"\"\"Commits outstanding changes.\"\"\"
         click.echo(json.dumps({"home": repo.home, "message": list(message)}))
 """
-GREET_PACKAGE = '{"name": "@me/greet", "version": "1.0.0", "description": "Greets people", "bin": "bin/greet.js"}\n'
+GREET_PACKAGE = (
+    '{"name": "@me/greet", "version": "1.0.0", "description": "Greets people", "bin": "bin/greet.js"}\n'
+)
 GREET_JS = """\
     #!/usr/bin/env node
     const { parseArgs } = require('node:util');

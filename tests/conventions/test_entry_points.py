@@ -141,7 +141,8 @@ def test_the_module_is_never_imported_and_a_change_to_it_is_a_change_to_the_tool
     make_tool("proj/pyproject.toml", '[project.scripts]\ngo = "go:cli"\n')
     module = make_tool(
         "proj/go.py",
-        NEVER_IMPORT + 'import click\n\n@click.command()\n@click.option("--n", type=int)\ndef cli(n):\n    pass\n',
+        NEVER_IMPORT
+        + 'import click\n\n@click.command()\n@click.option("--n", type=int)\ndef cli(n):\n    pass\n',
     )
     assert [s.change for s in discover_tools(tools_dir, config_dir).tools] == ["created"]
     module.write_text(module.read_text().replace('"--n", type=int', '"--m", type=float'))

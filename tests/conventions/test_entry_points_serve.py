@@ -61,7 +61,11 @@ def node_package(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path
 async def test_a_package_json_bin_runs_with_node(node_package: Path) -> None:
     async with connect(node_package, "auto") as client:
         result = await client.call_tool("greet", {"shout": True, "positionals": ["--World", "x y"]})
-    assert json.loads(text_of(result)) == {"greeting": "Hello", "shout": True, "positionals": ["--World", "x y"]}
+    assert json.loads(text_of(result)) == {
+        "greeting": "Hello",
+        "shout": True,
+        "positionals": ["--World", "x y"],
+    }
 
 
 @pytest.fixture

@@ -50,13 +50,20 @@ def test_corrections_are_kept_when_the_script_changes_and_on_force(
     parameters[0] = {**parameters[0], "name": "source", "description": "The file to convert"}
     parameters[1] = {**parameters[1], "type": "string", "description": ""}
     edit_config(
-        config_dir, "convert", {"enabled": False}, description="Convert one file, my words", parameters=parameters
+        config_dir,
+        "convert",
+        {"enabled": False},
+        description="Convert one file, my words",
+        parameters=parameters,
     )
     # the script changes: a third word, and the second one is now optional
     script.write_text(
         script.read_text()
         .replace("out = sys.argv[2]", 'out = sys.argv[2] if len(sys.argv) > 2 else "-"')
-        .replace("print(src, out)", "mode = sys.argv[3] if len(sys.argv) > 3 else 'fast'\n    print(src, out, mode)")
+        .replace(
+            "print(src, out)",
+            "mode = sys.argv[3] if len(sys.argv) > 3 else 'fast'\n    print(src, out, mode)",
+        )
     )
     for force in (False, True):
         report = discover_tools(tools_dir, config_dir, force=force)
@@ -97,7 +104,9 @@ def test_a_corrected_guess_is_no_longer_listed_as_one() -> None:
         )
 
     guess = Parameter(name="branch_name", option="")
-    written = config("Show a branch.", [guess], ["parameters.branch_name.name", "parameters.branch_name.type"])
+    written = config(
+        "Show a branch.", [guess], ["parameters.branch_name.name", "parameters.branch_name.type"]
+    )
     edited = written.model_copy(update={"parameters": [guess.model_copy(update={"name": "branch"})]})
     fresh = config("Show a branch.", [guess], ["parameters.branch_name.name", "parameters.branch_name.type"])
     kept = keep_corrections(fresh, edited)

@@ -229,13 +229,14 @@ SIDECAR_KEYWORDS = ('{"a":', "[", '"\\', "\\u00", ",")
 ENTRY_POINTS: dict[str, dict[str, str]] = {
     "entry-point-pyproject": {
         "pyproject.toml": '[project]\nname = "p"\ndescription = "a@@b"\n[project.scripts]\ngo = "zz:cli"\n'
-        "[tool.x]\nk = [\"@@\"]\n",
-        "zz.py": 'import click\n"""@@"""\n@click.command()\n@click.option("--name", help="@@")\ndef cli(name):\n'
-        "    pass\n",
+        '[tool.x]\nk = ["@@"]\n',
+        "zz.py": 'import click\n"""@@"""\n@click.command()\n'
+        '@click.option("--name", help="@@")\ndef cli(name):\n    pass\n',
     },
     "entry-point-package": {
         "package.json": '{"name": "p", "description": "a@@b", "bin": {"go": "zz.js"}, "x": ["@@"]}',
-        "zz.js": "const { program } = require('commander');\n// @@\nprogram.option('--name <n>', '@@').parse();\n",
+        "zz.js": "const { program } = require('commander');\n// @@\n"
+        "program.option('--name <n>', '@@').parse();\n",
     },
 }
 ENTRY_POINT_KEYWORDS = ("[project.scripts]\n", '"bin": {', "[", "{", '"', "\\", "=", ":")
@@ -282,7 +283,7 @@ def write_cases(root: Path) -> list[dict[str, Any]]:
         add(reader, "", {name: text.replace("@@", "a") for name, text in files.items()})
         for token, filler in fillers(ENTRY_POINT_KEYWORDS):
             add(reader, token, {name: text.replace("@@", filler) for name, text in files.items()})
-        largest = ("a [b {c \"d\\\" */ @@ = :\n" * LARGEST)[: LARGEST - 4096]
+        largest = ('a [b {c "d\\" */ @@ = :\n' * LARGEST)[: LARGEST - 4096]
         add(reader, "largest", {name: text.replace("@@", largest, 1) for name, text in files.items()})
     nested = "[" * (LARGEST // 2 - 200) + "]" * (LARGEST // 2 - 200)
     add("sidecar", "largest", {"t.sh": "#!/bin/sh\n", "t.tool.json": sidecar.replace("@@", nested)})
@@ -370,7 +371,9 @@ def time_cases(cases: list[dict[str, Any]], per_mib: float, floor: float) -> Ite
 
             if not case["token"]:
                 path = next(
-                    p for p in sorted(folder.iterdir()) if p.name == "package.json" or not p.name.endswith(".json")
+                    p
+                    for p in sorted(folder.iterdir())
+                    if p.name == "package.json" or not p.name.endswith(".json")
                 )
                 dialect = first_claimant(Candidate(path, path.name, path.stat()), ALL_DIALECTS)
                 claimant = getattr(dialect, "__name__", None)

@@ -69,7 +69,9 @@ def discover(
 
     if fallback:
         if list_only:
-            raise click.UsageError("--fallback opts files in (config/server.json), and --list writes nothing: use one")
+            raise click.UsageError(
+                "--fallback opts files in (config/server.json), and --list writes nothing: use one"
+            )
         opt_in_unread(folders)
     with _progress_bar("probing scripts") as on_progress:
         report = discover_tools(
@@ -274,4 +276,3 @@ def list_tools(folders: Folders, as_json: bool, wide: bool) -> None:
 
 def _signature(parameters: list[Parameter]) -> str:
     return " ".join(f"{p.name}{'' if p.required else '?'}:{p.type}" for p in parameters) or "-"
-

@@ -44,7 +44,9 @@ def entry_point_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, A
     """The command line of a declared command; `script` is its project file."""
     project = script.parent
     if not tool.entry_point:
-        raise ProcessStartError(f"{tool.config_file}: an entry-point tool without `entry_point`; discover again")
+        raise ProcessStartError(
+            f"{tool.config_file}: an entry-point tool without `entry_point`; discover again"
+        )
     if script.name == PACKAGE_JSON:
         from toolkiln.runner.node_cli_argv import node_cli_argv
 

@@ -25,7 +25,9 @@ async def read_node_command(
     relative = path.relative_to(tools_dir).as_posix()
     reason = escape_reason(tools_dir, relative)
     if reason is not None or not path.is_file():
-        raise NotATool(f"bin {command.name}: {command.target} {reason or 'is not a file'}", kind="no-declaration")
+        raise NotATool(
+            f"bin {command.name}: {command.target} {reason or 'is not a file'}", kind="no-declaration"
+        )
     try:
         stat = os.stat(path)
     except OSError as error:

@@ -21,7 +21,9 @@ PACKAGE_JSON = "package.json"
 MAX_FILE_BYTES = 256 * 1024
 MAX_COMMANDS = 64
 # `pkg.cli:main` or `pkg.cli:app.run`, maybe with extras (`pkg:main [color]`).
-_TARGET = re.compile(r"^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*:\s*([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*(?:\[[^\]]*\])?$")
+_TARGET = re.compile(
+    r"^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*:\s*([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*(?:\[[^\]]*\])?$"
+)
 _SCOPED = re.compile(r"^@[^/]+/")
 
 
@@ -127,7 +129,9 @@ def _node_commands(text: str) -> Table:
     if isinstance(bin_, str):
         package = data.get("name")
         if not isinstance(package, str) or not package:
-            return Table([], [Refused("bin", "`bin` is one file, and the package has no `name`")], description)
+            return Table(
+                [], [Refused("bin", "`bin` is one file, and the package has no `name`")], description
+            )
         bin_ = {_SCOPED.sub("", package): bin_}  # npm names it after the package, scope dropped
     if not isinstance(bin_, dict):
         return Table([], [], description)

@@ -132,14 +132,22 @@ def _wrapped_calls(module: ast.Module, function: str) -> list[str]:
     }
     names.discard(function)
     wrapper = next(
-        (n for n in module.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == function),
+        (
+            n
+            for n in module.body
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == function
+        ),
         None,
     )
     calls = []
     for statement in wrapper.body if wrapper else []:
         value = statement.value if isinstance(statement, ast.Expr | ast.Return) else None
         if isinstance(value, ast.Call):
-            called = value.func.value if isinstance(value.func, ast.Attribute) and value.func.attr == "main" else value.func
+            called = (
+                value.func.value
+                if isinstance(value.func, ast.Attribute) and value.func.attr == "main"
+                else value.func
+            )
             runs = isinstance(value.func, ast.Attribute) and value.func.attr == "run" and value.args
             if (isinstance(called, ast.Name) and called.id in names) or (
                 runs and isinstance(value.args[0], ast.Name) and value.args[0].id in names
@@ -152,7 +160,13 @@ def _defines(module: ast.Module, name: str) -> bool:
     for node in module.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.name == name:
             return True
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, ast.AnnAssign)
+            else []
+        )
         if any(isinstance(target, ast.Name) and target.id == name for target in targets):
             return True
         if isinstance(node, ast.ImportFrom | ast.Import) and any(
