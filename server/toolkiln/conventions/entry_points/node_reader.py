@@ -39,6 +39,10 @@ async def read_node_command(
             "(commander, yargs, node:util parseArgs)",
             kind="no-declaration",
         )
+    from toolkiln.discover.raycast import runtime_problem  # `#!/usr/bin/env node` and no node
+
+    if problem := runtime_problem(candidate):
+        raise NotATool(f"bin {command.name}: {command.target} {problem}", kind="runtime-missing")
     outcome = await node_cli.declare(candidate, probe)
     declarations = [] if outcome is None else outcome if isinstance(outcome, list) else [outcome]
     return [
