@@ -137,7 +137,7 @@ class ScriptConfig(BaseModel):
         """Leave out the keys of entry points and guesses where a tool has none, so that the
         configs of other tools read as they always have."""
         data: dict[str, Any] = handler(self)
-        for key in ("entry_point", "guessed"):
+        for key in ("entry_point", "guessed", "discovered"):
             if not data.get(key, True):
                 data.pop(key, None)
         return data
