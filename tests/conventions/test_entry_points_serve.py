@@ -105,3 +105,19 @@ async def test_a_project_with_a_venv_runs_with_its_python_and_its_packages(
     async with connect(config_dir, "auto") as client:
         result = await client.call_tool("where", {"label": "-a b"})
     assert json.loads(text_of(result)) == {"prefix": str(project / ".venv"), "label": "-a b", "lib": "venv"}
+
+
+def test_a_bin_file_made_a_link_out_of_the_project_after_discovery_is_refused(
+    node_package: Path, tools_dir: Path, tmp_path: Path
+) -> None:
+    from tests.terminal import run_piped
+
+    outside = tmp_path / "elsewhere.js"
+    outside.write_text("console.log('ran outside the project')\n")
+    bin_file = tools_dir / "greet" / "bin" / "greet.js"
+    bin_file.unlink()
+    bin_file.symlink_to(outside)
+    result = run_piped(["call", "greet", "shout=true"], cwd=tools_dir.parent)
+    assert result.returncode != 0
+    assert "ran outside" not in result.stdout
+    assert "bin/greet.js" in result.stderr + result.stdout

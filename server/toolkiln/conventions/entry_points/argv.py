@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from toolkiln.containment import escape_reason
 from toolkiln.conventions.entry_points.interpreter import project_python
 from toolkiln.conventions.entry_points.project import PACKAGE_JSON
 from toolkiln.errors import ProcessStartError
@@ -50,6 +51,8 @@ def entry_point_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, A
     if script.name == PACKAGE_JSON:
         from toolkiln.runner.node_cli_argv import node_cli_argv
 
+        if reason := escape_reason(project, tool.entry_point):  # made a link out since discovery
+            raise ProcessStartError(f"{tool.name}: its bin file {tool.entry_point}: {reason}")
         return node_cli_argv(project / tool.entry_point, tool, arguments)
     roots = [str(project)] + ([str(project / "src")] if (project / "src").is_dir() else [])
     python = project_python(project)
