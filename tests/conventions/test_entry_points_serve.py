@@ -121,3 +121,19 @@ def test_a_bin_file_made_a_link_out_of_the_project_after_discovery_is_refused(
     assert result.returncode != 0
     assert "ran outside" not in result.stdout
     assert "bin/greet.js" in result.stderr + result.stdout
+
+
+def test_a_module_made_a_link_out_of_the_project_after_discovery_is_refused(
+    click_examples: Path, tools_dir: Path, tmp_path: Path
+) -> None:
+    from tests.terminal import run_piped
+
+    outside = tmp_path / "validation.py"
+    outside.write_text("def cli():\n    print('ran outside the project')\n")
+    module = tools_dir / "validation" / "validation.py"
+    module.unlink()
+    module.symlink_to(outside)
+    result = run_piped(["call", "validation", "count=4"], cwd=tools_dir.parent)
+    assert result.returncode != 0
+    assert "ran outside" not in result.stdout
+    assert "the module validation of validation:cli is not a file inside" in result.stderr + result.stdout

@@ -23,7 +23,7 @@ from typing import Any
 
 from toolkiln.containment import escape_reason
 from toolkiln.conventions.entry_points.interpreter import project_python
-from toolkiln.conventions.entry_points.project import PACKAGE_JSON
+from toolkiln.conventions.entry_points.project import PACKAGE_JSON, module_file
 from toolkiln.errors import ProcessStartError
 from toolkiln.interpreters import python_command
 from toolkiln.model import CompiledTool
@@ -54,6 +54,12 @@ def entry_point_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, A
         if reason := escape_reason(project, tool.entry_point):  # made a link out since discovery
             raise ProcessStartError(f"{tool.name}: its bin file {tool.entry_point}: {reason}")
         return node_cli_argv(project / tool.entry_point, tool, arguments)
+    module = tool.entry_point.split(":")[0]
+    if module_file(project, module) is None:  # gone, or made a link out since discovery
+        raise ProcessStartError(
+            f"{tool.name}: the module {module} of {tool.entry_point} is not a file inside {project}: "
+            "run `toolkiln discover`"
+        )
     roots = [str(project)] + ([str(project / "src")] if (project / "src").is_dir() else [])
     python = project_python(project)
     if not os.access(python, os.X_OK):

@@ -11,8 +11,7 @@ import sys
 from pathlib import Path
 
 from toolkiln.conventions.entry_points.interpreter import project_environment, project_python
-from toolkiln.conventions.entry_points.project import Command
-from toolkiln.conventions.entry_points.python_reader import IMPORT_ROOTS
+from toolkiln.conventions.entry_points.project import IMPORT_ROOTS, Command
 from toolkiln.discover.base import Candidate, Declaration
 from toolkiln.discover.probe import NotProbed, Probe, run_probe
 from toolkiln.errors import DiscoveryError, ProcessStartError

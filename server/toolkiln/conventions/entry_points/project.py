@@ -20,6 +20,7 @@ PYPROJECT = "pyproject.toml"
 PACKAGE_JSON = "package.json"
 MAX_FILE_BYTES = 256 * 1024
 MAX_COMMANDS = 64
+IMPORT_ROOTS = ("", "src")  # where a project's modules are: its folder, and a src layout
 # `pkg.cli:main` or `pkg.cli:app.run`, maybe with extras (`pkg:main [color]`).
 _TARGET = re.compile(
     r"^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*:\s*([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*(?:\[[^\]]*\])?$"
@@ -54,6 +55,21 @@ class Table:
     commands: list[Command]
     refused: list[Refused]
     description: str
+
+
+def module_file(project: Path, module: str) -> Path | None:
+    """The file of `module` (`pkg.cli`) in the project folder or its `src/`, every link
+    in its path resolved inside the project folder; None when there is none. Asked by
+    discovery, and by the runner before each call (a file made a link out since)."""
+    from toolkiln.containment import escape_reason
+
+    parts = module.split(".")
+    for root in IMPORT_ROOTS:
+        base = project / root if root else project
+        for path in (base.joinpath(*parts).with_suffix(".py"), base.joinpath(*parts, "__init__.py")):
+            if path.is_file() and escape_reason(project, path.relative_to(project).as_posix()) is None:
+                return path
+    return None
 
 
 def read_table(path: Path, text: str | None = None) -> Table:

@@ -16,28 +16,13 @@ import dataclasses
 import re
 from pathlib import Path
 
-from toolkiln.containment import escape_reason
-from toolkiln.conventions.entry_points.project import Command
+from toolkiln.conventions.entry_points.project import Command, module_file
 from toolkiln.discover.base import Declaration, NotATool
 from toolkiln.errors import DiscoveryError
 
 MAX_MODULE_BYTES = 1024 * 1024
-IMPORT_ROOTS = ("", "src")
 _FRAMEWORKS = ("typer", "click", "argparse", "docopt", "fire")
 _READS_INPUT = re.compile(r"\bsys\.argv\b|\bgetopt\b|\boptparse\b|\binput\s*\(|\bsys\.stdin\b|\bfileinput\b")
-
-
-def module_file(project: Path, tools_dir: Path, module: str) -> Path | None:
-    """The file of `module` (`pkg.cli`) in the project folder or its `src/`, inside the
-    tools folder; None when there is none."""
-    parts = module.split(".")
-    for root in IMPORT_ROOTS:
-        base = project / root if root else project
-        for path in (base.joinpath(*parts).with_suffix(".py"), base.joinpath(*parts, "__init__.py")):
-            relative = path.relative_to(tools_dir).as_posix()
-            if path.is_file() and escape_reason(tools_dir, relative) is None:
-                return path
-    return None
 
 
 def read_python_command(
@@ -46,7 +31,7 @@ def read_python_command(
     """The tools of one declared Python command (one per subcommand of a click group);
     `NotATool` when it declares none toolkiln can read, `DiscoveryError` when broken."""
     module_name, function = command.target.split(":")
-    path = module_file(project, tools_dir, module_name)
+    path = module_file(project, module_name)
     if path is None:
         raise NotATool(
             f"{command.table} {command.name} = {command.target!r}: no module {module_name} in the "
