@@ -6,6 +6,7 @@ finds, it does not import). A command read correctly whose every call would fail
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import sys
 from pathlib import Path
@@ -25,8 +26,6 @@ async def import_warning(
     candidate: Candidate, command: Command, found: list[Declaration], probe: Probe
 ) -> DiscoveryError | None:
     """A warning naming the imports the command's Python cannot satisfy, and how to."""
-    from toolkiln.discover.python_imports import top_imports
-
     if not found or not found[0].companions:
         return None
     project = candidate.path.parent
@@ -66,6 +65,23 @@ async def import_warning(
         f"would fail with ModuleNotFoundError; {remedy}",
         path=candidate.relative_path,
     )
+
+
+def top_imports(source: str) -> list[str]:
+    """The top-level packages the module imports at its top (not inside `try:`, a function
+    or an `if`, which may be optional), outside the standard library."""
+    try:
+        module = ast.parse(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return []
+    names: list[str] = []
+    for node in module.body:
+        if isinstance(node, ast.Import):
+            names += [alias.name.split(".")[0] for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.append(node.module.split(".")[0])
+    known = sys.stdlib_module_names
+    return [name for name in dict.fromkeys(names) if name not in known and name.isidentifier()]
 
 
 def _in_project(project: Path, name: str) -> bool:
