@@ -60,7 +60,8 @@ def discover(
     Incremental: a file that has not changed since its config was written is not read
     again. Settings you edit in a per-tool config (enabled, tags, title, name,
     requires_confirmation, read_only, destructive, timeout_seconds, workspace_config,
-    limits, confinement) are kept on every rediscovery.
+    limits, confinement) are kept on every rediscovery, and so are your corrections of what
+    discovery read (a description, a parameter's name, type or description).
 
     A script that must run to say what it declares (`--help`) runs confined: no network,
     nothing writable but a private /tmp, an empty home; docs/security.md says more.
