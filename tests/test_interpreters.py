@@ -162,3 +162,24 @@ def test_a_node_script_whose_shebang_interpreter_is_missing_is_reported(
     assert not report.tools and not report.errors
     [verdict] = report.not_tools
     assert verdict.kind == "runtime-missing" and "no-such-node-runtime" in verdict.reason
+
+
+def test_a_script_without_the_exec_bit_runs_with_the_interpreter_its_shebang_names_by_path(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, tmp_path: Path
+) -> None:
+    # A particular node (`#!/opt/node-18/bin/node`): here a stand-in that says it ran.
+    node = tmp_path / "node-18" / "bin" / "node"
+    node.parent.mkdir(parents=True)
+    node.write_text('#!/bin/sh\necho "node-18 ran $1 with: $2 $3"\n')
+    node.chmod(0o755)
+    body = (
+        f"#!{node}\n"
+        "const { program } = require('commander');\n"
+        "program.description('Greet.').option('--name <name>', 'who').parse();\n"
+    )
+    make_tool("greet.js", body, executable=False)
+    assert [tool.name for tool in discover_tools(tools_dir, config_dir).tools] == ["greet"]
+    build_catalog(config_dir, tools_dir)
+    result = run_piped(["call", "greet", "name=Ada"], cwd=tools_dir.parent)
+    assert result.returncode == 0, result.stderr
+    assert f"node-18 ran {tools_dir / 'greet.js'} with: --name=Ada" in result.stdout

@@ -49,6 +49,7 @@ def compile_tool(config: ToolConfig, config_file: str) -> CompiledTool:
         version=script.version,
         python_entry=script.python_entry,
         command=script.command,
+        entry_point=script.entry_point,
         requirements_file=script.requirements_file,
         env_reads=script.env_reads or [],
         config_file=config_file,

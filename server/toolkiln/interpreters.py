@@ -155,17 +155,33 @@ def python_command(script: Path) -> list[str]:
     return [sys.executable]
 
 
+def named_interpreter(script: Path) -> list[str] | None:
+    """The interpreter a script without the exec bit names by its path in its `#!` line
+    (`#!/opt/node-18/bin/node`: a particular version), when it is installed there; None
+    for `#!/usr/bin/env ...` (whatever the PATH holds: the extension's interpreter) or none."""
+    try:
+        with script.open("rb") as handle:
+            first = handle.read(512).split(b"\n", 1)[0].decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    words = first[2:].split() if first.startswith("#!") else []
+    if not words or not words[0].startswith("/") or Path(words[0]).name == "env":
+        return None
+    return words if os.access(words[0], os.X_OK) and not os.path.isdir(words[0]) else None
+
+
 def script_command(script: Path) -> list[str]:
     """The words that start a script: itself when it runs by itself (a shebang and the
     exec bit); else a `.py` file with the Python running toolkiln, never by the kernel
-    ("Exec format error"); else the interpreter for its extension (when none is
-    installed, the first one toolkiln knows, so that the error names what to install);
-    else the file itself (a binary; the error names it)."""
+    ("Exec format error"); else the interpreter its `#!` line names by its path, when it
+    is installed there (`named_interpreter`); else the interpreter for its extension (when
+    none is installed, the first one toolkiln knows, so that the error names what to
+    install); else the file itself (a binary; the error names it)."""
     if runs_by_itself(script):
         return [str(script)]
     if script.suffix.lower() == ".py":
         return [*python_command(script), str(script)]
-    command = find_interpreter(script) or interpreter_names(script)[:1]
+    command = named_interpreter(script) or find_interpreter(script) or interpreter_names(script)[:1]
     return [*command, str(script)]
 
 

@@ -56,6 +56,7 @@ DialectName = Literal[
     "raycast",
     "node-cli",
     "shell",
+    "entry-point",
 ]
 # How a Python-module tool is called: `execute(params)` or `main(params)` with the
 # arguments as one dict, `execute(**params)` with each as a keyword, or `script` (a

@@ -274,8 +274,9 @@ def test_user_keys_survive_rediscovery(
     assert data["tags"] == ["math", "demo"]
     for key, value in user_script_keys.items():
         assert data["script_config"][key] == value, key
-    # Discovery's keys are refreshed.
-    assert data["script_config"]["description"] == "New description"
+    # A description edited by hand is the user's correction, kept (discover/corrections.py);
+    # discovery's other keys, untouched by the user, are refreshed.
+    assert data["script_config"]["description"] == "edited by hand"
     assert data["script_config"]["parameters"] == [
         {"name": "m", "type": "boolean", "description": "", "required": False, "default": False}
     ]

@@ -127,7 +127,8 @@ def test_an_index_from_another_toolkiln_reads_every_script_again_once(
     make_tool("greet.sh", ANNOTATED)
     discover(tools_dir, config_dir)
     config = config_file(config_dir, "greet")
-    edit_config(config, lambda data: data["script_config"].update(description="as an older toolkiln read it"))
+    older = {"description": "as an older toolkiln read it", "discovered": None}  # it kept no `discovered`
+    edit_config(config, lambda data: data["script_config"].update(older))
     assert changes(discover(tools_dir, config_dir)) == {"greet": "unchanged"}  # the script did not change
     index = config_dir / INDEX_NAME
     index.write_text(json.dumps({**json.loads(index.read_text()), "key": "0.0.1:older"}))

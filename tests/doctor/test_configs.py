@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from tests.conftest import MakeTool
-from tests.doctor.helpers import ANNOTATED, doctor, found, pipeline
+from tests.doctor.helpers import ANNOTATED, HELP_JSON, doctor, found, pipeline
 
 
 def test_an_invalid_per_tool_config_names_file_line_and_field(
@@ -98,3 +98,17 @@ def test_an_unreadable_build_is_a_fixable_error(
 def test_an_empty_project_says_how_to_start(tools_dir: Path, config_dir: Path) -> None:
     [finding] = found(doctor(tools_dir, config_dir), "no-tools")
     assert finding.severity == "info" and "toolkiln new NAME" in finding.fix
+
+
+def test_readings_that_are_guesses_are_named_for_the_user_to_check(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool("hi.sh", HELP_JSON)
+    pipeline(tools_dir, config_dir)
+    path = config_dir / "tools" / "hi.json"
+    data = json.loads(path.read_text())
+    data["script_config"]["guessed"] = ["description", "parameters.name.type"]
+    path.write_text(json.dumps(data))
+    [finding] = found(doctor(tools_dir, config_dir), "guessed")
+    assert finding.severity == "info" and finding.path == str(path)
+    assert "description, parameters.name.type" in finding.message and "kept on rediscovery" in finding.fix

@@ -248,3 +248,18 @@ def test_an_invalid_server_json_names_the_file_and_the_fix(
     assert message in finding.message
     assert finding.fix.startswith("correct the file as the message says")
     assert all(f.fix != "see the message" for f in doctor(tools_dir, config_dir).findings)
+
+
+def test_a_projects_files_are_its_implementation_and_its_broken_venv_has_the_remedy(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool("proj/pyproject.toml", '[project.scripts]\ngo = "go:main"\n', executable=False)
+    make_tool("proj/go.py", 'def main():\n    """Go."""\n', executable=False)
+    make_tool("proj/helper.sh", "#!/bin/sh\necho helper\n", executable=False)  # no run bit: the project's
+    make_tool("proj/.venv/pyvenv.cfg", "home = /nowhere/bin\n", executable=False)
+    (tools_dir / "proj/.venv/bin").mkdir()
+    (tools_dir / "proj/.venv/bin/python").symlink_to("/nowhere/bin/python3")
+    report = doctor(tools_dir, config_dir)
+    assert found(report, "not-executable") == []
+    [finding] = found(report, "declaration")
+    assert finding.severity == "error" and "python3 -m venv --clear" in finding.message

@@ -261,6 +261,22 @@ PLAIN_TEXTS = {
     "help-json": '{"description": "d", "a": {"type": "string", "description": "a"}}',
 }
 SIDECAR_KEYWORDS = ('{"a":', "[", '"\\', "\\u00", ",")
+# Declared entry points (conventions/entry_points): a project file and the module or bin
+# file it names, the worst case in both (`@@`).
+ENTRY_POINTS: dict[str, dict[str, str]] = {
+    "entry-point-pyproject": {
+        "pyproject.toml": '[project]\nname = "p"\ndescription = "a@@b"\n[project.scripts]\ngo = "zz:cli"\n'
+        '[tool.x]\nk = ["@@"]\n',
+        "zz.py": 'import click\n"""@@"""\n@click.command()\n'
+        '@click.option("--name", help="@@")\ndef cli(name):\n    pass\n',
+    },
+    "entry-point-package": {
+        "package.json": '{"name": "p", "description": "a@@b", "bin": {"go": "zz.js"}, "x": ["@@"]}',
+        "zz.js": "const { program } = require('commander');\n// @@\n"
+        "program.option('--name <n>', '@@').parse();\n",
+    },
+}
+ENTRY_POINT_KEYWORDS = ("[project.scripts]\n", '"bin": {', "[", "{", '"', "\\", "=", ":")
 
 
 def fillers(own: tuple[str, ...]) -> Iterator[tuple[str, str]]:
@@ -300,6 +316,12 @@ def write_cases(root: Path) -> list[dict[str, Any]]:
     for token, filler in fillers(SIDECAR_KEYWORDS):
         for text in (sidecar.replace("@@", filler), sidecar.replace("@@", json.dumps(filler))):
             add("sidecar", token, {"t.sh": "#!/bin/sh\n", "t.tool.json": text})
+    for reader, files in ENTRY_POINTS.items():
+        add(reader, "", {name: text.replace("@@", "a") for name, text in files.items()})
+        for token, filler in fillers(ENTRY_POINT_KEYWORDS):
+            add(reader, token, {name: text.replace("@@", filler) for name, text in files.items()})
+        largest = ('a [b {c "d\\" */ @@ = :\n' * LARGEST)[: LARGEST - 4096]
+        add(reader, "largest", {name: text.replace("@@", largest, 1) for name, text in files.items()})
     nested = "[" * (LARGEST // 2 - 200) + "]" * (LARGEST // 2 - 200)
     add("sidecar", "largest", {"t.sh": "#!/bin/sh\n", "t.tool.json": sidecar.replace("@@", nested)})
     for reader in TEXT_READERS:
@@ -398,7 +420,11 @@ def time_cases(cases: list[dict[str, Any]], per_mib: float, floor: float) -> Ite
                 return discover_tools(folder, config, write=False)
 
             if not case["token"]:
-                path = next(p for p in sorted(folder.iterdir()) if not p.name.endswith(".json"))
+                path = next(
+                    p
+                    for p in sorted(folder.iterdir())
+                    if p.name == "package.json" or not p.name.endswith(".json")
+                )
                 dialect = first_claimant(Candidate(path, path.name, path.stat()), READERS)
                 claimant = getattr(dialect, "__name__", None)
         else:

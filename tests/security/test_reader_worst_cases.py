@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import child_env
-from tests.security.reader_cases import SCRIPTS, TEXT_READERS, read_bound, write_cases
+from tests.security.reader_cases import ENTRY_POINTS, SCRIPTS, TEXT_READERS, read_bound, write_cases
 
 # Each file's CPU time: at most this many seconds per MiB, plus a floor for the work any
 # file costs (its folder scanned, its models validated), plus 10 µs a line (PER_LINE).
@@ -38,6 +38,7 @@ EXPECTED_CLAIMANTS = {
     "js-agent": "javascript.function", "fallback-text": "help_json.read", "shell": "discover.shell_script",
     "sidecar": "sidecar.read",
     "node-argv": "by_hand.node_argv",
+    "entry-point-pyproject": "entry_points.reader", "entry-point-package": "entry_points.reader",
 }  # fmt: skip
 
 
@@ -51,7 +52,7 @@ def test_every_reader_reads_its_worst_cases_in_linear_time(tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr[-3000:]
     results = [json.loads(line) for line in done.stdout.splitlines()]
     assert len(results) == len(cases)
-    assert {r["reader"] for r in results} == {*SCRIPTS, "sidecar", *TEXT_READERS}
+    assert {r["reader"] for r in results} == {*SCRIPTS, "sidecar", *ENTRY_POINTS, *TEXT_READERS}
     claimed = {r["reader"]: r["claimant"] for r in results if not r["token"] and r["kind"] == "tools"}
     assert {
         reader: name and name.removeprefix("toolkiln.").removeprefix("conventions.")

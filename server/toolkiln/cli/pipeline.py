@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from toolkiln.cli.app import Folders, cli, echo_problem, first_line, folder_options, render_table
+from toolkiln.cli.fallback_flag import FALLBACK_HELP, opt_in_unread
 from toolkiln.cli.folder_argument import folder_argument
 from toolkiln.cli.hints import in_mode
 from toolkiln.cli.terminal import terminal_width
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     help="Where bubblewrap cannot confine them, run `--help` probes as you anyway (trusted folders only).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--fallback", is_flag=True, help=FALLBACK_HELP)
 def discover(
     folders: Folders,
     force: bool,
@@ -52,19 +54,27 @@ def discover(
     probe_timeout: float,
     unconfined_probes: bool,
     as_json: bool,
+    fallback: bool,
 ) -> None:
     """Read the tools folder (and prompts/, resources/); write a config for each item.
 
     Incremental: a file that has not changed since its config was written is not read
     again. Settings you edit in a per-tool config (enabled, tags, title, name,
     requires_confirmation, read_only, destructive, timeout_seconds, workspace_config,
-    limits, confinement) are kept on every rediscovery.
+    limits, confinement) are kept on every rediscovery, and so are your corrections of what
+    discovery read (a description, a parameter's name, type or description).
 
     A script that must run to say what it declares (`--help`) runs confined: no network,
     nothing writable but a private /tmp, an empty home; docs/security.md says more.
     """
     from toolkiln.discover import discover_tools
 
+    if fallback:
+        if list_only:
+            raise click.UsageError(
+                "--fallback opts files in (config/server.json), and --list writes nothing: use one"
+            )
+        opt_in_unread(folders)
     with _progress_bar("probing scripts") as on_progress:
         report = discover_tools(
             folders.tools,

@@ -21,6 +21,7 @@ import click
 from toolkiln.cli.app import Folders, RunOptions, cli, folder_options, run_options
 from toolkiln.cli.auditing import AUDIT_FILE
 from toolkiln.cli.banner import http_banner, stdio_banner
+from toolkiln.cli.fallback_flag import FALLBACK_HELP, opt_in_unread
 from toolkiln.cli.folder_argument import folder_argument, served_folder
 from toolkiln.cli.rebuilding import build_folders, built_from, rebuild_folders
 from toolkiln.cli.serve_options import HttpOptions, choose_transport, http_options
@@ -77,6 +78,7 @@ logger = logging.getLogger("toolkiln")
     "--force-discover", is_flag=True, help="Run a full discover (every script re-read) and build first."
 )
 @click.option("--watch", is_flag=True, help="Rediscover and rebuild on every change; clients are told.")
+@click.option("--fallback", is_flag=True, help=FALLBACK_HELP)
 @state_option
 def serve(
     folders: Folders,
@@ -92,6 +94,7 @@ def serve(
     discover_first: bool,
     force_discover: bool,
     watch: bool,
+    fallback: bool,
     state_url: str | None,
 ) -> None:
     """Serve the compiled tools to MCP clients, over stdio (what clients spawn) or HTTP.
@@ -118,6 +121,9 @@ def serve(
     transport = choose_transport(stdio, http_flag, transport)
     _hide_server_secrets(http)
     served = served_folder()
+    if fallback:
+        opt_in_unread(folders)
+        discover_first = True
     if served is not None:
         discover_first = True
         if served.owned:

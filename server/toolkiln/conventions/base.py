@@ -138,6 +138,13 @@ class Declaration:
     # Starting values for settings the user owns (`timeout_seconds`, `read_only`, ...):
     # written when the tool's config is created, the user's from then on.
     settings: dict[str, Any] = field(default_factory=dict)
+    # A command a project declares (conventions/entry_points): `module:function`, or the
+    # bin file relative to the project folder.
+    entry_point: str | None = None
+    # What is a guess, not read (a positional's name from prose, an inferred type): paths
+    # into the tool's config, `description` or `parameters.<name>.<field>` (`.name`, `.type`,
+    # `.description`, ...). The config lists them in `guessed` for the user to check.
+    guessed: tuple[str, ...] = ()
 
 
 class NotATool(Exception):

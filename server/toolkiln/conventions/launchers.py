@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from toolkiln.conventions.annotations.argv import annotations_argv
 from toolkiln.conventions.argc.argv import argc_argv, argc_launch_env
+from toolkiln.conventions.entry_points.argv import entry_point_argv, entry_point_stdin
 from toolkiln.conventions.fallback.argv import fallback_argv
 from toolkiln.conventions.javascript.argv import function_argv
 from toolkiln.conventions.launch import Launch, closed_stdin, script_alone
@@ -28,6 +29,7 @@ from toolkiln.vocabulary import SCRIPT_ENTRIES
 LAUNCHERS: dict[str, Launch] = {
     "annotations": Launch(annotations_argv),
     "argc": Launch(argc_argv, env=argc_launch_env),
+    "entry-point": Launch(entry_point_argv, stdin=entry_point_stdin),
     "fallback": Launch(fallback_argv, stdin=closed_stdin),
     "function": Launch(function_argv),
     "help-json": Launch(script_alone),

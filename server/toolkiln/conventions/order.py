@@ -10,6 +10,7 @@ from toolkiln.conventions.annotations import read as annotations_reader
 from toolkiln.conventions.argc import read as argc
 from toolkiln.conventions.base import Reader
 from toolkiln.conventions.by_hand import node_argv
+from toolkiln.conventions.entry_points import reader as entry_points
 from toolkiln.conventions.fallback import read as fallback
 from toolkiln.conventions.help_json import read as help_json
 from toolkiln.conventions.javascript import function as js_function
@@ -36,12 +37,14 @@ from toolkiln.discover import (  # being rewritten in place; move to conventions
 # those dialects serve; argc still says why a tagged file nobody takes is not a tool.
 # shell_script reads a plain shell script's own argument handling before help-json would
 # run it: it leaves alone scripts that answer `--help` with JSON, and opted-in files.
+# entry_points reads only a pyproject.toml or package.json that names commands: the
+# project's own declaration, as certain as a sidecar, and no other reader's file.
 # node_argv (Node by hand) comes after node_cli and js_function, which take the scripts
 # that parse with a library or export a function. usage_probed probes the scripts of
 # languages with no reader (Ruby, Perl, ...) whose text says `usage`, and serves their
 # help's usage when it is their own help and names every argument (else as help-json).
 READERS: tuple[Reader, ...] = (
-    sidecar, annotations_reader, kit, scriptkit, raycast, python_module, python_function,
+    sidecar, entry_points, annotations_reader, kit, scriptkit, raycast, python_module, python_function,
     python_script, python_argv, argc, js_function, node_cli, node_argv, shell_script, usage_probed,
     help_json, fallback,
 )  # fmt: skip

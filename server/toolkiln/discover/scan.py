@@ -90,7 +90,14 @@ def _fenced(refusal: NotTool | None, left_out: list[NotTool]) -> bool:
 # A folder whose entry point one of these dialects claims for certain is one tool:
 # `run.sh` with a declaration (seeds/003), and mcp-bash-framework's `tool.sh` beside its
 # `tool.meta.json` (its other files are the tool's own: helpers, a smoke test).
-FOLDER_ENTRY_POINTS = {ENTRY_POINT: None, "tool.sh": "toolkiln.conventions.sidecar.read"}
+# A project whose pyproject.toml or package.json names commands is those commands
+# (conventions/entry_points): its modules, tests and docs are not tools of their own.
+FOLDER_ENTRY_POINTS = {
+    ENTRY_POINT: None,
+    "tool.sh": "toolkiln.conventions.sidecar.read",
+    "pyproject.toml": "toolkiln.conventions.entry_points.reader",
+    "package.json": "toolkiln.conventions.entry_points.reader",
+}
 
 
 def _makes_one_tool(name: str, dialect: Reader | None) -> bool:

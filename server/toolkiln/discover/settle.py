@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from toolkiln.conventions.base import Candidate, Declaration, NotATool, Reader
 from toolkiln.conventions.naming import ENTRY_POINT
+from toolkiln.discover.corrections import keep_corrections, snapshot
 from toolkiln.discover.fingerprint import fingerprint_file, same_content
 from toolkiln.discover.probe import NotProbed
 from toolkiln.discover.report import DiscoveryReport, NotTool, status_of
@@ -181,6 +182,9 @@ def _config_from(item: Pending, declaration: Declaration, tools_dir: Path) -> To
             input_schema=declaration.input_schema,
             command=declaration.command,
             env_reads=env_reads_of(candidate.path, [p.name for p in declaration.parameters]),
+            entry_point=declaration.entry_point,
+            guessed=list(declaration.guessed),
+            discovered=snapshot(declaration.description, declaration.parameters),
             **declaration.settings,
         ),
         source=fingerprint_file(
@@ -195,7 +199,7 @@ def _merge_user_keys(discovered: ToolConfig, existing: ToolConfig | None) -> Too
 
     if existing is None:
         return discovered
-    script = discovered.script_config.model_copy(
+    script = keep_corrections(discovered.script_config, existing.script_config).model_copy(
         update={key: getattr(existing.script_config, key) for key in USER_SCRIPT_KEYS}
     )
     kept = {key: getattr(existing, key) for key in (*USER_KEYS, "auto_detected", "created_by")}

@@ -1,5 +1,6 @@
 """Checks of the config folder: invalid per-tool configs, configs whose script has gone,
-a compiled config missing or older than what it is built from, disabled tools."""
+a compiled config missing or older than what it is built from, disabled tools, readings
+that are guesses."""
 
 from __future__ import annotations
 
@@ -40,6 +41,18 @@ def check_configs(project: Project) -> list[Finding]:
                     message=f"its script {project.script_of(config)} is gone, so the tool {script.name!r} "
                     "cannot run (the build leaves it out)",
                     fix=f"restore the script, or delete {path}",
+                )
+            )
+        if script.guessed:
+            findings.append(
+                Finding(
+                    severity="info",
+                    check="guessed",
+                    path=str(path),
+                    message=f"the tool {script.name!r} has readings that are guesses: "
+                    + ", ".join(script.guessed),
+                    fix="check them in this file and correct what is wrong: your corrections are kept on "
+                    "rediscovery (docs/dialects.md, Guesses, and your corrections)",
                 )
             )
         if not config.enabled:

@@ -196,6 +196,20 @@ def _not_executable(script: Path, *, declared: bool) -> Finding:
     )
 
 
+def _is_project(folder: Path, names: list[str]) -> bool:
+    """A folder whose pyproject.toml or package.json names commands."""
+    from toolkiln.conventions.entry_points import reader
+
+    for name in reader.PROJECT_FILES:
+        path = folder / name
+        try:
+            if name in names and reader.claims(Candidate(path=path, relative_path=name, stat=path.stat())):
+                return True
+        except OSError:
+            continue
+    return False
+
+
 def _unclaimed_scripts(tools_dir: Path) -> Iterator[Candidate]:
     """Files with a `#!` line and no run bit that no dialect runs without one."""
     for folder, subfolders, files in os.walk(tools_dir):
@@ -213,6 +227,9 @@ def _unclaimed_scripts(tools_dir: Path) -> Iterator[Candidate]:
         if ENTRY_POINT in names:  # a tool folder: its other files are its implementation
             subfolders.clear()
             names = [ENTRY_POINT]
+        if _is_project(here, names):  # a project's commands are its tools (conventions/entry_points)
+            subfolders.clear()
+            continue
         for name in names:
             path = here / name
             try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from toolkiln.model.confinement import ConfinementSettings, ServerConfinement
 from toolkiln.model.limits import Limits
@@ -60,10 +60,19 @@ class CompiledTool(BaseModel):
     python_entry: PythonEntry | None = None
     # Which of the script's commands this tool is (one file, several tools; see ScriptConfig).
     command: str | None = None
+    # A command a project declares (dialect `entry-point`): `module:function`, or its bin file.
+    entry_point: str | None = None
     requirements_file: str | None = None
     # The variables of the folder's `.env` it gets, besides those its pass_env names.
     env_reads: list[str] = Field(default_factory=list)
     config_file: str
+
+    @model_serializer(mode="wrap")
+    def _drop_no_entry_point(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("entry_point", "") is None:
+            data.pop("entry_point", None)
+        return data
 
 
 class CompiledPrompt(BaseModel):

@@ -54,6 +54,28 @@ class SourceFingerprint(BaseModel):
         return data
 
 
+class DiscoveredParameter(BaseModel):
+    """A parameter as discovery last wrote it: its name and type, its description's digest."""
+
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True)
+
+    name: str
+    type: str
+    description: str
+
+
+class Discovered(BaseModel):
+    """What discovery last wrote of the keys a user may correct (a description, a
+    parameter's name, type or description), so that a later rediscovery tells the
+    user's corrections from its own words and keeps them (discover/corrections.py).
+    Texts are kept as digests (the first 12 hex digits of their SHA-256)."""
+
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True)
+
+    description: str
+    parameters: list[DiscoveredParameter] = Field(default_factory=list)
+
+
 class ScriptConfig(BaseModel):
     """The `script_config` block of a per-tool config.
 
@@ -106,6 +128,23 @@ class ScriptConfig(BaseModel):
     # its text: `$WEATHER_API_KEY`, `os.environ["X"]`, `process.env.X`): the `.env`
     # values it gets (dotenv_file.py), and what `doctor` may report unset.
     env_reads: list[str] | None = None
+    # A command a project declares (dialect `entry-point`): `module:function`, or its bin file.
+    entry_point: str | None = None
+    # What discovery guessed rather than read, for the user to check and correct
+    # (`description`, `parameters.<name>.type`, ...): a value you edit is kept on rediscovery.
+    guessed: list[str] = Field(default_factory=list)
+    # What discovery last wrote of the keys above that a user may correct: not to be edited.
+    discovered: Discovered | None = None
+
+    @model_serializer(mode="wrap")
+    def _drop_unused(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Leave out the keys of entry points and guesses where a tool has none, so that the
+        configs of other tools read as they always have."""
+        data: dict[str, Any] = handler(self)
+        for key in ("entry_point", "guessed", "discovered"):
+            if not data.get(key, True):
+                data.pop(key, None)
+        return data
 
     @field_validator("parameters")
     @classmethod

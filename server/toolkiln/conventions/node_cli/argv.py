@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkiln.conventions.words import plain_values, refuse_positional_gap, text_words
-from toolkiln.interpreters import find_interpreter, interpreter_names, runs_by_itself
+from toolkiln.interpreters import find_interpreter, interpreter_names, named_interpreter, runs_by_itself
 from toolkiln.model import CompiledTool
 
 
@@ -86,5 +86,7 @@ def _program(script: Path) -> list[str]:
     """By its shebang, else by node (or a TypeScript runner for a `.ts` file)."""
     if runs_by_itself(script):
         return [str(script)]
-    command = find_interpreter(script) or interpreter_names(script)[:1] or ["node"]
+    command = (
+        named_interpreter(script) or find_interpreter(script) or interpreter_names(script)[:1] or ["node"]
+    )
     return [*command, str(script)]
