@@ -25,15 +25,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from toolkiln.conventions.fallback import read as fallback
 from toolkiln.conventions.base import Candidate, Declaration, NotATool, make_parameter
+from toolkiln.conventions.fallback import read as fallback
 from toolkiln.discover.fallback_text import header_comment
 from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import PARAM_NAME_PATTERN, is_sensitive_env_name
 
 if TYPE_CHECKING:
-    from toolkiln.conventions.by_hand.node_argv_read import NodeReading
     from toolkiln.conventions.base import Probe
+    from toolkiln.conventions.by_hand.node_argv_read import NodeReading
     from toolkiln.model import Parameter
 
 CLAIM_IS_CERTAIN = True  # read as text, never run

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from toolkiln.containment import escape_reason
-from toolkiln.conventions.launch import stdin_json
 from toolkiln.conventions.entry_points.interpreter import project_python
 from toolkiln.conventions.entry_points.project import PACKAGE_JSON, module_file
+from toolkiln.conventions.launch import stdin_json
 from toolkiln.errors import ProcessStartError
 from toolkiln.interpreters import python_command
 from toolkiln.model import CompiledTool

@@ -11,10 +11,9 @@ import importlib.util
 import sys
 from pathlib import Path
 
+from toolkiln.conventions.base import Candidate, Declaration, Probe
 from toolkiln.conventions.entry_points.interpreter import project_environment, project_python
 from toolkiln.conventions.entry_points.project import IMPORT_ROOTS, Command
-from toolkiln.conventions.base import Candidate, Declaration
-from toolkiln.conventions.base import Probe
 from toolkiln.discover.probe import NotProbed, run_probe
 from toolkiln.errors import DiscoveryError, ProcessStartError
 

@@ -8,9 +8,8 @@ import os
 from pathlib import Path
 
 from toolkiln.containment import escape_reason
+from toolkiln.conventions.base import Candidate, Declaration, NotATool, Probe
 from toolkiln.conventions.entry_points.project import Command
-from toolkiln.conventions.base import Candidate, Declaration, NotATool
-from toolkiln.conventions.base import Probe
 from toolkiln.errors import DiscoveryError
 
 

@@ -16,8 +16,8 @@ import dataclasses
 import re
 from pathlib import Path
 
-from toolkiln.conventions.entry_points.project import Command, module_file
 from toolkiln.conventions.base import Declaration, NotATool
+from toolkiln.conventions.entry_points.project import Command, module_file
 from toolkiln.errors import DiscoveryError
 
 MAX_MODULE_BYTES = 1024 * 1024

@@ -8,6 +8,7 @@ import dataclasses
 import re
 from pathlib import Path
 
+from toolkiln.conventions.base import Candidate, Declaration, NotATool, Probe
 from toolkiln.conventions.entry_points.imports import import_warning
 from toolkiln.conventions.entry_points.interpreter import python_problem
 from toolkiln.conventions.entry_points.node_reader import read_node_command
@@ -20,8 +21,6 @@ from toolkiln.conventions.entry_points.project import (
     read_table,
 )
 from toolkiln.conventions.entry_points.python_reader import read_python_command
-from toolkiln.conventions.base import Candidate, Declaration, NotATool
-from toolkiln.conventions.base import Probe
 from toolkiln.errors import DiscoveryError
 
 # Read, never run: a folder whose project file declares commands is that project's tools.

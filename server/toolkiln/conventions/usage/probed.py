@@ -18,12 +18,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from toolkiln.conventions.base import Candidate, Declaration, NotATool
 from toolkiln.conventions.fallback import read as fallback
 from toolkiln.conventions.help_json import read as help_json
-from toolkiln.conventions.base import Candidate, Declaration, NotATool
+from toolkiln.conventions.start_failure import start_failure
 from toolkiln.discover.fallback_text import help_of
 from toolkiln.discover.probe import run_probe
-from toolkiln.conventions.start_failure import start_failure
 from toolkiln.errors import ProcessStartError
 
 if TYPE_CHECKING:
