@@ -173,15 +173,17 @@ def named_interpreter(script: Path) -> list[str] | None:
 def script_command(script: Path) -> list[str]:
     """The words that start a script: itself when it runs by itself (a shebang and the
     exec bit); else a `.py` file with the Python running toolkiln, never by the kernel
-    ("Exec format error"); else the interpreter its `#!` line names by its path, when it
-    is installed there (`named_interpreter`); else the interpreter for its extension (when
+    ("Exec format error"); else, for a file of a language toolkiln knows by its extension,
+    the interpreter its `#!` line names by its path, when it is installed there
+    (`named_interpreter`); else the interpreter for its extension (when
     none is installed, the first one toolkiln knows, so that the error names what to
     install); else the file itself (a binary; the error names it)."""
     if runs_by_itself(script):
         return [str(script)]
     if script.suffix.lower() == ".py":
         return [*python_command(script), str(script)]
-    command = named_interpreter(script) or find_interpreter(script) or interpreter_names(script)[:1]
+    known = interpreter_names(script)  # a file of no known language without the bit stays as it is
+    command = (known and named_interpreter(script)) or find_interpreter(script) or known[:1]
     return [*command, str(script)]
 
 
