@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import toolkiln
-from benchmarks import confinement, pipeline, relay, serving, tasks
+from benchmarks import confinement, pipeline, relay, serving, steps, tasks
 from benchmarks.report import draw_chart, render_markdown
 from benchmarks.rounds import FULL, QUICK, Figures, Preset
 
@@ -39,6 +39,7 @@ MEASUREMENTS: dict[str, Callable[[Path, Preset], Figures]] = {
     "flood": serving.measure_flood,
     "python_worker": serving.measure_python_worker,
     "relay": relay.measure_relay,
+    "steps": steps.measure_steps,
     "tasks": tasks.measure_tasks,
     "watch": serving.measure_watch,
 }

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -13,9 +15,9 @@ from typing import Any
 import anyio
 import mcp.types as types
 
-from benchmarks.projects import ANNOTATED, python_project, served_project, write_script
+from benchmarks.projects import ANNOTATED, measured_env, python_project, served_project, write_script
 from benchmarks.rounds import Figures, Preset, box, median, percentiles, rotated
-from benchmarks.targets import Caller, Target, Workspace, cold_start, cpu_seconds, open_target
+from benchmarks.targets import HAS_FASTMCP, Caller, Target, Workspace, cold_start, cpu_seconds, open_target
 
 WARM_UP_CALLS = 10
 OUTSTANDING = 8  # calls in flight for the throughput figure
@@ -24,13 +26,15 @@ MB = 1_000_000
 WATCH_PAUSE = 0.5  # seconds between two edits under --watch
 
 
+# FastMCP beside them: the framework a user would pick instead (when installed).
+VARIANTS = ("reference", "toolkiln", *(("fastmcp",) if HAS_FASTMCP else ()))
 CALL_TARGETS = [
     Target("floor"),
-    Target("reference", "stdio"),
-    Target("toolkiln", "stdio"),
-    Target("reference", "http"),
-    Target("toolkiln", "http"),
+    *(Target(variant, transport) for transport in ("stdio", "http") for variant in VARIANTS),
 ]
+# The floor of a cold start: a Python that imports the SDK's server modules (the cyclic GC
+# paused, as `toolkiln serve` does) and exits. Every server on the SDK pays it.
+SDK_IMPORT = "import gc; gc.disable(); import mcp.types, mcp.server.lowlevel, mcp.server.stdio"
 
 
 def start_targets(preset: Preset) -> list[Target]:
@@ -38,7 +42,7 @@ def start_targets(preset: Preset) -> list[Target]:
         Target(variant, transport, tools)
         for transport in ("stdio", "http")
         for tools in (10, preset.served_tools)
-        for variant in ("reference", "toolkiln")
+        for variant in VARIANTS
     ]
 
 
@@ -133,15 +137,29 @@ def measure_cold_start(root: Path, preset: Preset) -> Figures:
     workspace = served(root, preset.served_tools)
     targets = start_targets(preset)
     runs: dict[Target, list[float]] = {target: [] for target in targets}
+    floor: list[float] = []
     for target in targets:
         anyio.run(cold_start, target, workspace)
     for round_ in range(preset.starts):
         for target in rotated(targets, round_):
             runs[target].append(round(anyio.run(cold_start, target, workspace) * 1000, 1))
-    return {
+        floor.append(round(_sdk_import() * 1000, 1))
+    figures = {
         target.key: {"label": target.label, "median_ms": median(runs[target]), "rounds_ms": runs[target]}
         for target in targets
     }
+    label = "floor: a Python importing the SDK's server modules, GC paused (no server)"
+    return {
+        **figures,
+        "sdk_import_stdio_10": {"label": label, "median_ms": median(floor), "rounds_ms": floor},
+    }
+
+
+def _sdk_import() -> float:
+    """Seconds from spawning a Python that imports the SDK's server modules to its exit."""
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", SDK_IMPORT], check=True, env=measured_env())
+    return time.perf_counter() - started
 
 
 def measure_flood(root: Path, preset: Preset) -> Figures:

@@ -3,6 +3,7 @@ same way (the SDK's own client, legacy handshake era) over stdio and HTTP."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import secrets
 import socket
@@ -24,12 +25,15 @@ from mcp.client.streamable_http import streamable_http_client
 from benchmarks.projects import TOOLKILN, measured_env
 
 REFERENCE = Path(__file__).with_name("reference_server.py")
+FASTMCP = Path(__file__).with_name("fastmcp_server.py")  # what a user would write instead
+# FastMCP is an optional benchmark dependency (the bench extra): measured when installed.
+HAS_FASTMCP = importlib.util.find_spec("fastmcp") is not None
 MODE = "legacy"  # the 2025-11-25 handshake: what clients speak today
 
 
 @dataclass(frozen=True)
 class Target:
-    variant: str  # floor, reference or toolkiln
+    variant: str  # floor, reference, toolkiln or fastmcp
     transport: str = "stdio"  # stdio or http; the floor has none
     tools: int = 10  # tools compiled into the served config (the reference lists them too)
     options: tuple[str, ...] = ()  # more options of `toolkiln serve`
@@ -183,8 +187,9 @@ def _children() -> set[int]:
 
 def _server_command(target: Target, workspace: Workspace) -> list[str]:
     config = workspace.configs[target.tools]
-    if target.variant == "reference":
-        return [sys.executable, str(REFERENCE), str(workspace.echo), "--tools", str(config / "tools.json")]
+    if target.variant in ("reference", "fastmcp"):
+        server = REFERENCE if target.variant == "reference" else FASTMCP
+        return [sys.executable, str(server), str(workspace.echo), "--tools", str(config / "tools.json")]
     command = [TOOLKILN, "serve", "--config-dir", str(config), *target.options]
     if target.transport == "http":
         command += ["--http", "--token-file", str(_token(workspace))]

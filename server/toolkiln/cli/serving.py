@@ -11,6 +11,7 @@ import contextlib
 import dataclasses
 import functools
 import gc
+import importlib
 import logging
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -147,7 +148,10 @@ def serve(
 
         from toolkiln.audit import AuditLog
         from toolkiln.runner import Registry
-        from toolkiln.serve import serve_http, serve_stdio  # noqa: F401  (the mcp SDK: most of the start)
+
+        # The mcp SDK (most of the start) and the transport's own modules, and only its:
+        # stdio never loads the HTTP stack, the dashboard or the relay (a test checks it).
+        importlib.import_module(f"toolkiln.serve.{transport}")  # stdio.py or http.py
 
         registry = Registry.load(catalog_path(folders.config))
     audit = None if no_audit else AuditLog(audit_log or folders.config / AUDIT_FILE, audit_max_bytes)

@@ -101,9 +101,8 @@ class ToolRunner:
         log lines out of it, for a caller whose observer has shown them to the same
         reader already (`toolkiln call`), so no line is shown twice."""
         tool = self.registry.get(name)
-        try:
-            if tool.script_path:  # inside the tools folder, or never run
-                self.registry.script_path(tool)
+        try:  # inside the tools folder, or never run: checked once, the path used throughout
+            script = self.registry.script_path(tool) if tool.script_path else None
         except OutsideFolderError as error:
             return ToolResult(text=f"Tool {name!r} cannot run: {error}", is_error=True)
         arguments = dict(arguments or {})
@@ -112,7 +111,7 @@ class ToolRunner:
             listing = "\n".join(f"- {problem}" for problem in problems)
             return ToolResult(text=f"Invalid arguments for tool {name!r}:\n{listing}", is_error=True)
         arguments = prepare_arguments(tool.input_schema, arguments)
-        refusals = self._sandbox(tool, arguments)
+        refusals = self._sandbox(tool, arguments, script)
         if refusals:
             listing = "\n".join(f"- {refusal}" for refusal in refusals)
             return ToolResult(text=f"Refused by the workspace of tool {name!r}:\n{listing}", is_error=True)
@@ -127,15 +126,22 @@ class ToolRunner:
                 )
             remaining = deadline - anyio.current_time()
             return await self._run(
-                tool, arguments, remaining, timeout, observer or LoggingObserver(), on_started, tail_logs
+                tool,
+                script,
+                arguments,
+                remaining,
+                timeout,
+                observer or LoggingObserver(),
+                on_started,
+                tail_logs,
             )
 
-    def _sandbox(self, tool: CompiledTool, arguments: dict[str, Any]) -> list[str]:
+    def _sandbox(self, tool: CompiledTool, arguments: dict[str, Any], script: Path | None) -> list[str]:
         """Resolve the `path` arguments in place; what the workspace refuses, as sentences."""
         refusals = []
         for param in tool.parameters:
             if param.kind == "path" and isinstance(arguments.get(param.name), str):
-                tool_dir = self.registry.script_path(tool).parent
+                tool_dir = (script or self.registry.script_path(tool)).parent
                 try:
                     arguments[param.name] = resolve_path(arguments[param.name], tool.workspace, tool_dir)
                 except WorkspaceError as error:
@@ -145,6 +151,7 @@ class ToolRunner:
     async def _run(
         self,
         tool: CompiledTool,
+        script: Path | None,
         arguments: dict[str, Any],
         remaining: float,
         timeout: float,
@@ -187,7 +194,8 @@ class ToolRunner:
                 timeout=timeout,
                 observer=observer,
             )
-        script = self.registry.script_path(tool)
+        if script is None:  # no script_path: what script_path says of it
+            script = self.registry.script_path(tool)
         try:
             confinement, base = self._confinement(tool, script)
         except ConfinementRefused as error:
@@ -231,7 +239,9 @@ class ToolRunner:
                     )
             except ProcessStartError as error:
                 return ToolResult(text=f"Tool {name!r} could not start its worker: {error}.", is_error=True)
-            return await result_from_answer(tool, answer, timeout, list(stderr_lines), self._files(tool))
+            return await result_from_answer(
+                tool, answer, timeout, list(stderr_lines), self._files(tool, script)
+            )
         env = script_env(base, tool, script, arguments)
         try:
             argv = launch.argv(script, tool, arguments)
@@ -260,7 +270,7 @@ class ToolRunner:
                 + ("" if error.about_arguments else f" {start_hint(script, argv[0])}"),
                 is_error=True,
             )
-        return await result_from_process(tool, result, timeout, list(stderr_lines), self._files(tool))
+        return await result_from_process(tool, result, timeout, list(stderr_lines), self._files(tool, script))
 
     async def close(self) -> None:
         """Stop the warm workers (the processes of running calls stop with their calls)."""
@@ -293,7 +303,11 @@ class ToolRunner:
         except ProcessStartError as error:
             return ToolResult(text=f"Tool {name!r} could not start: {error}.", is_error=True)
         return await result_from_process(
-            tool, result, timeout, result.stderr_text.splitlines()[-STDERR_LINES_KEPT:], self._files(tool)
+            tool,
+            result,
+            timeout,
+            result.stderr_text.splitlines()[-STDERR_LINES_KEPT:],
+            self._files(tool, script),
         )
 
     def _confinement(self, tool: CompiledTool, script: Path) -> tuple[Confinement | None, Mapping[str, str]]:
@@ -309,7 +323,7 @@ class ToolRunner:
             base = {**named, **base} if named else base
         return confinement, base
 
-    def _files(self, tool: CompiledTool) -> FileFence:
+    def _files(self, tool: CompiledTool, script: Path) -> FileFence:
         """Where the files the tool's output names may be: its workspace (runner/named_files.py)."""
-        tool_dir = self.registry.script_path(tool).parent
+        tool_dir = script.parent
         return tool_fence(tool.workspace, tool_dir, self.registry.catalog_file.parent / tool.config_file)
