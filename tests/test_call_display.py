@@ -139,8 +139,8 @@ def test_a_disabled_tool_says_how_to_enable_it(project: Path, tools_dir: Path, c
     result = run_piped(["call", "steps"], cwd=project)
     assert result.returncode == 1
     assert result.stderr == (
-        "toolkiln: error: tool 'steps' is disabled: set \"enabled\": true in config/tools/steps.json, "
-        "then run `toolkiln build`\n"
+        "toolkiln: error: tool 'steps' is disabled (in config/tools/steps.json): "
+        "`toolkiln enable steps` serves it again\n"
     )
 
 
