@@ -25,6 +25,7 @@ from collections.abc import Mapping
 
 import anyio
 
+from toolkiln.process.runners import stop_runners
 from toolkiln.process.spawner import Child, SpawnedProcess, stop_spawner
 
 logger = logging.getLogger(__name__)
@@ -44,7 +45,7 @@ async def wait_for_exit(process: Child) -> None:
     """Wait for the main process to exit, whoever still holds its pipes."""
     if isinstance(process, SpawnedProcess):
         if process.returncode is None:  # not reaped yet (the spawner waits to be asked): the pid is its own
-            pidfd = os.pidfd_open(process.pid)
+            pidfd = process.open_pidfd()
             try:
                 while process.poll() is None:
                     await anyio.wait_readable(pidfd)
@@ -105,6 +106,7 @@ def kill_all_groups() -> None:
 
     Servers call it as they stop too: a stop by signal may end the process before
     the cancelled calls have cleaned up after themselves, and before atexit runs."""
+    stop_runners()
     stop_spawner()
     runs = live_groups.copy()
     for pgid in runs:

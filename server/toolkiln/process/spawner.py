@@ -44,18 +44,22 @@ class SpawnerGone(Exception):
 class Spawner:
     """One spawner process and the socket to it; requests are answered in turn."""
 
-    def __init__(self) -> None:
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        with theirs:
-            self.process = subprocess.Popen(
-                [sys.executable, "-I", "-S", str(_MAIN), str(theirs.fileno())],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                pass_fds=[theirs.fileno()],
-                env={},  # each process gets its environment with its request; the spawner needs none
-                start_new_session=True,  # a terminal's Ctrl-C is the server's to handle, not the spawner's
-            )
-        self.channel = ours
+    def __init__(self, channel: socket.socket | None = None, process: Any = None) -> None:
+        """A new spawner process; or (`runners.py`) one already started, reached by `channel`."""
+        if channel is None:
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+            with theirs:
+                process = subprocess.Popen(
+                    [sys.executable, "-I", "-S", str(_MAIN), str(theirs.fileno())],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    pass_fds=[theirs.fileno()],
+                    env={},  # each process gets its environment with its request; the spawner needs none
+                    start_new_session=True,  # a terminal's Ctrl-C is the server's to handle, not the spawner's
+                )
+            channel = ours
+        self.process = process
+        self.channel = channel
         self.lock = threading.Lock()
         self.devnull = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
         self.gone = False
@@ -64,7 +68,15 @@ class Spawner:
             raise OSError(0, "its helper cannot run here (not x86-64, or memory files may not be executed)")
 
     def request(self, message: tuple[object, ...], fds: Sequence[int] = ()) -> tuple[object, ...]:
+        answer, received = self.request_fds(message, fds)
+        for fd in received:
+            os.close(fd)
+        return answer
+
+    def request_fds(self, message: tuple[object, ...], fds: Sequence[int] = ()) -> tuple[tuple[object, ...], list[int]]:
+        """The answer to `message` (sent with `fds`), and the fds that came with it."""
         body = marshal.dumps(cast(Any, message))
+        received: list[int] = []
         with self.lock:
             if self.gone:
                 raise SpawnerGone("the spawner has gone")
@@ -75,17 +87,24 @@ class Spawner:
                 sent = self.channel.sendmsg([packet], ancillary)
                 if sent < len(packet):
                     self.channel.sendall(packet[sent:])
-                header = self._read(_HEADER.size)
-                answer = marshal.loads(self._read(_HEADER.unpack(header)[0]))
+                header = self._read(_HEADER.size, received)
+                answer = marshal.loads(self._read(_HEADER.unpack(header)[0], received))
             except (OSError, EOFError, ValueError) as error:
                 self.gone = True
+                for fd in received:
+                    os.close(fd)
                 raise SpawnerGone(f"the spawner has gone ({error})", unsent=sent == 0) from None
-        return cast(tuple[object, ...], answer)
+        return cast(tuple[object, ...], answer), received
 
-    def _read(self, size: int) -> bytes:
+    def _read(self, size: int, received: list[int]) -> bytes:
         data = bytearray()
         while len(data) < size:
-            chunk = self.channel.recv(size - len(data))
+            chunk, ancillary, _, _ = self.channel.recvmsg(
+                size - len(data), socket.CMSG_SPACE(4), socket.MSG_CMSG_CLOEXEC
+            )
+            for level, kind, payload in ancillary:
+                if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                    received += array.array("i", payload[: len(payload) // 4 * 4]).tolist()
             if not chunk:
                 raise EOFError("end of stream")
             data += chunk
@@ -99,8 +118,12 @@ class Spawner:
             if self.devnull >= 0:
                 os.close(self.devnull)
                 self.devnull = -1
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(timeout=5)
+        if isinstance(self.process, subprocess.Popen):
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=5)
+        elif self.process is not None:  # a runner's bubblewrap, started by the spawner
+            self.process.signal_group(signal.SIGKILL)  # its resident has killed what it held
+            self.process.wait()
 
 
 class SpawnedProcess:
@@ -109,28 +132,42 @@ class SpawnedProcess:
     while its main process is there. The spawner reaps it only when `poll` asks, so while
     `returncode` is None its pid cannot have been reused: a pidfd opened then is its own."""
 
-    def __init__(self, spawner: Spawner, pid: int, stdin: int | None, stdout: int, stderr: int) -> None:
+    def __init__(
+        self, spawner: Spawner, pid: int, stdin: int | None, stdout: int | None, stderr: int | None,
+        pidfd: int | None = None,
+    ) -> None:  # fmt: skip
         self._spawner = spawner
-        self.pid = pid
+        # Started by a runner (`runners.py`): `pid` is in the runner's PID namespace, its
+        # pidfd says which process it is here; the runner is asked about it by `ref`.
+        self._pidfd = pidfd
+        self.ref = pid
+        self.pid = pid if pidfd is None else _pid_of(pidfd)
         self.stdin: IO[bytes] | None = None if stdin is None else open(stdin, "wb", buffering=0)  # noqa: SIM115
-        self.stdout: IO[bytes] | None = open(stdout, "rb", buffering=0)  # noqa: SIM115
-        self.stderr: IO[bytes] | None = open(stderr, "rb", buffering=0)  # noqa: SIM115
+        self.stdout: IO[bytes] | None = None if stdout is None else open(stdout, "rb", buffering=0)  # noqa: SIM115
+        self.stderr: IO[bytes] | None = None if stderr is None else open(stderr, "rb", buffering=0)  # noqa: SIM115
         self.returncode: int | None = None
 
     def poll(self) -> int | None:
         if self.returncode is None:
             try:
-                answer = self._spawner.request(("status", self.pid))
+                answer = self._spawner.request(("status", self.ref))
             except SpawnerGone:
                 answer = ("ok", -signal.SIGKILL)  # it killed what it held as it went
             if answer[1] is not None:
                 self.returncode = cast(int, answer[1])
+                if self._pidfd is not None:
+                    os.close(self._pidfd)
+                    self._pidfd = None
         return self.returncode
+
+    def open_pidfd(self) -> int:
+        """A pidfd of the main process (the caller closes it); only while it is not reaped."""
+        return os.pidfd_open(self.pid) if self._pidfd is None else os.dup(self._pidfd)
 
     def wait(self) -> int:
         if self.poll() is None:
             # The spawner reaps it only when asked (poll): until then its pid is its own.
-            pidfd = os.pidfd_open(self.pid)
+            pidfd = self.open_pidfd()
             try:
                 while self.poll() is None:
                     select.select([pidfd], [], [])
@@ -142,10 +179,20 @@ class SpawnedProcess:
     def signal_group(self, signum: int) -> None:
         if self.returncode is None:
             try:
-                self._spawner.request(("signal", self.pid, int(signum)))
+                self._spawner.request(("signal", self.ref, int(signum)))
             except SpawnerGone:  # killed under it: the group is ours to signal (init reaps it now)
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(self.pid, signum)
+                if self._pidfd is None:  # a runner's call ended with the runner's namespaces
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.killpg(self.pid, signum)
+
+
+def _pid_of(pidfd: int) -> int:
+    """The pid, in this process's PID namespace, of the process `pidfd` refers to."""
+    with open(f"/proc/self/fdinfo/{pidfd}") as info:
+        for line in info:
+            if line.startswith("Pid:"):
+                return int(line.split()[1])
+    raise OSError(0, "no pid for a pidfd")
 
 
 # What `process` holds of a running process: started by the spawner, or by Popen without one.
@@ -241,7 +288,7 @@ def spawn(
         theirs = [chosen.devnull, stdout_write, stderr_write]
     ours = [fd for fd in (stdin_write, stdout_read, stderr_read) if fd is not None]
     try:
-        answer = chosen.request(
+        answer, received = chosen.request_fds(
             ("spawn", encoded_argv, encoded_env, None if cwd is None else os.fsencode(cwd), list(limits)),
             theirs,
         )
@@ -254,11 +301,14 @@ def spawn(
             if fd != chosen.devnull:
                 os.close(fd)
     if answer[0] != "ok":
-        for fd in ours:
+        for fd in [*ours, *received]:
             os.close(fd)
         number, message = cast(int, answer[1]), cast(str, answer[2])
         stage, _, reason = message.partition(" ")
         if stage == "limits":
             raise subprocess.SubprocessError(f"setting its limits failed: {reason}")
         raise OSError(number, os.strerror(number) if number else message)
-    return SpawnedProcess(chosen, cast(int, answer[1]), stdin_write, stdout_read, stderr_read)
+    pidfd = received[0] if received else None
+    for fd in received[1:]:
+        os.close(fd)
+    return SpawnedProcess(chosen, cast(int, answer[1]), stdin_write, stdout_read, stderr_read, pidfd)
