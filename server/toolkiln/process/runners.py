@@ -42,7 +42,7 @@ def runner_for(confinement: Confinement) -> Spawner | None:
     if _problem is not None:
         return None
     command, private = profile_argv(confinement)
-    key = (*command, "\0", *private)
+    key = _key(command, private)
     with _lock:
         runner = _runners.get(key)
         if runner is not None and not runner.gone:
@@ -63,11 +63,18 @@ def runner_for(confinement: Confinement) -> Spawner | None:
     return runner
 
 
-def stop_runners() -> None:
-    """End every runner (and whatever call each still runs); new ones start on next use."""
+def stop_runners(*confinements: Confinement) -> None:
+    """End the runners of `confinements`' profiles, or every runner (and whatever call each
+    still runs); new ones start on next use."""
     with _lock:
+        keys = {_key(*profile_argv(confinement)) for confinement in confinements} if confinements else None
         for key in list(_runners):
-            _drop(key)
+            if keys is None or key in keys:
+                _drop(key)
+
+
+def _key(command: list[str], private: list[str]) -> tuple[str, ...]:
+    return (*command, "\0", *private)
 
 
 def _drop(key: tuple[str, ...]) -> None:
