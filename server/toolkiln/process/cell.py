@@ -17,18 +17,20 @@ resident (no socket of it is left open in the call). The keeper leads the call's
 group: the server's SIGTERM and SIGKILL reach the program (PID 2) as before.
 """
 
+import contextlib
 import ctypes
-import errno
+import marshal
 import os
 import signal
 import socket
 import struct
 import sys
+from typing import Any
 
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWPID = 0x20000, 0x08000000, 0x40000000, 0x20000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 0x4000, 0x40000
 PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 4, 24, 47, 4
-_SYS_CAPSET, _SYS_OPEN_TREE, _SYS_MOVE_MOUNT = 126, 428, 429  # x86-64
+_SYS_CAPGET, _SYS_CAPSET, _SYS_OPEN_TREE, _SYS_MOVE_MOUNT = 125, 126, 428, 429  # x86-64
 OPEN_TREE_CLONE, AT_RECURSIVE, MOVE_MOUNT_F_EMPTY_PATH, AT_FDCWD = 1, 0x8000, 4, -100
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 1
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -41,33 +43,42 @@ def _check(result: int, what: str) -> int:
     return result
 
 
-def make_cell(private: list[str], network: bool, keep: list[int]) -> tuple[int, socket.socket]:
-    """Fork a keeper (and its init), ready for one call; its pid and the socket to its init."""
+def make_cell(private: list[str], network: bool) -> tuple[int, socket.socket]:
+    """Fork a keeper, which makes a cell's namespaces and its init; the keeper's pid and a
+    socket on which it says its init's pid once that init is ready (`cell_init`)."""
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     pid = os.fork()
     if pid == 0:  # the keeper
-        code = 127
         try:
             ours.close()
-            code = _keep(theirs, private, network, keep)
-        except BaseException as error:  # noqa: BLE001  (a forked child never returns into the resident)
-            with _quiet():
-                theirs.sendall(_pack(("error", getattr(error, "errno", 0) or 0, f"cell {error}")))
+            _keep(theirs, private, network)
         finally:
-            os._exit(code)
+            os._exit(0)
     theirs.close()
     return pid, ours
 
 
-def _keep(link: socket.socket, private: list[str], network: bool, keep: list[int]) -> int:
+def cell_init(link: socket.socket) -> int:
+    """The pid of a cell's init, once ready (`OSError` when the cell could not be made)."""
+    said = b""
+    while len(said) < 4:
+        chunk = link.recv(4 - len(said))
+        if not chunk:
+            raise OSError(0, "the cell could not be made")
+        said += chunk
+    link.close()
+    return int(struct.unpack("!i", said)[0])
+
+
+def _keep(link: socket.socket, private: list[str], network: bool) -> None:
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # SIGTERM, SIGINT, SIGHUP stay ignored
-    _close_all_but([link.fileno(), *keep])
+    _close_all_but([link.fileno()])
     devnull = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1):  # the resident's channel to the server: never the call's
+    for fd in (0, 1):  # the resident's channel to the server: never a call's
         os.dup2(devnull, fd)
     os.close(devnull)
-    os.setsid()  # the call's process group: the server signals it
+    os.setsid()  # out of the resident's group
     _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | (0 if network else CLONE_NEWNET)), "unshare")
     _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount private")
     kept = [(path, _clone(path)) for path in _mounts_inside(private)]
@@ -79,103 +90,77 @@ def _keep(link: socket.socket, private: list[str], network: bool, keep: list[int
             _put_back(path, tree)
     if not network:
         _loopback_up()
+    ready_read, ready_write = os.pipe()
     init = os.fork()
     if init == 0:
-        code = 127
         try:
-            code = _init(link, keep)
+            os.close(ready_read)
+            link.close()
+            _init(ready_write)
         finally:
-            os._exit(code)
+            os._exit(0)
+    os.close(ready_write)
+    if os.read(ready_read, 1) == b"R":
+        link.sendall(struct.pack("!i", init))
     link.close()
     while True:
         try:
-            _, status = os.waitpid(init, 0)
-            break
+            os.waitpid(init, 0)
+            return
         except InterruptedError:
             continue
-    code = os.waitstatus_to_exitcode(status)
-    return code if code >= 0 else 128 - code
 
 
-def _init(link: socket.socket, helpers: list[int]) -> int:
-    """PID 1 of the call: mount its /proc, drop every capability, wait for the call, start
-    it (as PID 2, through the helper: a subreaper, exec errors reported), wait for it."""
+def _init(ready: int) -> None:
+    """PID 1 of a cell: its own /proc; then it reaps the call's orphans until it is killed
+    (when the call's main process ends), and the kernel kills what is left in the cell."""
     _check(_libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None), "mount /proc")
-    _drop_capabilities()
-    request = _receive(link)
-    if request is None:
-        return 0  # the resident has gone, or dropped this cell
-    (_, argv, env, cwd, limits), fds = request
-    try:
-        pid = _start(argv, env, cwd, limits, fds, helpers)
-    except OSError as error:
-        link.sendall(_pack(("error", error.errno or 0, str(error.strerror or error))))
-        return 127
-    finally:
-        for fd in fds:
-            os.close(fd)
-    link.sendall(_pack(("ok", pid)))
-    link.close()
-    for fd in helpers:
-        os.close(fd)
-    while True:  # as init, every orphan of the call comes here: reap them until the program ends
+    _check(_libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "not dumpable")
+    os.write(ready, b"R")
+    os.close(ready)
+    while True:
         try:
-            done, status = os.waitpid(-1, 0)
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            signal.pause()
         except InterruptedError:
             continue
-        except ChildProcessError:
-            return 127
-        if done == pid:
-            code = os.waitstatus_to_exitcode(status)
-            return code if code >= 0 else 128 - code
 
 
-def _start(argv: list[bytes], env: dict[bytes, bytes], cwd: bytes | None, limits: list, fds: list[int], helpers: list[int]) -> int:  # type: ignore[type-arg]
-    from spawner_main import _DEFAULT_SIGNALS, _program_path, _set_limits  # type: ignore[import-not-found]
-
-    if cwd is not None:
-        os.chdir(cwd)
-    path = _program_path(argv[0], env)
-    if isinstance(path, int):
-        raise OSError(path, os.strerror(path))
-    report_read, report_write = os.pipe2(os.O_CLOEXEC)
-    try:
-        pid = os.posix_spawn(
-            f"/proc/self/fd/{helpers[bool(limits)]}",
-            [b"toolkiln-helper", path, *argv],
-            env,
-            file_actions=[(os.POSIX_SPAWN_DUP2, fd, number) for number, fd in enumerate([*fds, report_write])],
-            setsigdef=_DEFAULT_SIGNALS,
-        )
-        os.close(report_write)
-        report_write = -1
-        if limits and (problem := _set_limits(pid, limits)) is not None:
-            raise OSError(0, f"setting its limits failed: {problem}")
-        report = b""
-        while chunk := os.read(report_read, 64):
-            report += chunk
-    finally:
-        for fd in (report_read, report_write):
-            if fd >= 0:
-                os.close(fd)
-    if report:
-        os.waitpid(pid, 0)
-        number = int.from_bytes(report[:4], "little", signed=True)
-        raise OSError(number, os.strerror(number))
-    return pid
+def enter(target: int, network: bool) -> None:
+    """Move this process (its children to come) into the namespaces of pidfd `target`:
+    mount, PID (for children), IPC, and network without network."""
+    flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | (0 if network else CLONE_NEWNET)
+    _check(_libc.setns(target, flags), "enter a cell")
 
 
-def _drop_capabilities() -> None:
-    """No capability for the call, not even after an exec as root: the bounding set
-    emptied, the ambient set cleared, then the rest (capset to nothing)."""
+def home_namespaces(network: bool) -> list[tuple[int, int]]:
+    """This process's own namespaces, as fds, to come back to with `leave`."""
+    kinds = [("mnt", CLONE_NEWNS), ("pid", CLONE_NEWPID), ("ipc", CLONE_NEWIPC)]
+    if not network:
+        kinds.append(("net", CLONE_NEWNET))
+    return [(os.open(f"/proc/self/ns/{name}", os.O_RDONLY | os.O_CLOEXEC), flag) for name, flag in kinds]
+
+
+def leave(home: list[tuple[int, int]]) -> None:
+    for fd, flag in home:
+        _check(_libc.setns(fd, flag), "leave a cell")
+    os.chdir("/")
+
+
+def drop_inherited_capabilities() -> None:
+    """Keep this process's capabilities, but let no program it (or a child) runs have one,
+    not even as root: the bounding set emptied, the inheritable and ambient sets cleared."""
     last = int(open("/proc/sys/kernel/cap_last_cap").read())  # noqa: SIM115
     for capability in range(last + 1):
         _check(_libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0), "drop capability")
     _check(_libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "clear ambient capabilities")
     header = struct.pack("Ii", 0x20080522, 0)
-    data = bytes(24)  # two (effective, permitted, inheritable) triples, all empty
-    _check(_libc.syscall(_SYS_CAPSET, header, data), "capset")
-    _check(_libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "not dumpable")
+    data = ctypes.create_string_buffer(24)
+    _check(_libc.syscall(_SYS_CAPGET, header, data), "capget")
+    effective0, permitted0, _, effective1, permitted1, _ = struct.unpack("6I", data.raw)
+    kept = struct.pack("6I", effective0, permitted0, 0, effective1, permitted1, 0)
+    _check(_libc.syscall(_SYS_CAPSET, bytes(header), kept), "capset")
 
 
 def _mounts_inside(folders: list[str]) -> list[str]:
@@ -216,7 +201,10 @@ def _put_back(path: str, tree: int) -> None:
     else:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o600))
-    _check(_libc.syscall(_SYS_MOVE_MOUNT, tree, b"", AT_FDCWD, path.encode(), MOVE_MOUNT_F_EMPTY_PATH), f"move {path}")
+    _check(
+        _libc.syscall(_SYS_MOVE_MOUNT, tree, b"", AT_FDCWD, path.encode(), MOVE_MOUNT_F_EMPTY_PATH),
+        f"move {path}",
+    )
     os.close(tree)
 
 
@@ -233,33 +221,8 @@ def _close_all_but(keep: list[int]) -> None:
     for name in os.listdir("/proc/self/fd"):
         fd = int(name)
         if fd > 2 and fd not in keep:
-            with _quiet():
+            with contextlib.suppress(OSError):
                 os.close(fd)
-
-
-class _quiet:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> bool:
-        return exc[0] is not None and issubclass(exc[0], OSError)  # type: ignore[arg-type]
-
-
-HEADER = struct.Struct("!I")
-MAX_FDS = 3
-
-
-def _pack(message: object) -> bytes:
-    import marshal
-
-    body = marshal.dumps(message)
-    return HEADER.pack(len(body)) + body
-
-
-def _receive(link: socket.socket) -> tuple[tuple, list[int]] | None:  # type: ignore[type-arg]
-    from spawner_main import _receive as receive
-
-    return receive(link)  # type: ignore[no-any-return]
 
 
 if __name__ == "__main__":

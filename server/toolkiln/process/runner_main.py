@@ -14,15 +14,17 @@ The resident is not dumpable: nothing in the profile may ptrace it or read its m
 """
 
 import array
+import contextlib
 import ctypes
 import fcntl
 import os
+import signal
 import socket
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # run as a script, by path
-import spawner_main  # type: ignore[import-not-found]  # noqa: E402
-from cell import PR_SET_DUMPABLE, make_cell  # type: ignore[import-not-found]  # noqa: E402
+import spawner_main  # type: ignore[import-not-found]
+import cell  # type: ignore[import-not-found]
 
 
 class Resident(spawner_main.Spawner):  # type: ignore[misc]
@@ -30,9 +32,12 @@ class Resident(spawner_main.Spawner):  # type: ignore[misc]
         super().__init__(channel, wakeup)
         self.private = private
         self.network = network
-        # Above 3: a call's fds are put at 0 to 3 before the helper is run by its /proc/self/fd path.
-        self.helper_fds = [fcntl.fcntl(int(path.rsplit("/", 1)[1]), fcntl.F_DUPFD_CLOEXEC, 10) for path in self.helpers or ()]
-        self.ready: tuple[int, socket.socket] | None = None
+        self.home = cell.home_namespaces(network)
+        if self.helpers is not None:  # by a path that names them inside a cell too (its own /proc)
+            moved = [fcntl.fcntl(int(path.rsplit("/", 1)[1]), fcntl.F_DUPFD_CLOEXEC, 10) for path in self.helpers]
+            self.helpers = tuple(f"/proc/self/fd/{fd}" for fd in moved)
+        self.ready: tuple[int, socket.socket] | None = None  # a keeper, and its word of its init
+        self.cells: dict[int, tuple[int, int]] = {}  # main process -> its cell's keeper and init's pidfd
         self.outgoing: list[int] = []  # fds to send with the next answer
 
     def answer_one(self, request: tuple[object, ...], fds: list[int]) -> object:
@@ -42,7 +47,7 @@ class Resident(spawner_main.Spawner):  # type: ignore[misc]
 
     def prepare(self) -> None:
         if self.ready is None and self.helpers is not None:
-            self.ready = make_cell(self.private, self.network, self.helper_fds)
+            self.ready = cell.make_cell(self.private, self.network)
             self.spared.add(self.ready[0])
 
     def send(self, answer: object) -> None:
@@ -62,46 +67,70 @@ class Resident(spawner_main.Spawner):  # type: ignore[misc]
         self.prepare()  # the next call's cell, made while this one runs
 
     def spawn(self, request: tuple[object, ...], fds: list[int]) -> object:
+        """Start the call's program inside a ready cell: this process enters the cell's
+        namespaces, starts it as the spawner does (the helper, by posix_spawn), and leaves."""
         self.prepare()
         if self.ready is None:
             return ("error", 0, "resident: its helper cannot run here")
         keeper, link = self.ready
         self.ready = None
-        self.spared.discard(keeper)
-        answer: tuple[tuple[object, ...], list[int]] | None = None
         try:
-            rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))]
-            link.sendmsg([_packed(("spawn", *request))], rights)
-            answer = spawner_main._receive(link)
-        except OSError:
-            pass
-        finally:
+            init = os.pidfd_open(cell.cell_init(link))
+        except OSError as error:
             link.close()
-        if answer is None or answer[0][0] != "ok":
-            _reap(keeper)
-            return answer[0] if answer is not None else ("error", 0, "resident: the cell ended before the call")
-        self.running.add(keeper)
-        self.outgoing = [os.pidfd_open(keeper)]
-        return ("ok", keeper)
-
-
-def _packed(message: object) -> bytes:
-    body = spawner_main.marshal.dumps(message)
-    return bytes(spawner_main.HEADER.pack(len(body)) + body)
-
-
-def _reap(pid: int) -> None:
-    while True:
+            _kill_cell(keeper, -1)
+            return ("error", error.errno or 0, f"resident: {error.strerror or error}")
+        cell.enter(init, self.network)
         try:
-            os.waitpid(pid, 0)
-            return
-        except InterruptedError:
-            continue
-        except ChildProcessError:
-            return
+            answer = super().spawn(request, fds)
+        finally:
+            cell.leave(self.home)
+        if answer[0] != "ok":
+            _kill_cell(keeper, init)
+            return answer
+        pid = answer[1]
+        self.cells[pid] = (keeper, init)
+        self.outgoing = [os.pidfd_open(pid)]
+        return answer
+
+    def check_children(self) -> None:
+        """As the spawner's, and: the cell of a main process that exited is killed (its
+        init: the kernel kills everything in it), its keeper reaped once it has gone."""
+        super().check_children()
+        for pid in [pid for pid in self.cells if pid not in self.running]:
+            _kill_cell(*self.cells.pop(pid))
+        for keeper in list(self.spared):
+            if self.ready is not None and keeper == self.ready[0]:
+                continue
+            try:
+                done, _ = os.waitpid(keeper, os.WNOHANG)
+            except ChildProcessError:
+                done = keeper
+            if done:
+                self.spared.discard(keeper)
+
+    def kill_everything(self) -> None:
+        for keeper, init in self.cells.values():
+            _kill_cell(keeper, init)
+        self.cells.clear()
+        super().kill_everything()
+
+
+def _kill_cell(keeper: int, init: int) -> None:
+    """SIGKILL a cell's init (by pidfd): the kernel kills all in the cell, and its keeper,
+    once its init is gone, exits; not waited for: it is reaped later (namespaces take a
+    while to go, and the init's exit waits for the main process to be reaped)."""
+    if init >= 0:
+        with contextlib.suppress(OSError):
+            signal.pidfd_send_signal(init, signal.SIGKILL)
+        os.close(init)
+    else:  # its init never came: the keeper is what there is to kill
+        with contextlib.suppress(OSError):
+            os.kill(keeper, signal.SIGKILL)
 
 
 if __name__ == "__main__":
-    if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+    if ctypes.CDLL(None, use_errno=True).prctl(cell.PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
         sys.exit("resident: cannot make itself undumpable")
+    cell.drop_inherited_capabilities()
     spawner_main.main(Resident, sys.argv[3:], sys.argv[2] == "1")

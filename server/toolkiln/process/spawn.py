@@ -96,8 +96,8 @@ def start_process(
 
 
 def _spawn(
-    chosen: Spawner, renew: Callable[[], Spawner | None], argv: Sequence[str], command: list[str], piped_stdin: bool,
-    cwd: str | os.PathLike[str] | None, env: Mapping[str, str], limits: Limits | None,
+    chosen: Spawner, renew: Callable[[], Spawner | None], argv: Sequence[str], command: list[str],
+    piped_stdin: bool, cwd: str | os.PathLike[str] | None, env: Mapping[str, str], limits: Limits | None,
 ) -> SpawnedProcess:  # fmt: skip
     """Start `command` through the spawner (or a runner); once more through a new one (`renew`)
     when it was killed before the request reached it (found out only now), never when it
@@ -109,7 +109,9 @@ def _spawn(
                 env=env, limits=rlimit_settings(limits),
             )  # fmt: skip
         except SpawnerGone as error:
-            again = renew() if error.unsent and not attempt else None
+            # A runner that has gone took whatever it had started with it (its PID namespace):
+            # asking a new one cannot run the program twice.
+            again = renew() if (error.unsent or chosen.replayable) and not attempt else None
             if again is None:
                 raise ProcessStartError(f"cannot start {argv[0]}: {error}") from None
             chosen = again

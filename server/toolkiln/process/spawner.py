@@ -55,7 +55,7 @@ class Spawner:
                     stdout=subprocess.DEVNULL,
                     pass_fds=[theirs.fileno()],
                     env={},  # each process gets its environment with its request; the spawner needs none
-                    start_new_session=True,  # a terminal's Ctrl-C is the server's to handle, not the spawner's
+                    start_new_session=True,  # a terminal's Ctrl-C is the server's, not the spawner's
                 )
             channel = ours
         self.process = process
@@ -63,6 +63,9 @@ class Spawner:
         self.lock = threading.Lock()
         self.devnull = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
         self.gone = False
+        # A runner's (`runners.py`): whatever it started dies with it, so a request it may
+        # have received before it died can be asked of a new one.
+        self.replayable = process is not None and not isinstance(process, subprocess.Popen)
         if self.request(("hello",)) != ("ok", True):
             self.stop()
             raise OSError(0, "its helper cannot run here (not x86-64, or memory files may not be executed)")
@@ -73,7 +76,9 @@ class Spawner:
             os.close(fd)
         return answer
 
-    def request_fds(self, message: tuple[object, ...], fds: Sequence[int] = ()) -> tuple[tuple[object, ...], list[int]]:
+    def request_fds(
+        self, message: tuple[object, ...], fds: Sequence[int] = ()
+    ) -> tuple[tuple[object, ...], list[int]]:
         """The answer to `message` (sent with `fds`), and the fds that came with it."""
         body = marshal.dumps(cast(Any, message))
         received: list[int] = []
