@@ -45,7 +45,10 @@ def measure_confinement(scratch: Path, preset: Preset) -> Figures:
         "call_contained": ([str(script)], None),
         "call_confined": ([str(script)], Confinement(network=True, read_only=False)),
         "call_confined_strict": ([str(script)], Confinement(network=False, writable=(str(tools),))),
-        "call_confined_strict_bwrap_per_call": ([str(script)], Confinement(network=False, writable=(str(tools),))),
+        "call_confined_strict_bwrap_per_call": (
+            [str(script)],
+            Confinement(network=False, writable=(str(tools),)),
+        ),
         "probe_unconfined": ([str(script), "--help"], None),
         "probe_confined": (
             [str(script), "--help"],

@@ -19,13 +19,11 @@ group: the server's SIGTERM and SIGKILL reach the program (PID 2) as before.
 
 import contextlib
 import ctypes
-import marshal
 import os
 import signal
 import socket
 import struct
 import sys
-from typing import Any
 
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWPID = 0x20000, 0x08000000, 0x40000000, 0x20000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 0x4000, 0x40000
@@ -79,12 +77,17 @@ def _keep(link: socket.socket, private: list[str], network: bool) -> None:
         os.dup2(devnull, fd)
     os.close(devnull)
     os.setsid()  # out of the resident's group
-    _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | (0 if network else CLONE_NEWNET)), "unshare")
+    _check(
+        _libc.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | (0 if network else CLONE_NEWNET)), "unshare"
+    )
     _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount private")
     kept = [(path, _clone(path)) for path in _mounts_inside(private)]
     for folder in [*private, "/dev/shm"]:
         if os.path.isdir(folder):
-            _check(_libc.mount(b"tmpfs", folder.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, None), f"tmpfs {folder}")
+            _check(
+                _libc.mount(b"tmpfs", folder.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, None),
+                f"tmpfs {folder}",
+            )
     for path, tree in kept:  # what the profile showed inside them, shown again
         if tree >= 0:
             _put_back(path, tree)

@@ -23,8 +23,8 @@ import socket
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # run as a script, by path
-import spawner_main  # type: ignore[import-not-found]
 import cell  # type: ignore[import-not-found]
+import spawner_main  # type: ignore[import-not-found]
 
 
 class Resident(spawner_main.Spawner):  # type: ignore[misc]
@@ -33,8 +33,9 @@ class Resident(spawner_main.Spawner):  # type: ignore[misc]
         self.private = private
         self.network = network
         self.home = cell.home_namespaces(network)
-        if self.helpers is not None:  # by a path that names them inside a cell too (its own /proc)
-            moved = [fcntl.fcntl(int(path.rsplit("/", 1)[1]), fcntl.F_DUPFD_CLOEXEC, 10) for path in self.helpers]
+        helpers: tuple[str, ...] | None = self.helpers  # type: ignore[has-type]
+        if helpers is not None:  # by a path that names them inside a cell too (its own /proc)
+            moved = [fcntl.fcntl(int(path.rsplit("/", 1)[1]), fcntl.F_DUPFD_CLOEXEC, 10) for path in helpers]
             self.helpers = tuple(f"/proc/self/fd/{fd}" for fd in moved)
         self.ready: tuple[int, socket.socket] | None = None  # a keeper, and its word of its init
         self.cells: dict[int, tuple[int, int]] = {}  # main process -> its cell's keeper and init's pidfd
