@@ -59,12 +59,12 @@ def make_cell(private: list[str], network: bool) -> tuple[int, socket.socket]:
 def cell_init(link: socket.socket) -> int:
     """The pid of a cell's init, once ready (`OSError` when the cell could not be made)."""
     said = b""
-    while len(said) < 4:
-        chunk = link.recv(4 - len(said))
-        if not chunk:
-            raise OSError(0, "the cell could not be made")
-        said += chunk
-    link.close()
+    with link:
+        while len(said) < 4:
+            chunk = link.recv(4 - len(said))
+            if not chunk:
+                raise OSError(0, "the cell could not be made")
+            said += chunk
     return int(struct.unpack("!i", said)[0])
 
 

@@ -14,6 +14,7 @@ The resident is not dumpable: nothing in the profile may ptrace it or read its m
 """
 
 import array
+import collections
 import contextlib
 import ctypes
 import fcntl
@@ -26,6 +27,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # run as a scrip
 import cell  # type: ignore[import-not-found]
 import spawner_main  # type: ignore[import-not-found]
 
+# Cells made ahead: concurrent calls (a discovery probes 4 scripts at a time) each find one.
+READY_CELLS = 4
+
 
 class Resident(spawner_main.Spawner):  # type: ignore[misc]
     def __init__(self, channel: socket.socket, wakeup: int, private: list[str], network: bool) -> None:
@@ -37,19 +41,23 @@ class Resident(spawner_main.Spawner):  # type: ignore[misc]
         if helpers is not None:  # by a path that names them inside a cell too (its own /proc)
             moved = [fcntl.fcntl(int(path.rsplit("/", 1)[1]), fcntl.F_DUPFD_CLOEXEC, 10) for path in helpers]
             self.helpers = tuple(f"/proc/self/fd/{fd}" for fd in moved)
-        self.ready: tuple[int, socket.socket] | None = None  # a keeper, and its word of its init
+        # Keepers of cells made ahead, oldest first, and the socket on which each says its init.
+        self.ready: collections.deque[tuple[int, socket.socket]] = collections.deque()
         self.cells: dict[int, tuple[int, int]] = {}  # main process -> its cell's keeper and init's pidfd
         self.outgoing: list[int] = []  # fds to send with the next answer
 
     def answer_one(self, request: tuple[object, ...], fds: list[int]) -> object:
         if request[0] == "busy":  # whether a call still runs (a runner with none may be ended)
             return ("ok", bool(self.running or self.ended))
+        if request[0] == "hello":  # and a trial cell: where none can be made, calls start bubblewrap
+            return ("ok", self.helpers is not None and _cell_works(self.private, self.network))
         return super().answer_one(request, fds)
 
     def prepare(self) -> None:
-        if self.ready is None and self.helpers is not None:
-            self.ready = cell.make_cell(self.private, self.network)
-            self.spared.add(self.ready[0])
+        while len(self.ready) < READY_CELLS and self.helpers is not None:
+            made = cell.make_cell(self.private, self.network)  # a fork: the keeper does the rest meanwhile
+            self.ready.append(made)
+            self.spared.add(made[0])
 
     def send(self, answer: object) -> None:
         body = spawner_main.marshal.dumps(answer)
@@ -71,10 +79,9 @@ class Resident(spawner_main.Spawner):  # type: ignore[misc]
         """Start the call's program inside a ready cell: this process enters the cell's
         namespaces, starts it as the spawner does (the helper, by posix_spawn), and leaves."""
         self.prepare()
-        if self.ready is None:
+        if not self.ready:
             return ("error", 0, "resident: its helper cannot run here")
-        keeper, link = self.ready
-        self.ready = None
+        keeper, link = self.ready.popleft()
         try:
             init = os.pidfd_open(cell.cell_init(link))
         except OSError as error:
@@ -101,7 +108,7 @@ class Resident(spawner_main.Spawner):  # type: ignore[misc]
         for pid in [pid for pid in self.cells if pid not in self.running]:
             _kill_cell(*self.cells.pop(pid))
         for keeper in list(self.spared):
-            if self.ready is not None and keeper == self.ready[0]:
+            if any(keeper == ready for ready, _ in self.ready):
                 continue
             try:
                 done, _ = os.waitpid(keeper, os.WNOHANG)
@@ -115,6 +122,17 @@ class Resident(spawner_main.Spawner):  # type: ignore[misc]
             _kill_cell(keeper, init)
         self.cells.clear()
         super().kill_everything()
+
+
+def _cell_works(private: list[str], network: bool) -> bool:
+    keeper, link = cell.make_cell(private, network)
+    try:
+        init = os.pidfd_open(cell.cell_init(link))
+    except OSError:
+        init = -1
+    _kill_cell(keeper, init)
+    os.waitpid(keeper, 0)
+    return init >= 0
 
 
 def _kill_cell(keeper: int, init: int) -> None:
