@@ -19,6 +19,7 @@ import contextlib
 import ctypes
 import fcntl
 import os
+import select
 import signal
 import socket
 import sys
@@ -29,6 +30,7 @@ import spawner_main  # type: ignore[import-not-found]
 
 # Cells made ahead: concurrent calls (a discovery probes 4 scripts at a time) each find one.
 READY_CELLS = 4
+IDLE_SECONDS = 0.002  # no request for this long: a cell is made
 
 
 class Resident(spawner_main.Spawner):  # type: ignore[misc]
@@ -53,8 +55,10 @@ class Resident(spawner_main.Spawner):  # type: ignore[misc]
             return ("ok", self.helpers is not None and _cell_works(self.private, self.network))
         return super().answer_one(request, fds)
 
-    def prepare(self) -> None:
-        while len(self.ready) < READY_CELLS and self.helpers is not None:
+    def prepare(self, count: int = READY_CELLS) -> None:
+        for _ in range(count):
+            if len(self.ready) >= READY_CELLS or self.helpers is None:
+                return
             made = cell.make_cell(self.private, self.network)  # a fork: the keeper does the rest meanwhile
             self.ready.append(made)
             self.spared.add(made[0])
@@ -73,12 +77,33 @@ class Resident(spawner_main.Spawner):  # type: ignore[misc]
                 self.outgoing = []
         else:
             self.channel.sendall(packet)
-        self.prepare()  # the next call's cell, made while this one runs
+
+    def serve(self) -> None:
+        """As the spawner's, and: cells are made while no request waits (a fork here delays
+        the answer to whatever comes meanwhile), or at once when none is left."""
+        while True:
+            idle = IDLE_SECONDS if len(self.ready) < READY_CELLS else None
+            try:
+                ready, _, _ = select.select([self.channel.fileno(), self.wakeup], [], [], idle)
+            except InterruptedError:
+                continue
+            if not ready:
+                self.prepare(1)
+                continue
+            if self.wakeup in ready:
+                os.read(self.wakeup, 512)
+                self.check_children()
+            if self.channel.fileno() in ready:
+                request = self.receive()
+                if request is None:
+                    return  # the server is gone
+                self.send(self.answer(*request))
 
     def spawn(self, request: tuple[object, ...], fds: list[int]) -> object:
         """Start the call's program inside a ready cell: this process enters the cell's
         namespaces, starts it as the spawner does (the helper, by posix_spawn), and leaves."""
-        self.prepare()
+        if not self.ready:
+            self.prepare(1)
         if not self.ready:
             return ("error", 0, "resident: its helper cannot run here")
         keeper, link = self.ready.popleft()
