@@ -78,6 +78,7 @@ async def test_calls_of_one_profile_share_one_runner_and_nothing_else() -> None:
                 "ls /proc | grep -c '^[0-9]'; "
                 "(echo x > /run/left) 2>/dev/null && echo wrote-run; "
                 "(echo x > /dev/left) 2>/dev/null && echo wrote-dev; "
+                "ls -l /proc/$$/fd | grep -c socket; "
                 "grep CapEff /proc/self/status; grep CapBnd /proc/self/status"
             )
         )
@@ -87,7 +88,8 @@ async def test_calls_of_one_profile_share_one_runner_and_nothing_else() -> None:
     assert "secret" not in seen[0] and "/proc/" not in seen[0]  # no file left, no neighbour seen
     assert "wrote-run" not in seen[0] and "wrote-dev" not in seen[0]
     assert "CapEff:\t0000000000000000" in lines and "CapBnd:\t0000000000000000" in lines
-    assert int(lines[-4]) <= 4  # init, sh, and what it runs
+    assert int(lines[-5]) <= 4  # init, sh, and what it runs
+    assert lines[-4] == "0"  # no socket: neither the resident's nor a cell's
     assert runner_for(STRICT) is first
 
 
@@ -173,3 +175,40 @@ async def test_runners_are_capped_and_end_when_stopped() -> None:
     assert not runners._runners
     for runner in started:
         assert runner is not None and runner.gone
+
+
+PROBED = """#!/bin/bash
+if [ "$1" = "--help" ]; then
+  echo '{"description": "Probed NUMBER"}'
+  echo '{}' >&2
+  exit 0
+fi
+"""
+
+
+def test_discovery_probes_through_one_runner_that_ends_with_it(tmp_path: Path) -> None:
+    from toolkiln.discover import discover_tools
+    from toolkiln.process import runners
+
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    for number in range(6):
+        script = tools / f"probed-{number}.sh"
+        script.write_text(PROBED.replace("NUMBER", str(number)))
+        script.chmod(0o755)
+    started: list[object] = []
+    original = runners._start
+
+    def counted(*arguments: object) -> object:
+        started.append(arguments)
+        return original(*arguments)  # type: ignore[arg-type]
+
+    runners._start = counted  # type: ignore[assignment]
+    try:
+        report = discover_tools(tools, tmp_path / "config")
+    finally:
+        runners._start = original
+    assert not report.errors, report.errors
+    assert sorted(tool.name for tool in report.tools) == [f"probed-{number}" for number in range(6)]
+    assert len(started) == 1  # one bubblewrap for the six probes
+    assert not runners._runners and processes_named(str(runners._MAIN)) == []
