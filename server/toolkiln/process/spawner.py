@@ -115,6 +115,15 @@ class Spawner:
             data += chunk
         return bytes(data)
 
+    def open_pidfd(self) -> int | None:
+        """A pidfd of the spawner's process (the caller closes it), or None when it has none."""
+        try:
+            if isinstance(self.process, subprocess.Popen):
+                return None if self.process.returncode is not None else os.pidfd_open(self.process.pid)
+            return None if self.process is None else cast(SpawnedProcess, self.process).open_pidfd()
+        except OSError:
+            return None
+
     def stop(self) -> None:
         """Close the socket: the spawner kills what it still holds and exits."""
         with self.lock:
@@ -164,6 +173,30 @@ class SpawnedProcess:
                     os.close(self._pidfd)
                     self._pidfd = None
         return self.returncode
+
+    def spawner_pidfd(self) -> int | None:
+        """A pidfd of the spawner (or runner) that started it, or None (the caller closes it)."""
+        return self._spawner.open_pidfd()
+
+    def lost_spawner(self, pidfd: int) -> None:
+        """Its spawner died under it: end the call now, killed, and say so. A runner's
+        call died with the runner's namespaces; a spawner's main process still runs, not
+        reaped by anyone that would reuse its pid while its pidfd (`pidfd`) is open: it and,
+        while it lives, its group go."""
+        if self.returncode is not None:
+            return
+        logger.error(
+            "the %s that started process %d was killed (a tool running as the same user can): "
+            "the call is ended; the next one starts a new one",
+            "spawner" if self._pidfd is None else "confined runner", self.pid,
+        )  # fmt: skip
+        self._spawner.gone = True
+        if self._pidfd is None:
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+                if not select.select([pidfd], [], [], 0)[0]:  # still there: its group is its own
+                    os.killpg(self.pid, signal.SIGKILL)
+        self.returncode = -signal.SIGKILL
 
     def open_pidfd(self) -> int:
         """A pidfd of the main process (the caller closes it); only while it is not reaped."""
