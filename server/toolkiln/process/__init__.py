@@ -10,11 +10,14 @@ long-lived process that makes each main process a child subreaper and kills what
 left when it exits, and everything when the server dies (even by SIGKILL); elsewhere,
 by Popen here, with the server as the subreaper that sweeps up what escaped. A tool's
 resource limits (`Limits`) are set before exec, as rlimits that it and its children
-inherit; its confinement (`Confinement`) runs it inside bubblewrap.
+inherit; its confinement (`Confinement`) runs it inside bubblewrap: started by the
+long-lived runner of its confinement profile, in namespaces of its own made ahead.
 
 One module a job: `spawn` starts a process, `spawner` asks the spawner for it
 (`spawner_main` is the spawner, `spawner_helper` the program each process starts as),
-`confine` wraps it in bubblewrap, `pipes` feeds and reads it, `groups` stops its group
+`confine` wraps it in bubblewrap, `runners` keeps one bubblewrap per confinement profile
+(`runner_main` is its resident, `cell` makes each call's namespaces), `pipes` feeds and
+reads it, `groups` stops its group
 and sweeps up what escaped, `run` runs one to its end, `live` keeps a worker answering
 line by line.
 """
