@@ -212,3 +212,30 @@ def test_discovery_probes_through_one_runner_that_ends_with_it(tmp_path: Path) -
     assert sorted(tool.name for tool in report.tools) == [f"probed-{number}" for number in range(6)]
     assert len(started) == 1  # one bubblewrap for the six probes
     assert not runners._runners and processes_named(str(runners._MAIN)) == []
+
+
+async def test_a_cell_used_again_keeps_nothing_of_the_call_before(tmp_path: Path) -> None:
+    """A cell serves one call after another (its processes killed, a new mount and IPC
+    namespace, fresh private folders between): the next call finds no file, no process,
+    no shared memory of the last, and still sees the profile's folders under /tmp."""
+    marker = f"tk-leftover-{uuid.uuid4().hex[:8]}"
+    profile = Confinement(network=False, writable=(str(tmp_path),))
+    pids = []
+    for number in range(8):
+        said = await run(
+            f"echo $$; ls -A /tmp /var/tmp /dev/shm | grep -c left; ipcs -m | grep -c '^0x'; "
+            f"grep -l '{marker[:-1]}[{marker[-1]}]' /proc/[0-9]*/cmdline 2>/dev/null | wc -l; "
+            f"echo {number} > {tmp_path}/seen; cat {tmp_path}/seen; "
+            "echo x > /tmp/left; echo x > /var/tmp/left; echo x > /dev/shm/left; ipcmk -M 4096 >/dev/null; "
+            f"M={marker[:6]}; M=$M{marker[6:]}; "  # the marker whole only in the escapee's name
+            'setsid env -i bash -c "exec -a $M sleep 305" </dev/null >/dev/null 2>&1 &',
+            confinement=profile,
+        )
+        pid, files, segments, leftovers, seen = said.split()
+        pids.append(int(pid))
+        assert (files, segments, leftovers, seen) == ("0", "0", "0", str(number)), said
+    assert max(pids) > 2  # a cell was used again (its PID namespace goes on counting)
+    deadline = time.monotonic() + 5
+    while processes_named(marker) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert processes_named(marker) == []

@@ -20,16 +20,20 @@ group: the server's SIGTERM and SIGKILL reach the program (PID 2) as before.
 import contextlib
 import ctypes
 import os
+import select
 import signal
 import socket
 import struct
 import sys
+import time
 
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWPID = 0x20000, 0x08000000, 0x40000000, 0x20000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 0x4000, 0x40000
 PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 4, 24, 47, 4
 _SYS_CAPGET, _SYS_CAPSET, _SYS_OPEN_TREE, _SYS_MOVE_MOUNT = 125, 126, 428, 429  # x86-64
 OPEN_TREE_CLONE, AT_RECURSIVE, MOVE_MOUNT_F_EMPTY_PATH, AT_FDCWD = 1, 0x8000, 4, -100
+AT_EMPTY_PATH, MNT_DETACH = 0x1000, 2
+EMPTY_SECONDS = 2.0  # a cell whose processes are not all gone by then is ended instead
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 1
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -57,14 +61,14 @@ def make_cell(private: list[str], network: bool) -> tuple[int, socket.socket]:
 
 
 def cell_init(link: socket.socket) -> int:
-    """The pid of a cell's init, once ready (`OSError` when the cell could not be made)."""
+    """The pid of a cell's init, once ready (`OSError` when the cell could not be made);
+    `link` is then the init's: b"C" empties the cell, b"R" says it is ready again."""
     said = b""
-    with link:
-        while len(said) < 4:
-            chunk = link.recv(4 - len(said))
-            if not chunk:
-                raise OSError(0, "the cell could not be made")
-            said += chunk
+    while len(said) < 4:
+        chunk = link.recv(4 - len(said))
+        if not chunk:
+            raise OSError(0, "the cell could not be made")
+        said += chunk
     return int(struct.unpack("!i", said)[0])
 
 
@@ -81,16 +85,7 @@ def _keep(link: socket.socket, private: list[str], network: bool) -> None:
         _libc.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | (0 if network else CLONE_NEWNET)), "unshare"
     )
     _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount private")
-    kept = [(path, _clone(path)) for path in _mounts_inside(private)]
-    for folder in [*private, "/dev/shm"]:
-        if os.path.isdir(folder):
-            _check(
-                _libc.mount(b"tmpfs", folder.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, None),
-                f"tmpfs {folder}",
-            )
-    for path, tree in kept:  # what the profile showed inside them, shown again
-        if tree >= 0:
-            _put_back(path, tree)
+    _fresh_folders(private, [(path, _clone(path)) for path in _mounts_inside(private)])
     if not network:
         _loopback_up()
     ready_read, ready_write = os.pipe()
@@ -98,8 +93,7 @@ def _keep(link: socket.socket, private: list[str], network: bool) -> None:
     if init == 0:
         try:
             os.close(ready_read)
-            link.close()
-            _init(ready_write)
+            _init(ready_write, link, private)
         finally:
             os._exit(0)
     os.close(ready_write)
@@ -114,20 +108,100 @@ def _keep(link: socket.socket, private: list[str], network: bool) -> None:
             continue
 
 
-def _init(ready: int) -> None:
-    """PID 1 of a cell: its own /proc; then it reaps the call's orphans until it is killed
-    (when the call's main process ends), and the kernel kills what is left in the cell."""
+def _fresh_folders(private: list[str], trees: list[tuple[str, int]]) -> None:
+    """A fresh, empty tmpfs on each private folder and /dev/shm, with `trees` (copies of
+    what the profile showed inside them: detached mounts, or -1 for none) mounted again."""
+    for folder in [*private, "/dev/shm"]:
+        if os.path.isdir(folder):
+            _check(
+                _libc.mount(b"tmpfs", folder.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, None),
+                f"tmpfs {folder}",
+            )
+    for path, tree in trees:
+        if tree >= 0:
+            _put_back(path, tree)
+
+
+def _init(ready: int, link: socket.socket, private: list[str]) -> None:
+    """PID 1 of a cell: its own /proc; it reaps the call's orphans, and when the resident
+    says the call is over (b"C"), it empties the cell for the next call of the profile:
+    every process in it killed (until none is left), a new mount and IPC namespace with
+    fresh private folders. It answers b"R" (ready again), or exits (the kernel then kills
+    what is left) when the cell cannot be emptied, and when the resident goes."""
     _check(_libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None), "mount /proc")
     _check(_libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "not dumpable")
+    wakeup_read, wakeup_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+    signal.set_wakeup_fd(wakeup_write, warn_on_full_buffer=False)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
     os.write(ready, b"R")
     os.close(ready)
     while True:
+        _reap_all()
         try:
-            os.waitpid(-1, 0)
-        except ChildProcessError:
-            signal.pause()
+            readable, _, _ = select.select([link.fileno(), wakeup_read], [], [])
         except InterruptedError:
             continue
+        if wakeup_read in readable:
+            with contextlib.suppress(BlockingIOError):
+                os.read(wakeup_read, 512)
+        if link.fileno() in readable:
+            word = link.recv(1)
+            if word != b"C" or not _empty(private):
+                return
+            link.sendall(b"R")
+
+
+def _reap_all() -> None:
+    while True:
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                return
+        except ChildProcessError:
+            return
+        except InterruptedError:
+            continue
+
+
+def _empty(private: list[str]) -> bool:
+    """Kill every process of the cell but this one, until none is left (a fork racing the
+    kill is killed at the next round); then a new mount and IPC namespace, fresh folders."""
+    deadline = time.monotonic() + EMPTY_SECONDS
+    while True:
+        try:
+            os.kill(-1, signal.SIGKILL)  # in a PID namespace: every process in it but its init
+        except ProcessLookupError:
+            break
+        _reap_all()
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.0005)
+    # Copies of what the profile showed in the private folders, reached without following
+    # a link (the last call could write around them); then a new mount namespace.
+    trees = [(path, _clone_unfollowed(path)) for path in _mounts_inside(private)]
+    _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWIPC), "unshare")
+    _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount private")
+    for folder in [*private, "/dev/shm"]:
+        if os.path.isdir(folder):
+            _check(_libc.umount2(folder.encode(), MNT_DETACH), f"unmount {folder}")
+    _fresh_folders(private, trees)
+    return True
+
+
+def _clone_unfollowed(path: str) -> int:
+    """`_clone`, the path walked one folder at a time, never through a symlink; -1 when it cannot be."""
+    fd = os.open("/", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for part in [part for part in path.split("/") if part]:
+            inner = os.open(part, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        flags = OPEN_TREE_CLONE | AT_RECURSIVE | AT_EMPTY_PATH | os.O_CLOEXEC
+        result = _libc.syscall(_SYS_OPEN_TREE, fd, b"", flags)
+        return result if result >= 0 else -1
+    except OSError:
+        return -1
+    finally:
+        os.close(fd)
 
 
 def enter(target: int, network: bool) -> None:

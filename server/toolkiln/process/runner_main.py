@@ -31,6 +31,7 @@ import spawner_main  # type: ignore[import-not-found]
 # Cells made ahead: concurrent calls (a discovery probes 4 scripts at a time) each find one.
 READY_CELLS = 4
 IDLE_SECONDS = 0.002  # no request for this long: a cell is made
+Cell = tuple[int, socket.socket, int]  # keeper, socket to it and its init, init's pidfd (or -1)
 
 
 class Resident(spawner_main.Spawner):  # type: ignore[misc]
@@ -43,9 +44,11 @@ class Resident(spawner_main.Spawner):  # type: ignore[misc]
         if helpers is not None:  # by a path that names them inside a cell too (its own /proc)
             moved = [fcntl.fcntl(int(path.rsplit("/", 1)[1]), fcntl.F_DUPFD_CLOEXEC, 10) for path in helpers]
             self.helpers = tuple(f"/proc/self/fd/{fd}" for fd in moved)
-        # Keepers of cells made ahead, oldest first, and the socket on which each says its init.
-        self.ready: collections.deque[tuple[int, socket.socket]] = collections.deque()
-        self.cells: dict[int, tuple[int, int]] = {}  # main process -> its cell's keeper and init's pidfd
+        # Cells ready for a call, oldest first: keeper, socket to it and its init, init's pidfd
+        # (-1 until the init has said it is ready: a new cell).
+        self.ready: collections.deque[Cell] = collections.deque()
+        self.cells: dict[int, Cell] = {}  # main process -> the cell it runs in
+        self.emptying: dict[int, Cell] = {}  # socket fd -> a cell whose init empties it
         self.outgoing: list[int] = []  # fds to send with the next answer
 
     def answer_one(self, request: tuple[object, ...], fds: list[int]) -> object:
@@ -59,9 +62,9 @@ class Resident(spawner_main.Spawner):  # type: ignore[misc]
         for _ in range(count):
             if len(self.ready) >= READY_CELLS or self.helpers is None:
                 return
-            made = cell.make_cell(self.private, self.network)  # a fork: the keeper does the rest meanwhile
-            self.ready.append(made)
-            self.spared.add(made[0])
+            keeper, link = cell.make_cell(self.private, self.network)  # a fork: the keeper does the rest
+            self.ready.append((keeper, link, -1))
+            self.spared.add(keeper)
 
     def send(self, answer: object) -> None:
         body = spawner_main.marshal.dumps(answer)
@@ -84,12 +87,17 @@ class Resident(spawner_main.Spawner):  # type: ignore[misc]
         while True:
             idle = IDLE_SECONDS if len(self.ready) < READY_CELLS else None
             try:
-                ready, _, _ = select.select([self.channel.fileno(), self.wakeup], [], [], idle)
+                ready, _, _ = select.select(
+                    [self.channel.fileno(), self.wakeup, *self.emptying], [], [], idle
+                )
             except InterruptedError:
                 continue
             if not ready:
                 self.prepare(1)
                 continue
+            for fd in ready:
+                if fd in self.emptying:
+                    self.emptied(fd)
             if self.wakeup in ready:
                 os.read(self.wakeup, 512)
                 self.check_children()
@@ -106,35 +114,56 @@ class Resident(spawner_main.Spawner):  # type: ignore[misc]
             self.prepare(1)
         if not self.ready:
             return ("error", 0, "resident: its helper cannot run here")
-        keeper, link = self.ready.popleft()
-        try:
-            init = os.pidfd_open(cell.cell_init(link))
-        except OSError as error:
-            link.close()
-            _kill_cell(keeper, -1)
-            return ("error", error.errno or 0, f"resident: {error.strerror or error}")
+        keeper, link, init = self.ready.popleft()
+        if init < 0:
+            try:
+                init = os.pidfd_open(cell.cell_init(link))
+            except OSError as error:
+                _kill_cell((keeper, link, -1))
+                return ("error", error.errno or 0, f"resident: {error.strerror or error}")
         cell.enter(init, self.network)
         try:
             answer = super().spawn(request, fds)
         finally:
             cell.leave(self.home)
         if answer[0] != "ok":
-            _kill_cell(keeper, init)
+            self.ready.appendleft((keeper, link, init))  # nothing ran in it
             return answer
         pid = answer[1]
-        self.cells[pid] = (keeper, init)
+        self.cells[pid] = (keeper, link, init)
         self.outgoing = [os.pidfd_open(pid)]
         return answer
 
+    def status(self, pid: int) -> int | None:
+        """As the spawner's, and: once the main process is reaped, its cell is emptied
+        (everything left in it killed) and made ready for the next call."""
+        code: int | None = super().status(pid)
+        if code is not None and pid in self.cells:
+            keeper, link, init = self.cells.pop(pid)
+            try:
+                link.sendall(b"C")
+                self.emptying[link.fileno()] = (keeper, link, init)
+            except OSError:
+                _kill_cell((keeper, link, init))
+        return code
+
+    def emptied(self, fd: int) -> None:
+        """A cell's init says it has emptied the cell (b"R"), or has gone."""
+        keeper, link, init = self.emptying.pop(fd)
+        try:
+            word = link.recv(1)
+        except OSError:
+            word = b""
+        if word == b"R" and len(self.ready) < READY_CELLS:
+            self.ready.appendleft((keeper, link, init))
+        else:
+            _kill_cell((keeper, link, init))
+
     def check_children(self) -> None:
-        """As the spawner's, and: the cell of a main process that exited is killed (its
-        init: the kernel kills everything in it), its keeper reaped once it has gone."""
+        """As the spawner's, and: keepers of cells that have ended are reaped."""
         super().check_children()
-        for pid in [pid for pid in self.cells if pid not in self.running]:
-            _kill_cell(*self.cells.pop(pid))
-        for keeper in list(self.spared):
-            if any(keeper == ready for ready, _ in self.ready):
-                continue
+        alive = {keeper for keeper, _, _ in [*self.ready, *self.cells.values(), *self.emptying.values()]}
+        for keeper in list(self.spared - alive):
             try:
                 done, _ = os.waitpid(keeper, os.WNOHANG)
             except ChildProcessError:
@@ -143,9 +172,11 @@ class Resident(spawner_main.Spawner):  # type: ignore[misc]
                 self.spared.discard(keeper)
 
     def kill_everything(self) -> None:
-        for keeper, init in self.cells.values():
-            _kill_cell(keeper, init)
+        for each in [*self.ready, *self.cells.values(), *self.emptying.values()]:
+            _kill_cell(each)
+        self.ready.clear()
         self.cells.clear()
+        self.emptying.clear()
         super().kill_everything()
 
 
@@ -153,22 +184,26 @@ def _cell_works(private: list[str], network: bool) -> bool:
     keeper, link = cell.make_cell(private, network)
     try:
         init = os.pidfd_open(cell.cell_init(link))
+        link.sendall(b"C")  # and it can be emptied
+        works = bool(link.recv(1) == b"R")
     except OSError:
-        init = -1
-    _kill_cell(keeper, init)
+        init, works = -1, False
+    _kill_cell((keeper, link, init))
     os.waitpid(keeper, 0)
-    return init >= 0
+    return works
 
 
-def _kill_cell(keeper: int, init: int) -> None:
+def _kill_cell(each: "Cell") -> None:
     """SIGKILL a cell's init (by pidfd): the kernel kills all in the cell, and its keeper,
-    once its init is gone, exits; not waited for: it is reaped later (namespaces take a
-    while to go, and the init's exit waits for the main process to be reaped)."""
+    once its init is gone, exits; not waited for: it is reaped later. Without an init
+    (never ready), the keeper is what there is to kill."""
+    keeper, link, init = each
+    link.close()
     if init >= 0:
         with contextlib.suppress(OSError):
             signal.pidfd_send_signal(init, signal.SIGKILL)
         os.close(init)
-    else:  # its init never came: the keeper is what there is to kill
+    else:
         with contextlib.suppress(OSError):
             os.kill(keeper, signal.SIGKILL)
 
