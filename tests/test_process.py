@@ -250,14 +250,14 @@ async def test_the_spawner_ignores_sigterm_and_a_killed_one_is_replaced() -> Non
     assert (await run_process(["echo", "still"], timeout=10)).stdout == b"still\n"
     results = []
 
+    started = anyio.Event()
+
     async def call() -> None:
-        results.append(await run_process(["sleep", "30"], timeout=20))
+        results.append(await run_process(["sleep", "30"], timeout=20, on_started=started.set))
 
     async with anyio.create_task_group() as group:
         group.start_soon(call)
-        children = Path(f"/proc/{first.process.pid}/task/{first.process.pid}/children")
-        while not children.read_text().split():
-            await anyio.sleep(0.01)
+        await started.wait()  # the spawner has answered: the call runs under it
         first.process.kill()
     assert not results[0].timed_out and results[0].returncode == -signal.SIGKILL
     assert (await run_process(["echo", "again"], timeout=10)).stdout == b"again\n"
