@@ -186,9 +186,19 @@ fi
 """
 
 
-def test_discovery_probes_through_one_runner_that_ends_with_it(tmp_path: Path) -> None:
+def test_discovery_probes_through_one_runner_that_ends_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the state folder in the home a probe does not see (hidden, then the state
+    folder hidden inside it), the probes' runner starts, and ends with the discovery."""
     from toolkiln.discover import discover_tools
     from toolkiln.process import runners
+    from toolkiln.token import default_state_dir
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    default_state_dir().mkdir(parents=True)
 
     tools = tmp_path / "tools"
     tools.mkdir()
@@ -200,8 +210,9 @@ def test_discovery_probes_through_one_runner_that_ends_with_it(tmp_path: Path) -
     original = runners._start
 
     def counted(*arguments: object) -> object:
-        started.append(arguments)
-        return original(*arguments)  # type: ignore[arg-type]
+        runner = original(*arguments)  # type: ignore[arg-type]
+        started.append(runner)
+        return runner
 
     runners._start = counted  # type: ignore[assignment]
     try:
@@ -210,7 +221,8 @@ def test_discovery_probes_through_one_runner_that_ends_with_it(tmp_path: Path) -
         runners._start = original
     assert not report.errors, report.errors
     assert sorted(tool.name for tool in report.tools) == [f"probed-{number}" for number in range(6)]
-    assert len(started) == 1  # one bubblewrap for the six probes
+    assert len(started) == 1 and started[0] is not None  # one bubblewrap for the six probes
+    assert not runners._failed
     assert not runners._runners and processes_named(str(runners._MAIN)) == []
 
 

@@ -106,11 +106,13 @@ def bind_list(confinement: Confinement, *, shared: bool = False) -> list[str]:
             binds += ["--ro-bind-try", path, path]
     for path in confinement.writable:
         binds += ["--bind-try", path, path]
-    if shared:  # a runner's: nothing its calls could share by writing (`profile_argv`)
+    binds += _hiding([*confinement.secret, *secret_paths()])
+    if shared:  # a runner's: nothing its calls could share by writing (`profile_argv`); last,
+        # as the binds above may need mount points made in these folders
         kept = {os.path.realpath(path) for path in PRIVATE}
         for path in ["/dev", *(path for path in emptied if path not in kept)]:
             binds += ["--remount-ro", path]
-    return binds + _hiding([*confinement.secret, *secret_paths()])
+    return binds
 
 
 def hide_from_every_process(*paths: str | os.PathLike[str]) -> None:

@@ -60,8 +60,12 @@ class Resident(spawner_main.Spawner):  # type: ignore[misc]
 
     def prepare(self, count: int = READY_CELLS) -> None:
         for _ in range(count):
-            if len(self.ready) >= READY_CELLS or self.helpers is None:
+            if len(self.ready) + len(self.emptying) >= READY_CELLS:
                 return
+            self.make_cell()
+
+    def make_cell(self) -> None:
+        if self.helpers is not None:
             keeper, link = cell.make_cell(self.private, self.network)  # a fork: the keeper does the rest
             self.ready.append((keeper, link, -1))
             self.spared.add(keeper)
@@ -85,7 +89,8 @@ class Resident(spawner_main.Spawner):  # type: ignore[misc]
         """As the spawner's, and: cells are made while no request waits (a fork here delays
         the answer to whatever comes meanwhile), or at once when none is left."""
         while True:
-            idle = IDLE_SECONDS if len(self.ready) < READY_CELLS else None
+            # Cells being emptied come back ready: count them, or cells would be made and ended in turn.
+            idle = IDLE_SECONDS if len(self.ready) + len(self.emptying) < READY_CELLS else None
             try:
                 ready, _, _ = select.select(
                     [self.channel.fileno(), self.wakeup, *self.emptying], [], [], idle
@@ -111,7 +116,7 @@ class Resident(spawner_main.Spawner):  # type: ignore[misc]
         """Start the call's program inside a ready cell: this process enters the cell's
         namespaces, starts it as the spawner does (the helper, by posix_spawn), and leaves."""
         if not self.ready:
-            self.prepare(1)
+            self.make_cell()
         if not self.ready:
             return ("error", 0, "resident: its helper cannot run here")
         keeper, link, init = self.ready.popleft()

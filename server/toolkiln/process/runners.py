@@ -32,17 +32,16 @@ MAX_RUNNERS = 8
 _MAIN = Path(__file__).with_name("runner_main.py")
 _runners: OrderedDict[tuple[str, ...], Spawner] = OrderedDict()
 _lock = threading.Lock()
-# Why there are no runners here, once known (then each confined call starts bubblewrap).
-_problem: str | None = None
+# The profiles whose runner could not start: their calls start a bubblewrap each.
+_failed: set[tuple[str, ...]] = set()
 
 
 def runner_for(confinement: Confinement) -> Spawner | None:
     """The running runner of `confinement`'s profile, started on first use; None where there can be none."""
-    global _problem
-    if _problem is not None:
-        return None
     command, private = profile_argv(confinement)
     key = _key(command, private)
+    if key in _failed:
+        return None
     with _lock:
         runner = _runners.get(key)
         if runner is not None and not runner.gone:
@@ -53,8 +52,10 @@ def runner_for(confinement: Confinement) -> Spawner | None:
         try:
             runner = _start(command, private, confinement.network)
         except (OSError, SpawnerGone) as error:
-            _problem = str(error)
-            logger.warning("no confined runner (%s): each confined call starts bubblewrap", _problem)
+            _failed.add(key)
+            logger.warning(
+                "no confined runner for a profile (%s): each of its calls starts bubblewrap", error
+            )
             return None
         if runner is None:
             return None
