@@ -7,10 +7,11 @@ confinements that bind the same folders the same way share a runner. At most
 `MAX_RUNNERS` stay alive; the least recently used one with no call running goes first.
 Each runner is started by the spawner (`spawner.py`), with `--die-with-parent`: it ends
 with the spawner, so with the server however it ends, and its calls with it. One that was
-killed (a hostile unconfined tool may: same user) is noticed at the next request: that
-call fails, or, when the request never reached it, is started by a new runner.
-Where there is no spawner, or a runner cannot start, `runner_for` is None and the call
-runs in a bubblewrap of its own, as before.
+killed (a hostile unconfined tool may: same user) is noticed at once by the calls it ran
+(they end, killed: `groups.wait_for_exit` watches it) and at the next request, which a
+new runner then starts. Where there is no spawner, or a profile's runner cannot start
+(its trial cell fails), `runner_for` is None and the call runs in a bubblewrap of its
+own, as before.
 """
 
 from __future__ import annotations
