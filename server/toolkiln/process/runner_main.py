@@ -28,8 +28,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # run as a scrip
 import cell  # type: ignore[import-not-found]
 import spawner_main  # type: ignore[import-not-found]
 
-# Cells made ahead: concurrent calls (a discovery probes 4 scripts at a time) each find one.
-READY_CELLS = 4
+# Cells kept ready (or being emptied) beside those in use: concurrent calls (a discovery
+# probes 4 scripts at a time) each find one while the last ones are emptied.
+READY_CELLS = 8
 IDLE_SECONDS = 0.002  # no request for this long: a cell is made
 Cell = tuple[int, socket.socket, int]  # keeper, socket to it and its init, init's pidfd (or -1)
 
