@@ -14,7 +14,8 @@ inherit; its confinement (`Confinement`) runs it inside bubblewrap: started by t
 long-lived runner of its confinement profile, in namespaces of its own made ahead.
 
 One module a job: `spawn` starts a process, `spawner` asks the spawner for it
-(`spawner_main` is the spawner, `spawner_helper` the program each process starts as),
+(`spawner_link` is the channel to it, `spawned` what is held of each process,
+`spawner_main` is the spawner, `spawner_helper` the program each process starts as),
 `confine` wraps it in bubblewrap, `runners` keeps one bubblewrap per confinement profile
 (`runner_main` is its resident, `cell` makes each call's namespaces), `pipes` feeds and
 reads it, `groups` stops its group
