@@ -1,8 +1,11 @@
 """What containment and confinement cost per call: an echo started as every call was before
 the spawner (Popen from the server: unconfined, no containment), under the default
 containment (the spawner: no descendant outlives its call or the server), and inside
-bubblewrap (the full fence); a confined and an unconfined `--help` probe. Run in turns in
-one process that has the server's modules loaded (a Popen's cost grows with its parent)."""
+bubblewrap (the full fence): by the long-lived runner of its confinement profile
+(`process/runners.py`, the default), and, to compare, in a bubblewrap of its own per call
+(`_bwrap_per_call`, as before the runners); a confined and an unconfined `--help` probe.
+Run in turns in one process that has the server's modules loaded (a Popen's cost grows
+with its parent)."""
 
 from __future__ import annotations
 
@@ -42,6 +45,10 @@ def measure_confinement(scratch: Path, preset: Preset) -> Figures:
         "call_contained": ([str(script)], None),
         "call_confined": ([str(script)], Confinement(network=True, read_only=False)),
         "call_confined_strict": ([str(script)], Confinement(network=False, writable=(str(tools),))),
+        "call_confined_strict_bwrap_per_call": (
+            [str(script)],
+            Confinement(network=False, writable=(str(tools),)),
+        ),
         "probe_unconfined": ([str(script), "--help"], None),
         "probe_confined": (
             [str(script), "--help"],
@@ -54,10 +61,12 @@ def measure_confinement(scratch: Path, preset: Preset) -> Figures:
         for _ in range(preset.calls):
             for name, (argv, confinement) in variants.items():  # in turns: the same load for each
                 spawn.USE_SPAWNER = name != "call_unconfined"
+                spawn.USE_RUNNERS = not name.endswith("_bwrap_per_call")
                 started = time.perf_counter()
                 await run_process(argv, timeout=10, cwd=tools, confinement=confinement)
                 samples[name].append((time.perf_counter() - started) * 1000)
         spawn.USE_SPAWNER = True
+        spawn.USE_RUNNERS = True
 
     anyio.run(measure)
     figures: Figures = {
@@ -67,6 +76,10 @@ def measure_confinement(scratch: Path, preset: Preset) -> Figures:
         figures[f"{kind}_cost_ms"] = round(
             figures[f"{kind}_confined"]["p50_ms"] - figures[f"{kind}_unconfined"]["p50_ms"], 3
         )
+    figures["bwrap_per_call_cost_ms"] = round(
+        figures["call_confined_strict_bwrap_per_call"]["p50_ms"] - figures["call_unconfined"]["p50_ms"], 3
+    )
+    figures["load_average"] = round(os.getloadavg()[0], 2)  # the machine's: figures under load differ
     for name, target in TARGETS_MS.items():
         cost = round(figures[name]["p50_ms"] - figures["call_unconfined"]["p50_ms"], 3)
         figures[name].update(cost_ms=cost, target_ms=target, met=cost <= target)

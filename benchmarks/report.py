@@ -207,6 +207,7 @@ def _confinement_table(figures: Results) -> str:
         "call_contained": "echo, default containment (the spawner: nothing outlives the call or the server)",
         "call_confined": "echo, confined, filesystem open (PID namespace, hidden state folder)",
         "call_confined_strict": "echo, the full fence: read-only, no network, PID namespace (mode required)",
+        "call_confined_strict_bwrap_per_call": "echo, the full fence, a bubblewrap per call (before runners)",
         "probe_unconfined": "`--help` probe, unconfined",
         "probe_confined": "`--help` probe, confined (no network, read-only, empty home)",
     }

@@ -242,24 +242,24 @@ async def test_a_process_that_leaves_its_session_and_environment_is_killed_with_
 @pytest.mark.skipif(spawner() is None, reason="no spawner here (Linux x86-64 only)")
 async def test_the_spawner_ignores_sigterm_and_a_killed_one_is_replaced() -> None:
     """A stop is the server's to make; a spawner killed under a call (a tool runs as the
-    same user: it can) leaves the call to its timeout, and the next process starts under
-    a new spawner."""
+    same user: it can) ends that call at once (killed, not left to its timeout), and the
+    next process starts under a new spawner."""
     first = spawner()
     assert first is not None
     first.process.send_signal(signal.SIGTERM)
     assert (await run_process(["echo", "still"], timeout=10)).stdout == b"still\n"
     results = []
 
+    started = anyio.Event()
+
     async def call() -> None:
-        results.append(await run_process(["sleep", "30"], timeout=2))
+        results.append(await run_process(["sleep", "30"], timeout=20, on_started=started.set))
 
     async with anyio.create_task_group() as group:
         group.start_soon(call)
-        children = Path(f"/proc/{first.process.pid}/task/{first.process.pid}/children")
-        while not children.read_text().split():
-            await anyio.sleep(0.01)
+        await started.wait()  # the spawner has answered: the call runs under it
         first.process.kill()
-    assert results[0].timed_out
+    assert not results[0].timed_out and results[0].returncode == -signal.SIGKILL
     assert (await run_process(["echo", "again"], timeout=10)).stdout == b"again\n"
     second = spawner()
     assert second is not None and second is not first

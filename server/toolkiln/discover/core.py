@@ -26,6 +26,7 @@ from toolkiln.discover.declaring import ProgressCallback, declare_all
 from toolkiln.discover.fingerprint import is_unchanged, unchanged_config
 from toolkiln.discover.index import DiscoveryIndex, KnownTool
 from toolkiln.discover.missing import find_missing_tools
+from toolkiln.discover.probe import end_probes
 from toolkiln.discover.reasons import why_not
 from toolkiln.discover.report import Change, DiscoveryReport, NotTool, ToolStatus, status_of
 from toolkiln.discover.scan import first_claimant, scan_tools
@@ -139,7 +140,10 @@ def discover_tools(
         import anyio
 
         probe = Probe(probe_timeout, probes or ("confined" if write else "none"))
-        anyio.run(declare_all, pending, probe, jobs or max(4, 2 * (os.cpu_count() or 1)), on_progress)
+        try:
+            anyio.run(declare_all, pending, probe, jobs or max(4, 2 * (os.cpu_count() or 1)), on_progress)
+        finally:
+            end_probes()  # the probes' long-lived bubblewraps end with the discovery
     for item in pending:
         _remember(
             index, item, settle_file(item, tools_dir, config_dir, write, report, seen), config_dir, tools_dir

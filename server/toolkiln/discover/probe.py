@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 PROBE_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME")
 # Where other users' homes and root's are: hidden from a probe as its own home is.
 HOMES = ("/home", "/root")
+_profiles: set[Confinement] = set()  # the confinements probes ran in, until `end_probes`
 
 
 class NotProbed(DiscoveryError):
@@ -48,6 +49,8 @@ async def run_probe(
 
     interpreter = tuple(interpreter or script_command(candidate.path)[:-1])
     confinement = _probe_confinement(candidate, probe, interpreter)
+    if confinement is not None:
+        _profiles.add(confinement)
     env = {key: os.environ[key] for key in PROBE_ENV if key in os.environ}
     return await run_process(
         [*interpreter, str(candidate.path), *args],
@@ -58,6 +61,16 @@ async def run_probe(
         stderr_limit=output_limit,
         confinement=confinement,
     )
+
+
+def end_probes() -> None:
+    """End the long-lived bubblewraps that ran this discovery's probes (one per confinement
+    profile, `process/runners.py`: probes pay one bubblewrap start per profile, not one each)."""
+    from toolkiln.process.runners import stop_runners
+
+    if _profiles:
+        stop_runners(*_profiles)
+        _profiles.clear()
 
 
 def _probe_confinement(candidate: Candidate, probe: Probe, interpreter: Sequence[str]) -> Confinement | None:

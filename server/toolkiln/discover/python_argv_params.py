@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 
 FALLBACK_HINT = (
     "serve it as it is with the fallback (its command line as one `args` array: "
-    "`toolkiln fallback on`, or `--fallback` on serve or discover), or declare its parameters (argparse, click, "
-    "typer, or `@param` lines; docs/dialects.md)"
+    "`toolkiln fallback on`, or `--fallback` on serve or discover), or declare its parameters "
+    "(argparse, click, typer, or `@param` lines; docs/dialects.md)"
 )
 _POOR_NAMES = {"arg", "args", "argv", "param", "params", "val", "value", "tmp", "item", "items", "_"}
 STDIN_PARAMETER = "stdin"

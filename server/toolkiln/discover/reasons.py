@@ -31,8 +31,9 @@ HINTS: dict[str, tuple[str, str, str]] = {  # kind: (one file, several files, wh
     "plain-help": (
         "executable answers", "executables answer",
         "`--help` with plain text, not toolkiln's JSON: serve them as they are with the fallback "
-        "(`toolkiln fallback on`, or `--fallback` on serve or discover for these files only), or declare each one's parameters: a "
-        "`# Tool:` / `# @param` comment header, argc tags or a sidecar JSON (docs/dialects.md)",
+        "(`toolkiln fallback on`; `--fallback` on serve or discover: these files only), or declare "
+        "each one's parameters: a `# Tool:` / `# @param` comment header, argc tags or a sidecar "
+        "JSON (docs/dialects.md)",
     ),
     "help-failed": (
         "executable fails", "executables fail",
@@ -77,12 +78,14 @@ HINTS: dict[str, tuple[str, str, str]] = {  # kind: (one file, several files, wh
     "argv-by-hand": (
         "Python script reads", "Python scripts read",
         "their command line by hand (sys.argv, getopt, optparse): serve them as they are with the "
-        "fallback (`toolkiln fallback on`, or `--fallback` on serve or discover for these files only), or declare their parameters",
+        "fallback (`toolkiln fallback on`; `--fallback` on serve or discover: these files only), "
+        "or declare their parameters",
     ),
     "shell-unread": (
         "shell script reads", "shell scripts read",
         "arguments toolkiln could not read (see each file's reason): serve them with the fallback "
-        "(`toolkiln fallback on`, or `--fallback` on serve or discover for these files only), or name their arguments",
+        "(`toolkiln fallback on`; `--fallback` on serve or discover: these files only), "
+        "or name their arguments",
     ),
     "shell-library": (
         "shell file only defines", "shell files only define", "functions: libraries to source, not tools"

@@ -10,11 +10,15 @@ long-lived process that makes each main process a child subreaper and kills what
 left when it exits, and everything when the server dies (even by SIGKILL); elsewhere,
 by Popen here, with the server as the subreaper that sweeps up what escaped. A tool's
 resource limits (`Limits`) are set before exec, as rlimits that it and its children
-inherit; its confinement (`Confinement`) runs it inside bubblewrap.
+inherit; its confinement (`Confinement`) runs it inside bubblewrap: started by the
+long-lived runner of its confinement profile, in namespaces of its own made ahead.
 
 One module a job: `spawn` starts a process, `spawner` asks the spawner for it
-(`spawner_main` is the spawner, `spawner_helper` the program each process starts as),
-`confine` wraps it in bubblewrap, `pipes` feeds and reads it, `groups` stops its group
+(`spawner_link` is the channel to it, `spawned` what is held of each process,
+`spawner_main` is the spawner, `spawner_helper` the program each process starts as),
+`confine` wraps it in bubblewrap, `runners` keeps one bubblewrap per confinement profile
+(`runner_main` is its resident, `cell` makes each call's namespaces), `pipes` feeds and
+reads it, `groups` stops its group
 and sweeps up what escaped, `run` runs one to its end, `live` keeps a worker answering
 line by line; `version` asks a program its version and `parse_check` an interpreter to
 parse a script (`bash -n`, `node --check`), each a short run with no input.

@@ -74,7 +74,20 @@ def confined_argv(
     return [*command, "--", *argv]
 
 
-def bind_list(confinement: Confinement) -> list[str]:
+def profile_argv(confinement: Confinement) -> tuple[list[str], list[str]]:
+    """bubblewrap's command for a long-lived runner of `confinement` (`runners.py`), up to
+    the program, and the folders each of its calls gets fresh (/tmp, /var/tmp; `cell.py`).
+    Its resident keeps its capabilities in the profile's namespaces, to make each call's;
+    the calls have none. The profile's other emptied folders and /dev are read-only: what
+    one call could write there, the next would read."""
+    command = [bwrap_path(), "--unshare-all", "--die-with-parent", "--cap-add", "ALL"]
+    if confinement.network:
+        command.append("--share-net")
+    private = sorted({real for path in PRIVATE if (real := _real_dir(path))}) if confinement.read_only else []
+    return [*command, *bind_list(confinement, shared=True)], private
+
+
+def bind_list(confinement: Confinement, *, shared: bool = False) -> list[str]:
     """bubblewrap's mounts for `confinement`, in the one order that keeps secrets hidden:
     the filesystem, the emptied folders, what is shown again inside them (toolkiln's own
     files among it), the writable folders, and last, after every bind that could show
@@ -93,7 +106,13 @@ def bind_list(confinement: Confinement) -> list[str]:
             binds += ["--ro-bind-try", path, path]
     for path in confinement.writable:
         binds += ["--bind-try", path, path]
-    return binds + _hiding([*confinement.secret, *secret_paths()])
+    binds += _hiding([*confinement.secret, *secret_paths()])
+    if shared:  # a runner's: nothing its calls could share by writing (`profile_argv`); last,
+        # as the binds above may need mount points made in these folders
+        kept = {os.path.realpath(path) for path in PRIVATE}
+        for path in ["/dev", *(path for path in emptied if path not in kept)]:
+            binds += ["--remount-ro", path]
+    return binds
 
 
 def hide_from_every_process(*paths: str | os.PathLike[str]) -> None:

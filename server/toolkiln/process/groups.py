@@ -19,12 +19,14 @@ import atexit
 import contextlib
 import logging
 import os
+import select
 import signal
 import sys
 from collections.abc import Mapping
 
 import anyio
 
+from toolkiln.process.runners import stop_runners
 from toolkiln.process.spawner import Child, SpawnedProcess, stop_spawner
 
 logger = logging.getLogger(__name__)
@@ -44,12 +46,24 @@ async def wait_for_exit(process: Child) -> None:
     """Wait for the main process to exit, whoever still holds its pipes."""
     if isinstance(process, SpawnedProcess):
         if process.returncode is None:  # not reaped yet (the spawner waits to be asked): the pid is its own
-            pidfd = os.pidfd_open(process.pid)
+            # Either fd ready: the main process exited, or its spawner (or runner) died
+            # under it (a hostile unconfined tool may kill it): then the call ends now.
+            watch = select.epoll()
+            pidfd = process.open_pidfd()
+            spawner_fd = process.spawner_pidfd()
             try:
+                for fd in (pidfd, spawner_fd):
+                    if fd is not None:
+                        watch.register(fd, select.EPOLLIN)
                 while process.poll() is None:
-                    await anyio.wait_readable(pidfd)
+                    await anyio.wait_readable(watch.fileno())
+                    if spawner_fd is not None and watch.poll(0) and _ready(spawner_fd):
+                        process.lost_spawner(pidfd)
             finally:
+                watch.close()
                 os.close(pidfd)
+                if spawner_fd is not None:
+                    os.close(spawner_fd)
         return
     try:
         pidfd = os.pidfd_open(process.pid)
@@ -88,6 +102,11 @@ async def stop_group(process: Child) -> None:
     live_groups.pop(process.pid, None)
 
 
+def _ready(fd: int) -> bool:
+    readable, _, _ = select.select([fd], [], [], 0)
+    return bool(readable)
+
+
 def close_pipes(process: Child) -> None:
     for pipe in (process.stdin, process.stdout, process.stderr):
         if pipe is not None:
@@ -105,6 +124,7 @@ def kill_all_groups() -> None:
 
     Servers call it as they stop too: a stop by signal may end the process before
     the cancelled calls have cleaned up after themselves, and before atexit runs."""
+    stop_runners()
     stop_spawner()
     runs = live_groups.copy()
     for pgid in runs:

@@ -56,7 +56,13 @@ class LiveProcess:
         self.cpu_seconds = limits.cpu_seconds if limits else None
         limits = limits.model_copy(update={"cpu_seconds": None}) if limits else None
         self._process = start_process(
-            argv, piped_stdin=True, cwd=cwd, env=env, limits=limits, confinement=confinement
+            argv,
+            piped_stdin=True,
+            cwd=cwd,
+            env=env,
+            limits=limits,
+            confinement=confinement,
+            resident=False,  # its pid is read from bwrap's (`confined_pid`); it runs long
         )
         self._confined = confinement is not None
         self._worker_pid: int | None = None if self._confined else self._process.pid

@@ -4,6 +4,7 @@ exec, and confined (`confine.py`) when the caller asks."""
 from __future__ import annotations
 
 import errno
+import functools
 import itertools
 import os
 import resource
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING
 from toolkiln.errors import ProcessStartError
 from toolkiln.process.confine import Confinement, ConfinementUnavailable, confined_argv
 from toolkiln.process.groups import RUN_MARKER, become_subreaper, live_groups
+from toolkiln.process.runners import runner_for
 from toolkiln.process.spawner import Child, SpawnedProcess, Spawner, SpawnerGone, spawn, spawner
 
 if TYPE_CHECKING:
@@ -26,6 +28,8 @@ CPU_KILL_GRACE_SECONDS = 1
 _run_numbers = itertools.count(1)
 # False: every process is started here, by Popen, as before the spawner (benchmarks compare the two).
 USE_SPAWNER = True
+# False: each confined process starts a bubblewrap of its own, as before the runners (benchmarks).
+USE_RUNNERS = True
 
 
 def start_process(
@@ -36,26 +40,33 @@ def start_process(
     env: Mapping[str, str] | None,
     limits: Limits | None,
     confinement: Confinement | None = None,
+    resident: bool = True,
 ) -> Child:
     """A process in a new session (its own process group), inside bubblewrap when
-    `confinement` is given: started by the spawner (`spawner.py`) where there is one,
-    else by Popen here (tracked until it is stopped); `ProcessStartError` when the
-    program cannot be started at all."""
+    `confinement` is given: by the long-lived runner of its confinement profile
+    (`runners.py`) unless `resident` is False, else in a bubblewrap of its own; started
+    by the spawner (`spawner.py`) where there is one, else by Popen here (tracked until it
+    is stopped); `ProcessStartError` when the program cannot be started at all."""
     chosen = spawner() if USE_SPAWNER else None
     if chosen is None:
         become_subreaper()
     marker = f"{os.getpid()}-{next(_run_numbers)}"
     command = list(argv)
+    renew: Callable[[], Spawner | None] = spawner
     if confinement is not None:
         _check_program(argv[0])  # bwrap would only say so on stderr
         try:
-            command = confined_argv(argv, confinement, cwd)
+            runner = runner_for(confinement) if chosen is not None and resident and USE_RUNNERS else None
+            if runner is not None:
+                chosen, renew = runner, functools.partial(runner_for, confinement)
+            else:
+                command = confined_argv(argv, confinement, cwd)
         except ConfinementUnavailable as error:
             raise ProcessStartError(f"cannot start {argv[0]} confined: {error}") from None
     environment = {**(os.environ if env is None else env), RUN_MARKER: marker}
     try:
         if chosen is not None:
-            return _spawn(chosen, argv, command, piped_stdin, cwd, environment, limits)
+            return _spawn(chosen, renew, argv, command, piped_stdin, cwd, environment, limits)
         process = subprocess.Popen(
             command,
             stdin=subprocess.PIPE if piped_stdin else subprocess.DEVNULL,
@@ -85,11 +96,12 @@ def start_process(
 
 
 def _spawn(
-    chosen: Spawner, argv: Sequence[str], command: list[str], piped_stdin: bool,
-    cwd: str | os.PathLike[str] | None, env: Mapping[str, str], limits: Limits | None,
+    chosen: Spawner, renew: Callable[[], Spawner | None], argv: Sequence[str], command: list[str],
+    piped_stdin: bool, cwd: str | os.PathLike[str] | None, env: Mapping[str, str], limits: Limits | None,
 ) -> SpawnedProcess:  # fmt: skip
-    """Start `command` through the spawner; once more through a new one when it was killed
-    before the request reached it (found out only now), never when it may have started it."""
+    """Start `command` through the spawner (or a runner); once more through a new one (`renew`)
+    when it was killed before the request reached it (found out only now), never when it
+    may have started it."""
     for attempt in range(2):
         try:
             return spawn(
@@ -97,7 +109,9 @@ def _spawn(
                 env=env, limits=rlimit_settings(limits),
             )  # fmt: skip
         except SpawnerGone as error:
-            again = spawner() if error.unsent and not attempt else None
+            # A runner that has gone took whatever it had started with it (its PID namespace):
+            # asking a new one cannot run the program twice.
+            again = renew() if (error.unsent or chosen.replayable) and not attempt else None
             if again is None:
                 raise ProcessStartError(f"cannot start {argv[0]}: {error}") from None
             chosen = again

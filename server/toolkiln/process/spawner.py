@@ -10,143 +10,21 @@ starts processes itself.
 
 from __future__ import annotations
 
-import array
 import contextlib
 import logging
-import marshal
 import os
-import select
-import signal
-import socket
-import struct
 import subprocess
 import sys
 import threading
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import IO, Any, TypeAlias, cast
+from typing import TypeAlias, cast
+
+from toolkiln.process.spawned import SpawnedProcess
+from toolkiln.process.spawner_link import Spawner, SpawnerGone
+
+__all__ = ["Child", "SpawnedProcess", "Spawner", "SpawnerGone", "spawn", "spawner", "stop_spawner"]
 
 logger = logging.getLogger(__name__)
-
-_HEADER = struct.Struct("!I")
-_MAIN = Path(__file__).with_name("spawner_main.py")
-
-
-class SpawnerGone(Exception):
-    """The spawner stopped answering (it was killed). `unsent`: the request never reached
-    it (it was gone before), so asking a new spawner cannot do the same thing twice."""
-
-    def __init__(self, message: str, *, unsent: bool = True) -> None:
-        super().__init__(message)
-        self.unsent = unsent
-
-
-class Spawner:
-    """One spawner process and the socket to it; requests are answered in turn."""
-
-    def __init__(self) -> None:
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        with theirs:
-            self.process = subprocess.Popen(
-                [sys.executable, "-I", "-S", str(_MAIN), str(theirs.fileno())],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                pass_fds=[theirs.fileno()],
-                env={},  # each process gets its environment with its request; the spawner needs none
-                start_new_session=True,  # a terminal's Ctrl-C is the server's to handle, not the spawner's
-            )
-        self.channel = ours
-        self.lock = threading.Lock()
-        self.devnull = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
-        self.gone = False
-        if self.request(("hello",)) != ("ok", True):
-            self.stop()
-            raise OSError(0, "its helper cannot run here (not x86-64, or memory files may not be executed)")
-
-    def request(self, message: tuple[object, ...], fds: Sequence[int] = ()) -> tuple[object, ...]:
-        body = marshal.dumps(cast(Any, message))
-        with self.lock:
-            if self.gone:
-                raise SpawnerGone("the spawner has gone")
-            sent = 0
-            try:
-                packet = _HEADER.pack(len(body)) + body
-                ancillary = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))] if fds else []
-                sent = self.channel.sendmsg([packet], ancillary)
-                if sent < len(packet):
-                    self.channel.sendall(packet[sent:])
-                header = self._read(_HEADER.size)
-                answer = marshal.loads(self._read(_HEADER.unpack(header)[0]))
-            except (OSError, EOFError, ValueError) as error:
-                self.gone = True
-                raise SpawnerGone(f"the spawner has gone ({error})", unsent=sent == 0) from None
-        return cast(tuple[object, ...], answer)
-
-    def _read(self, size: int) -> bytes:
-        data = bytearray()
-        while len(data) < size:
-            chunk = self.channel.recv(size - len(data))
-            if not chunk:
-                raise EOFError("end of stream")
-            data += chunk
-        return bytes(data)
-
-    def stop(self) -> None:
-        """Close the socket: the spawner kills what it still holds and exits."""
-        with self.lock:
-            self.gone = True
-            self.channel.close()
-            if self.devnull >= 0:
-                os.close(self.devnull)
-                self.devnull = -1
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(timeout=5)
-
-
-class SpawnedProcess:
-    """A process the spawner started, as `subprocess.Popen` would show it: pid, pipes,
-    `poll`, `wait`, `returncode`; and `signal_group`, which the spawner carries out only
-    while its main process is there. The spawner reaps it only when `poll` asks, so while
-    `returncode` is None its pid cannot have been reused: a pidfd opened then is its own."""
-
-    def __init__(self, spawner: Spawner, pid: int, stdin: int | None, stdout: int, stderr: int) -> None:
-        self._spawner = spawner
-        self.pid = pid
-        self.stdin: IO[bytes] | None = None if stdin is None else open(stdin, "wb", buffering=0)  # noqa: SIM115
-        self.stdout: IO[bytes] | None = open(stdout, "rb", buffering=0)  # noqa: SIM115
-        self.stderr: IO[bytes] | None = open(stderr, "rb", buffering=0)  # noqa: SIM115
-        self.returncode: int | None = None
-
-    def poll(self) -> int | None:
-        if self.returncode is None:
-            try:
-                answer = self._spawner.request(("status", self.pid))
-            except SpawnerGone:
-                answer = ("ok", -signal.SIGKILL)  # it killed what it held as it went
-            if answer[1] is not None:
-                self.returncode = cast(int, answer[1])
-        return self.returncode
-
-    def wait(self) -> int:
-        if self.poll() is None:
-            # The spawner reaps it only when asked (poll): until then its pid is its own.
-            pidfd = os.pidfd_open(self.pid)
-            try:
-                while self.poll() is None:
-                    select.select([pidfd], [], [])
-            finally:
-                os.close(pidfd)
-        assert self.returncode is not None
-        return self.returncode
-
-    def signal_group(self, signum: int) -> None:
-        if self.returncode is None:
-            try:
-                self._spawner.request(("signal", self.pid, int(signum)))
-            except SpawnerGone:  # killed under it: the group is ours to signal (init reaps it now)
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(self.pid, signum)
-
 
 # What `process` holds of a running process: started by the spawner, or by Popen without one.
 Child: TypeAlias = "subprocess.Popen[bytes] | SpawnedProcess"
@@ -241,7 +119,7 @@ def spawn(
         theirs = [chosen.devnull, stdout_write, stderr_write]
     ours = [fd for fd in (stdin_write, stdout_read, stderr_read) if fd is not None]
     try:
-        answer = chosen.request(
+        answer, received = chosen.request_fds(
             ("spawn", encoded_argv, encoded_env, None if cwd is None else os.fsencode(cwd), list(limits)),
             theirs,
         )
@@ -254,11 +132,14 @@ def spawn(
             if fd != chosen.devnull:
                 os.close(fd)
     if answer[0] != "ok":
-        for fd in ours:
+        for fd in [*ours, *received]:
             os.close(fd)
         number, message = cast(int, answer[1]), cast(str, answer[2])
         stage, _, reason = message.partition(" ")
         if stage == "limits":
             raise subprocess.SubprocessError(f"setting its limits failed: {reason}")
         raise OSError(number, os.strerror(number) if number else message)
-    return SpawnedProcess(chosen, cast(int, answer[1]), stdin_write, stdout_read, stderr_read)
+    pidfd = received[0] if received else None
+    for fd in received[1:]:
+        os.close(fd)
+    return SpawnedProcess(chosen, cast(int, answer[1]), stdin_write, stdout_read, stderr_read, pidfd)

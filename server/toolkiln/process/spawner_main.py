@@ -53,7 +53,7 @@ STUCK_SECONDS = 1.0
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
-def main() -> None:
+def main(kind: "type[Spawner] | None" = None, *arguments: object) -> None:
     channel = socket.socket(fileno=int(sys.argv[1]))
     channel.set_inheritable(False)
     if _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
@@ -66,7 +66,7 @@ def main() -> None:
     # process of a service, or a terminal's Ctrl-C, do not cut that short.
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, signal.SIG_IGN)
-    spawner = Spawner(channel, wakeup_read)
+    spawner = (kind or Spawner)(channel, wakeup_read, *arguments)
     try:
         spawner.serve()
     finally:
@@ -79,6 +79,7 @@ class Spawner:
         self.wakeup = wakeup
         self.running: set[int] = set()  # main processes not yet exited
         self.ended: set[int] = set()  # main processes exited, kept as zombies until asked
+        self.spared: set[int] = set()  # children that are neither, and no stray (a runner's ready cell)
         self.helpers = load_helpers()  # its path, without and with a stop for setting rlimits
 
     def serve(self) -> None:
@@ -204,7 +205,7 @@ class Spawner:
         SIGKILL waits (uninterruptible I/O) holds the spawner at most `STUCK_SECONDS`; the
         next check takes it up again."""
         deadline = time.monotonic() + STUCK_SECONDS
-        while strays := _children() - self.running - self.ended:
+        while strays := _children() - self.running - self.ended - self.spared:
             killed = {pid for pid in strays if _kill(pid)}  # not one that became another user's (setuid)
             if not killed or not _reap(killed, deadline - time.monotonic()):
                 return
@@ -215,6 +216,7 @@ class Spawner:
             _kill(pid)
         self.running.clear()
         self.ended.clear()
+        self.spared.clear()
         self.kill_left_behind()
 
 

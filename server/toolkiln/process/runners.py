@@ -1,0 +1,150 @@
+"""Long-lived confined runners: one bubblewrap per confinement profile, started once, that
+starts each confined call of that profile (`runner_main.py`, `cell.py`), so that a call
+pays an exec, not a bubblewrap start (Linux x86-64, with the spawner).
+
+A profile is the whole bubblewrap command but for the program and its folder: two
+confinements that bind the same folders the same way share a runner. At most
+`MAX_RUNNERS` stay alive; the least recently used one with no call running goes first.
+Each runner is started by the spawner (`spawner.py`), with `--die-with-parent`: it ends
+with the spawner, so with the server however it ends, and its calls with it. One that was
+killed (a hostile unconfined tool may: same user) is noticed at once by the calls it ran
+(they end, killed: `groups.wait_for_exit` watches it) and at the next request, which a
+new runner then starts. Where there is no spawner, or a profile's runner cannot start
+(its trial cell fails), `runner_for` is None and the call runs in a bubblewrap of its
+own, as before.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import sys
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+from toolkiln.process.confine import Confinement, profile_argv
+from toolkiln.process.spawner import SpawnedProcess, Spawner, SpawnerGone, spawner
+
+logger = logging.getLogger(__name__)
+
+MAX_RUNNERS = 8
+_MAIN = Path(__file__).with_name("runner_main.py")
+_runners: OrderedDict[tuple[str, ...], Spawner] = OrderedDict()
+_lock = threading.Lock()
+# The profiles whose runner could not start: their calls start a bubblewrap each.
+_failed: set[tuple[str, ...]] = set()
+
+
+def runner_for(confinement: Confinement) -> Spawner | None:
+    """The running runner of `confinement`'s profile, started on first use; None where there can be none."""
+    command, private = profile_argv(confinement)
+    key = _key(command, private)
+    if key in _failed:
+        return None
+    with _lock:
+        runner = _runners.get(key)
+        if runner is not None and not runner.gone:
+            _runners.move_to_end(key)
+            return runner
+        if runner is not None:
+            _drop(key)
+        try:
+            runner = _start(command, private, confinement.network)
+        except (OSError, SpawnerGone) as error:
+            _failed.add(key)
+            logger.warning(
+                "no confined runner for a profile (%s): each of its calls starts bubblewrap", error
+            )
+            return None
+        if runner is None:
+            return None
+        _runners[key] = runner
+        _evict()
+    return runner
+
+
+def stop_runners(*confinements: Confinement) -> None:
+    """End the runners of `confinements`' profiles, or every runner (and whatever call each
+    still runs); new ones start on next use."""
+    with _lock:
+        keys = {_key(*profile_argv(confinement)) for confinement in confinements} if confinements else None
+        for key in list(_runners):
+            if keys is None or key in keys:
+                _drop(key)
+
+
+def _key(command: list[str], private: list[str]) -> tuple[str, ...]:
+    return (*command, "\0", *private)
+
+
+def _drop(key: tuple[str, ...]) -> None:
+    runner = _runners.pop(key)
+    runner.stop()
+
+
+def _evict() -> None:
+    """The least recently used runners beyond `MAX_RUNNERS`, among those with no call running."""
+    for key in list(_runners):
+        if len(_runners) <= MAX_RUNNERS:
+            return
+        runner = _runners[key]
+        if runner.gone or not _busy(runner):
+            _drop(key)
+
+
+def _busy(runner: Spawner) -> bool:
+    try:
+        return runner.request(("busy",)) != ("ok", False)
+    except SpawnerGone:
+        return False
+
+
+def _start(command: list[str], private: list[str], network: bool) -> Spawner | None:
+    """A runner: bubblewrap started by the spawner, its resident reached by a socket on fd 0."""
+    main = spawner()
+    if main is None:
+        return None
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    errors_read, errors_write = os.pipe2(os.O_CLOEXEC)
+    argv = [*command, "--", sys.executable, "-I", "-S", str(_MAIN), "0", "1" if network else "0", *private]
+    try:
+        answer = main.request(
+            ("spawn", [os.fsencode(arg) for arg in argv], {}, None, []),
+            [theirs.fileno(), theirs.fileno(), errors_write],
+        )
+    finally:
+        theirs.close()
+        os.close(errors_write)
+    if answer[0] != "ok":
+        os.close(errors_read)
+        ours.close()
+        raise OSError(0, f"bubblewrap does not start: {answer[2]}")
+    bwrap = SpawnedProcess(main, int(answer[1]), None, None, errors_read)  # type: ignore[call-overload]
+    try:
+        runner = Spawner(ours, bwrap)
+    except (OSError, SpawnerGone) as error:
+        assert bwrap.stderr is not None
+        os.set_blocking(bwrap.stderr.fileno(), False)
+        said = (bwrap.stderr.read(4096) or b"").decode(errors="replace").strip()
+        bwrap.stderr.close()
+        raise OSError(0, f"its resident does not start ({said or error})") from None
+    assert bwrap.stderr is not None
+    bwrap.stderr.close()  # what the resident writes later goes nowhere
+    return runner
+
+
+def _forget_in_child() -> None:
+    """A forked copy of this process starts runners of its own (see `spawner._forget_in_child`)."""
+    global _lock
+    _lock = threading.Lock()
+    for runner in _runners.values():
+        runner.gone = True
+        runner.channel.close()
+        os.close(runner.devnull)
+    _runners.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
