@@ -41,11 +41,11 @@ import redis.exceptions
 from toolkiln.errors import ToolkilnError
 from toolkiln.model.state import redact_url
 from toolkiln.runner import Registry
-from toolkiln.serve.dashboard.catalog import set_enabled
 from toolkiln.serve.news_format import News, RebuildNews, digest_of, dump_news, read_news, switch_news
 from toolkiln.serve.sealed_messages import SKEW_SECONDS, SealError, Seals
 from toolkiln.serve.service import ToolService
 from toolkiln.serve.watch import Rebuild, reload
+from toolkiln.switches import set_tool_enabled
 
 logger = logging.getLogger(__name__)
 
@@ -188,7 +188,7 @@ class CatalogNews:
             how: Rebuild = self._load  # the folder is shared: what they built is here
         else:
             try:
-                await anyio.to_thread.run_sync(set_enabled, self.config_dir, key, enabled)
+                await anyio.to_thread.run_sync(set_tool_enabled, self.config_dir, key, enabled)
             except (ToolkilnError, OSError) as error:
                 logger.warning("the switch of %s on another replica does not apply here: %s", key, error)
                 return

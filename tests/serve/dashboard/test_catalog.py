@@ -13,7 +13,8 @@ from toolkiln.build import build_catalog
 from toolkiln.discover import discover_tools
 from toolkiln.errors import ConfigError
 from toolkiln.runner import Registry
-from toolkiln.serve.dashboard.catalog import FormField, form_fields, set_enabled, tool_rows
+from toolkiln.serve.dashboard.catalog import FormField, form_fields, tool_rows
+from toolkiln.switches import set_tool_enabled as set_enabled
 
 
 @pytest.fixture

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from toolkiln.errors import ConfigError
-from toolkiln.files import load_tool_config, tool_config_path, tool_configs_dir, write_json_atomic
-from toolkiln.model import TOOL_NAME_PATTERN, CompiledTool, ToolConfig
+from toolkiln.files import load_tool_config, tool_configs_dir
+from toolkiln.model import CompiledTool, ToolConfig
 from toolkiln.runner import Registry
 from toolkiln.schema import parameters_to_schema
 
@@ -149,23 +149,6 @@ def _broken_row(key: str, compiled: CompiledTool | None, problem: str) -> ToolRo
         script=compiled.script_path if compiled else None, enabled=compiled is not None,
         served=compiled is not None, problem=problem,
     )  # fmt: skip
-
-
-def set_enabled(config_dir: Path, key: str, enabled: bool) -> bool:
-    """Set `enabled` in `config/tools/<key>.json` (atomically); whether it changed.
-    Raises `ConfigError` for a key that names no config, or a config that does not load."""
-    if not TOOL_NAME_PATTERN.match(key):
-        raise ConfigError(f"{key!r} is not the name of a per-tool config")
-    path = tool_config_path(config_dir, key)
-    if not path.is_file():
-        raise ConfigError(f"{path}: no such per-tool config")
-    if load_tool_config(path).enabled == enabled:  # also refuses a config that does not load
-        return False
-    # Only `enabled` changes: the rest of the file stays as the user (or discovery) left it.
-    data = json.loads(path.read_text(encoding="utf-8"))
-    data["enabled"] = enabled
-    write_json_atomic(path, data)
-    return True
 
 
 def form_fields(

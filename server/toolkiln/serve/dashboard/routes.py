@@ -25,7 +25,7 @@ from toolkiln import __version__
 from toolkiln.errors import ConfigError
 from toolkiln.render import render_page
 from toolkiln.serve.dashboard.audit_panel import audit_values
-from toolkiln.serve.dashboard.catalog import ToolRow, set_enabled, tool_rows
+from toolkiln.serve.dashboard.catalog import ToolRow, tool_rows
 from toolkiln.serve.dashboard.live import CallStream
 from toolkiln.serve.dashboard.questions import QuestionRefused, Questions
 from toolkiln.serve.dashboard.sessions import CSRF_FIELD, CSRF_HEADER, Session, Sessions
@@ -34,6 +34,7 @@ from toolkiln.serve.dashboard.throttle import LoginThrottle
 from toolkiln.serve.guard import record_denial
 from toolkiln.serve.service import ToolService
 from toolkiln.serve.watch import Rebuild, reload
+from toolkiln.switches import set_tool_enabled
 
 if TYPE_CHECKING:
     from toolkiln.serve.catalog_news import CatalogNews
@@ -214,7 +215,7 @@ class Dashboard:
         except (ValueError, KeyError, TypeError):
             return JSONResponse({"error": 'send {"enabled": true} or {"enabled": false}'}, status_code=400)
         try:
-            await anyio.to_thread.run_sync(set_enabled, self.config_dir, key, enabled)
+            await anyio.to_thread.run_sync(set_tool_enabled, self.config_dir, key, enabled)
         except ConfigError as error:
             return JSONResponse({"error": str(error)}, status_code=404)
         except OSError as error:
