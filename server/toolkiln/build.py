@@ -22,6 +22,7 @@ from toolkiln.build_compile import compile_prompt, compile_resource, compile_too
 from toolkiln.build_run_command import catalog_run_command, compile_run_command
 from toolkiln.build_writable_binds import leave_out_unsafe_writable
 from toolkiln.containment import escape_reason
+from toolkiln.conventions.entry_points.project import command_file
 from toolkiln.errors import BuildError, ConfigError
 from toolkiln.fallback_globs import is_opted_in
 from toolkiln.files import catalog_path, load_model, load_server_config, tool_configs_dir, write_catalog
@@ -175,6 +176,8 @@ def _refuse_scripts_in_writable_folders(
     could have written that script (docs/security.md, "Where tools come from")."""
     for tool in report.tools:
         script = Path(os.path.abspath(tools_dir / tool.script_path))
+        if tool.entry_point and (runs := command_file(script, tool.entry_point)) is not None:
+            script = runs  # a declared command: the module or bin file it runs
         folder = writable.writer_of(script)
         if folder is None:
             continue

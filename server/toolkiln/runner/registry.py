@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from toolkiln.containment import escape_reason, locate
@@ -64,11 +65,17 @@ class Registry:
             )
         script = self.tools_dir / tool.script_path
         folder = self.writable_folders().writer_of(script, real=real)
+        runs = _command_file(script, tool.entry_point) if tool.entry_point else None
+        if folder is None and runs is not None:  # a declared command: also the file it runs
+            folder = self.writable_folders().writer_of(runs, real=Path(os.path.realpath(runs)))
+            what = f"the file {runs} that tool {tool.name!r} runs"
+        else:
+            what = f"the script of tool {tool.name!r}, {script},"
         if folder is not None:
             raise WritableSourceError(
-                f"the script of tool {tool.name!r}, {script}, is refused: it lies in {folder.describe()}, "
-                "and a folder a tool may write is never a source of tools. Move the script out of it "
-                "and run `toolkiln build` (which refuses such a tool)"
+                f"{what} is refused: it lies in {folder.describe()}, and a folder a tool may write "
+                "is never a source of tools. Move it out of that folder and run `toolkiln build` "
+                "(which refuses such a tool)"
             )
         return script
 
@@ -107,3 +114,9 @@ def inside(folder: Path, relative: str, what: str) -> Path:
 
 def _folder(catalog_file: Path, relative: str | None) -> Path | None:
     return (catalog_file.parent / relative).resolve() if relative is not None else None
+
+
+def _command_file(script: Path, entry_point: str) -> Path | None:
+    from toolkiln.conventions.entry_points.project import command_file  # only for such tools
+
+    return command_file(script, entry_point)

@@ -72,6 +72,16 @@ def module_file(project: Path, module: str) -> Path | None:
     return None
 
 
+def command_file(project_file: Path, entry_point: str) -> Path | None:
+    """The file a declared command runs: its module (`pkg.cli:main` in a pyproject.toml)
+    or its bin file (a package.json's), as discovery and the runner find it; None when
+    there is none. Build and the runner refuse one in a folder a tool may write."""
+    project = project_file.parent
+    if project_file.name == PACKAGE_JSON:
+        return project / entry_point
+    return module_file(project, entry_point.split(":")[0])
+
+
 def read_table(path: Path, text: str | None = None) -> Table:
     """The commands the project file at `path` declares. `ValueError` when the file
     cannot be read as its format."""
