@@ -403,8 +403,8 @@ def read_bound(size: int, lines: int, per_mib: float, floor: float) -> float:
 
 
 def time_cases(cases: list[dict[str, Any]], per_mib: float, floor: float) -> Iterator[dict[str, Any]]:
+    from toolkiln.conventions import order
     from toolkiln.conventions.base import Candidate
-    from toolkiln.conventions.order import READERS
     from toolkiln.discover import discover_tools
     from toolkiln.discover.scan import first_claimant
 
@@ -425,7 +425,7 @@ def time_cases(cases: list[dict[str, Any]], per_mib: float, floor: float) -> Ite
                     for p in sorted(folder.iterdir())
                     if p.name == "package.json" or not p.name.endswith(".json")
                 )
-                dialect = first_claimant(Candidate(path, path.name, path.stat()), READERS)
+                dialect = first_claimant(Candidate(path, path.name, path.stat()), order.readers())
                 claimant = getattr(dialect, "__name__", None)
         else:
             reader, path = readers[case["reader"]], folder / "text"

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import re
 import sys
-from importlib import metadata
 from pathlib import Path
 from typing import Literal
 from urllib.parse import unquote, urlsplit
@@ -38,6 +37,8 @@ def ephemeral_runner(prefix: Path | None = None) -> Runner | None:
 def package_spec() -> str | None:
     """Where this toolkiln came from when not from the package index: a folder or file, or a
     VCS URL (its PEP 610 `direct_url.json`), in the form `uvx --from`/`pipx run --spec` take."""
+    from importlib import metadata  # 30 ms with email's parser: only when a client is configured
+
     try:
         text = metadata.distribution("toolkiln").read_text("direct_url.json")
     except metadata.PackageNotFoundError:

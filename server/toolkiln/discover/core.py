@@ -78,11 +78,11 @@ def discover_tools(
     def claimant(candidate: Candidate) -> Reader | None:
         entry = None if force else index.known(candidate.relative_path, candidate.stat, tools_dir)
         if entry is None:
-            return first_claimant(candidate, order.READERS)
+            return first_claimant(candidate, order.readers())
         known[candidate.relative_path] = entry
         if not entry.get("tools"):
             return None
-        return order.reader_named(entry.get("claimant", "")) or first_claimant(candidate, order.READERS)
+        return order.reader_named(entry.get("claimant", "")) or first_claimant(candidate, order.readers())
 
     pending: list[Pending] = []
     pending_paths: set[str] = set()
