@@ -88,12 +88,12 @@ class WritableFolders:
         with the folders as written or resolved, and `path` as written or resolved."""
         if "\0" in path:
             return None
-        for spelled in dict.fromkeys((path, os.path.realpath(path))):
-            parent = os.path.dirname(spelled)
-            found = self._lookup(parent) if parent != spelled else None
-            if found is not None:
-                return found
-        return None
+        found = self._holder(path)  # as written first: what is written cannot be swapped
+        return found if found is not None else self._holder(os.path.realpath(path))
+
+    def _holder(self, spelled: str) -> WritableFolder | None:
+        parent = os.path.dirname(spelled)
+        return self._lookup(parent) if parent != spelled else None
 
     def _lookup(self, path: str) -> WritableFolder | None:
         while True:

@@ -52,8 +52,15 @@ def writable_folders(
             )
         expanded = Path(path.replace(TOOL_DIR, str(base)))
         folder = Path(os.path.normpath(expanded if expanded.is_absolute() else base / expanded))
-        _check_alone(folder, path, others, tools_dir)
-        real = Path(os.path.realpath(folder))
+        try:
+            _check_alone(folder, path, others, tools_dir)
+            real = Path(os.path.realpath(folder))
+        except OSError as error:  # a link on its path replaced while resolved: a race, refused
+            raise WritableRefused(
+                f"the writable folder {path!r} ({folder}) changed while toolkiln checked it "
+                f"({error.strerror}): something is replacing a folder on its path; give the tool "
+                "a folder of its own, outside every folder a tool may write"
+            ) from None
         if real != folder:
             raise WritableRefused(
                 f"the writable folder {path!r} ({folder}) goes through a symlink (it leads to {real}): "
