@@ -89,6 +89,20 @@ class Candidate:
         return "executable"
 
 
+def read_unframed(candidate: Candidate, limit: int, what: str, kind: str) -> str:
+    """The text of a script written for no framework, up to `limit` bytes: one longer is
+    not a tool (`NotATool` of `kind`, naming `what`: "a shell script"), not an error, since
+    nothing in it asked toolkiln to read it. `DiscoveryError` when it cannot be read."""
+    try:
+        with candidate.path.open("rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError as error:
+        raise DiscoveryError(f"cannot be read: {error.strerror}", path=candidate.relative_path) from None
+    if len(data) > limit:
+        raise NotATool(f"is {what} over {limit // 1024} KiB: toolkiln reads none so long", kind=kind)
+    return data.decode("utf-8", errors="replace")
+
+
 def read_source(path: Path, shown: str | None = None) -> str:
     """The text of the script at `path` (bad UTF-8 replaced), up to `MAX_SCRIPT_BYTES`; a
     `DiscoveryError` naming `shown` (else the path) when it cannot be read or is larger."""

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from toolkiln.conventions.base import Candidate, Declaration, NotATool
+from toolkiln.conventions.base import Candidate, Declaration, NotATool, read_unframed
 from toolkiln.conventions.fallback import read as fallback
 from toolkiln.discover.shell_lines import ShellText, read_shell
 from toolkiln.discover.shell_options import OptionLoop, dispatch_words, option_loops
@@ -81,15 +81,7 @@ def claims(candidate: Candidate) -> bool:
 
 async def declare(candidate: Candidate, probe: Probe) -> Declaration:
     path = candidate.relative_path
-    try:
-        with candidate.path.open("rb") as handle:
-            data = handle.read(MAX_SCRIPT_BYTES + 1)
-    except OSError as error:
-        raise DiscoveryError(f"cannot be read: {error.strerror}", path=path) from None
-    if len(data) > MAX_SCRIPT_BYTES:
-        raise NotATool(f"is a shell script over {MAX_SCRIPT_BYTES // 1024} KiB: toolkiln reads none so long",
-                       kind="shell-unread")  # fmt: skip
-    source = data.decode("utf-8", errors="replace")
+    source = read_unframed(candidate, MAX_SCRIPT_BYTES, "a shell script", "shell-unread")
     if source.count("\n") > MAX_LINES:
         raise NotATool(f"is a shell script of over {MAX_LINES} lines: toolkiln reads none so long",
                        kind="shell-unread")  # fmt: skip

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from toolkiln.conventions.base import Candidate, Declaration, NotATool, make_parameter
+from toolkiln.conventions.base import Candidate, Declaration, NotATool, make_parameter, read_unframed
 from toolkiln.conventions.fallback import read as fallback
 from toolkiln.discover.fallback_text import header_comment
 from toolkiln.errors import DiscoveryError
@@ -68,15 +68,7 @@ def claims(candidate: Candidate) -> bool:
 
 async def declare(candidate: Candidate, probe: Probe) -> Declaration:
     path = candidate.relative_path
-    try:
-        with candidate.path.open("rb") as handle:
-            data = handle.read(MAX_SCRIPT_BYTES + 1)
-    except OSError as error:
-        raise DiscoveryError(f"cannot be read: {error.strerror}", path=path) from None
-    if len(data) > MAX_SCRIPT_BYTES:
-        raise NotATool(f"is a Node script over {MAX_SCRIPT_BYTES // 1024} KiB: toolkiln reads none so long",
-                       kind="argv-by-hand")  # fmt: skip
-    text = data.decode("utf-8", errors="replace")
+    text = read_unframed(candidate, MAX_SCRIPT_BYTES, "a Node script", "argv-by-hand")
     from toolkiln.conventions.by_hand.node_argv_read import read_node_argv  # only when a script is read
 
     reading = read_node_argv(text)
