@@ -7,11 +7,15 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from mcp import Client, StdioServerParameters
 
+from tests.conftest import child_env
+from tests.serve.stdio_server import text_of
 from toolkiln.cli import cli
 from toolkiln.project import ProjectError, create_project
 from toolkiln.served_folder import owned_config_dir
@@ -170,3 +174,26 @@ def test_doctor_fixes_in_folder_mode_name_dir_and_work(folder: Path) -> None:
     assert hinted(fixable.output, "doctor") == ["doctor", str(folder), "--fix"]
     assert run("doctor", str(folder), "--fix").exit_code == 0
     assert "config/" not in run("doctor", str(folder)).output.replace(str(owned_config_dir(folder)), "")
+
+
+@pytest.mark.anyio
+async def test_a_served_folder_words_the_hints_its_client_gets_for_that_folder(
+    folder: Path, config_home: Path
+) -> None:
+    """An MCP client of `serve DIR` gets hints that name DIR: the commands it passes on
+    to the user work as printed (`toolkiln build` alone would find no project)."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "toolkiln", "serve", str(folder)],
+        env={**child_env(), "XDG_CONFIG_HOME": str(config_home)},
+    )
+    async with Client(params, mode="auto") as client:
+        assert [tool.name for tool in (await client.list_tools()).tools] == ["slug"]
+        (folder / "slug.sh").unlink()
+        result = await client.call_tool("slug", {"text": "a b"})
+    assert result.is_error
+    for command in ("discover", "build"):
+        words = hinted(text_of(result), command)
+        assert words == [command, str(folder)], text_of(result)
+        assert run(*words).exit_code == 0
+    assert "slug" not in run("list", str(folder)).output

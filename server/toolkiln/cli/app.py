@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from toolkiln import __version__
-from toolkiln.cli.hints import WORDS_KEY, in_mode, no_project_hint
+from toolkiln.cli.hints import WORDS_KEY, current_folder, in_mode, no_project_hint
 from toolkiln.cli.terminal import VisibleFormatter, visible
 from toolkiln.dotenv_file import env_file_for, hide_env_file
 from toolkiln.errors import ConfigError, ToolkilnError
+from toolkiln.hint_words import for_folder
 
 if TYPE_CHECKING:
     from toolkiln.runner import Registry, RunSettings
@@ -169,13 +170,16 @@ class RunOptions:
         limits: dict[str, Any] = {"max_concurrency": max_concurrency} if max_concurrency else {}
         if self.max_output is not None:
             limits["max_output_bytes"] = self.max_output
-        return RunSettings(default_timeout=self.timeout, env=env, secrets=tool_secrets(registry), **limits)
+        served = current_folder()
+        hints = None if served is None else functools.partial(for_folder, served=served, here=None)
+        return RunSettings(
+            default_timeout=self.timeout, env=env, secrets=tool_secrets(registry), hints=hints, **limits
+        )
 
 
 def tool_secrets(registry: Registry) -> dict[str, str]:
     """The `.env` beside the scripts (DIR's, or the project's), read by the server only:
     hidden from every confined process, its values given to the tools that name them."""
-    from toolkiln.cli.hints import current_folder
     from toolkiln.dotenv_file import env_file_for, hide_env_file, load_env_file
 
     served = current_folder()

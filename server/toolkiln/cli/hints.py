@@ -1,40 +1,28 @@
 """Every hint the command line prints, in the words that work for the folder it names.
 
-The library writes its hints for a project (`toolkiln discover`, `config/server.json`,
-`` `discovery.fallback` in config/server.json ``): that is what a project has. A folder
-of scripts served as `toolkiln serve DIR` has no `config/` of its own (its configs are
-in a private folder toolkiln keeps for it), and every command reaches it only through
-DIR. This module is the one place that knows the mode: every line the command line
-prints that may hold a hint (errors, warnings, doctor's fixes, discovery's reasons)
-goes through `in_mode`, which, in folder mode, names DIR in each command and the real
-path of each config file, so that a hint works as printed.
+This module is the one place that knows the command's mode: every line the command
+line prints that may hold a hint (errors, warnings, doctor's fixes, discovery's
+reasons) goes through `in_mode`, which, when DIR was given, words it for that folder
+(hint_words.py: DIR in each command, the real path of each config file).
 
 Nothing here imports the rest of the command line: `app.py` (the error handler) uses it.
 """
 
 from __future__ import annotations
 
-import re
 import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
+from toolkiln.hint_words import for_folder
+
 if TYPE_CHECKING:
     from toolkiln.served_folder import ServedFolder
 
 SERVED_KEY = "toolkiln.served"  # click's ctx.meta: the ServedFolder, when DIR was given
 WORDS_KEY = "toolkiln.words"  # click's ctx.meta: the command's words (`call slug text=x`)
-
-# The commands that take DIR as their last positional word (after NAME where they take one).
-_DIR_COMMANDS = "discover|build|list|doctor|audit|serve|where|fallback on|fallback off"
-_GIVEN = r"(?!\s+(?:DIR\b|[/~.'\"]))"  # not when a folder is named already
-_COMMAND = re.compile(rf"\btoolkiln ({_DIR_COMMANDS})\b{_GIVEN}")
-_NAMED = re.compile(rf"\btoolkiln (new|enable|disable) (NAME|[A-Za-z0-9_-]+)\b{_GIVEN}")
-_CALL = re.compile(rf"\btoolkiln call (NAME|[A-Za-z0-9_-]+)\b{_GIVEN}")
-_FALLBACK = re.compile(r"`?discovery\.fallback`? in config/server\.json")
-_CONFIG_FILE = re.compile(r"(?<![\w./~-])config/(server\.json|tools\.json|tools/|prompts/|resources/|logs/)")
 
 
 def current_folder() -> ServedFolder | None:
@@ -45,25 +33,10 @@ def current_folder() -> ServedFolder | None:
 
 
 def in_mode(text: str) -> str:
-    """`text`, with its hints in the words of the folder the command was given.
-
-    For a plain folder of scripts (configs kept by toolkiln): each `toolkiln COMMAND`
-    that takes DIR gets it, each `config/...` path becomes the private folder's, and the
-    fallback's setting becomes the command that sets it. For a project named as DIR
-    (or no DIR), only the commands get DIR, so that they work from any folder.
-    """
+    """`text`, with its hints in the words of the folder the command was given
+    (hint_words.for_folder; unchanged when no DIR was given)."""
     served = current_folder()
-    if served is None:
-        return text
-    folder = shlex.quote(str(served.root))
-    if served.owned or served.config != Path.cwd() / "config":
-        text = _FALLBACK.sub(f"`toolkiln fallback on {folder}`", text)
-        text = _CONFIG_FILE.sub(lambda match: f"{served.config}/{match.group(1)}", text)
-    if served.root == Path.cwd() and not served.owned:
-        return text  # a project, here: the commands work as they are
-    text = _COMMAND.sub(lambda match: f"toolkiln {match.group(1)} {folder}", text)
-    text = _NAMED.sub(lambda match: f"toolkiln {match.group(1)} {match.group(2)} {folder}", text)
-    return _CALL.sub(lambda match: f"toolkiln call {match.group(1)} {folder}", text)
+    return text if served is None else for_folder(text, served, here=Path.cwd())
 
 
 def no_project_hint(text: str) -> str:

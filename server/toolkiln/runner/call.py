@@ -10,7 +10,7 @@ import functools
 import os
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +67,9 @@ class RunSettings:
     hidden: tuple[str, ...] = ()
     # The folder's `.env` values: each tool gets those its config names (dotenv_file.py).
     secrets: Mapping[str, str] = field(default_factory=dict)
+    # How toolkiln's own hints in a failed call's text are worded (hint_words.for_folder
+    # for a folder served as DIR: `toolkiln build DIR`, the real config paths).
+    hints: Callable[[str], str] | None = None
 
 
 class ToolRunner:
@@ -100,6 +103,20 @@ class ToolRunner:
         A failure's text ends with the script's stderr tail; `tail_logs=False` leaves the
         log lines out of it, for a caller whose observer has shown them to the same
         reader already (`toolkiln call`), so no line is shown twice."""
+        result = await self._call(name, arguments, observer, on_started, tail_logs=tail_logs)
+        if result.is_error and self.settings.hints is not None:
+            return replace(result, text=self.settings.hints(result.text))
+        return result
+
+    async def _call(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        observer: CallObserver | None = None,
+        on_started: Callable[[], None] | None = None,
+        *,
+        tail_logs: bool,
+    ) -> ToolResult:
         tool = self.registry.get(name)
         try:  # inside the tools folder, or never run: checked once, the path used throughout
             script = self.registry.script_path(tool) if tool.script_path else None
@@ -270,7 +287,8 @@ class ToolRunner:
                 + ("" if error.about_arguments else f" {start_hint(script, argv[0])}"),
                 is_error=True,
             )
-        return await result_from_process(tool, result, timeout, list(stderr_lines), self._files(tool, script))
+        files = self._files(tool, script)
+        return await result_from_process(tool, result, timeout, list(stderr_lines), files, script)
 
     async def close(self) -> None:
         """Stop the warm workers (the processes of running calls stop with their calls)."""

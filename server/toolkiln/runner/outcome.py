@@ -4,6 +4,7 @@ was (a timeout, an exit code, a signal, a limit hit), with the stderr that expla
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from toolkiln.model import CompiledTool
@@ -14,9 +15,16 @@ from toolkiln.runner.named_files import FileFence
 from toolkiln.runner.result import ToolResult, exit_meaning, signal_name
 from toolkiln.runner.runtime_answer import runtime_missing
 
+GONE = "The script is gone: run `toolkiln discover` and `toolkiln build`."
+
 
 async def result_from_process(
-    tool: CompiledTool, result: ProcessResult, timeout: float, stderr: list[str], files: FileFence
+    tool: CompiledTool,
+    result: ProcessResult,
+    timeout: float,
+    stderr: list[str],
+    files: FileFence,
+    script: Path | None = None,
 ) -> ToolResult:
     """The call's result; a failure says which of the tool's limits it hit, if one did.
 
@@ -38,6 +46,8 @@ async def result_from_process(
     elif result.returncode != 0:
         headlines.append(limit_hit(tool.limits, result.returncode, result.stderr_text, tool=tool.name))
         headlines.append(_failure(tool.name, result.returncode))
+        if script is not None and not script.exists():  # run by an interpreter that said so in its words
+            headlines.append(GONE)
     headlines.append(output_hit)
     if not result.timed_out:
         headlines.append(runtime_missing(tool, result.stderr_text))
@@ -67,7 +77,7 @@ def _join(headline: str, stdout: str, stderr: list[str]) -> str:
 def start_hint(script: os.PathLike[str], program: str) -> str:
     path = os.fspath(script)
     if not os.path.exists(path):
-        return "The script is gone: run `toolkiln discover` and `toolkiln build`."
+        return GONE
     if program != path:  # run by an interpreter (a kit script without a shebang line)
         return (
             f"Install {program} (it must be on the PATH), or give the script a shebang line "
