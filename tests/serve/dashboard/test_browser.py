@@ -22,6 +22,7 @@ from tests.serve.dashboard.test_questions import ASK
 from tests.serve.dashboard.test_tasks_panel import make_task_tools
 from tests.serve.http_server import RunningServer, http_server, mcp_client
 from tests.serve.tasks_wire import http_request, read_pids, wait_for, wait_gone
+from tests.test_fallback_flag import GETOPT
 from toolkiln.build import build_catalog
 from toolkiln.discover import discover_tools
 
@@ -297,10 +298,12 @@ def test_a_served_folder_shows_the_version_the_folder_its_lines_and_sends_no_def
 ) -> None:
     """`serve DIR`: the header names toolkiln's version (not the tasks panel's), the page the
     folder served (not the private config folder), a description keeps its line breaks (as
-    text), and the Try-it form leaves a boolean's default to the server."""
+    text), the Try-it form leaves a boolean's default to the server, and the fallback
+    switch serves the script whose arguments cannot be read."""
     from toolkiln import __version__
 
     make_tool("shout.sh", SHOUT)
+    make_tool("opts.py", GETOPT)
     wait = WebDriverWait(chrome, WAIT)
     with http_server(config_dir, state, str(tools_dir)) as server:
         chrome.get(f"{server.base_url}/")
@@ -324,6 +327,12 @@ def test_a_served_folder_shows_the_version_the_folder_its_lines_and_sends_no_def
         wait.until(lambda d: len(d.execute_script("return window.sentBodies")) == 2)
         sent = [json.loads(body) for url, body in chrome.execute_script("return window.sentBodies")]
         assert [body["arguments"] for body in sent] == [{"word": "hey"}, {"word": "hey", "lower": False}]
+
+        assert not chrome.find_elements(By.ID, "tool-opts")
+        chrome.find_element(By.ID, "fallback-switch").click()
+        wait.until(lambda d: d.find_elements(By.ID, "tool-opts"))  # the page reloaded with it
+        assert chrome.find_element(By.ID, "fallback-switch").is_selected()
+        assert "opts" in tools_listed(server)
         save_screenshot(chrome, "dashboard-folder.png")
         problems = [entry for entry in chrome.get_log("browser") if entry["level"] == "SEVERE"]
         assert problems == []

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ import pytest
 from tests.conftest import MakeTool, pids_alive
 from tests.serve.dashboard.conftest import Browser, events, meta_csrf
 from tests.serve.http_server import RunningServer, http_server, mcp_client
+from tests.test_fallback_flag import GETOPT
 
 # --- login ------------------------------------------------------------------------------
 
@@ -175,6 +177,27 @@ def test_a_switch_without_watch_builds_but_reads_no_script(
     assert off.status_code == 200, off.text
     assert off.json()["served"] == 3  # the 4 built tools, echo off; not `added`
     assert not (project / "tools" / "added.json").exists()
+
+
+def test_the_fallback_switch_serves_the_unread_scripts_and_stops(
+    server: RunningServer, browser: Browser, project: Path, make_tool: MakeTool
+) -> None:
+    """What `toolkiln fallback on|off` does, from the page: server.json's opt-in written,
+    the folder rediscovered, the result rebuilt and served; the same guards as a switch."""
+    make_tool("opts.py", GETOPT)
+    assert "fallback-switch" in browser.open_page().text
+    assert browser.http.post("/dashboard/fallback", json={"on": True}).status_code == 403  # no CSRF token
+    headers = {"X-CSRF-Token": browser.csrf}
+    assert browser.http.post("/dashboard/fallback", json={"on": "yes"}, headers=headers).status_code == 400
+    on = browser.http.post("/dashboard/fallback", json={"on": True}, headers=headers)
+    assert on.status_code == 200, on.text
+    assert on.json() == {"on": True, "served": 5}
+    assert json.loads((project / "server.json").read_text())["discovery"]["fallback"] == ["."]
+    page = browser.open_page().text
+    assert 'id="tool-opts"' in page and re.search(r'id="fallback-switch"[^>]*checked', page)
+    off = browser.http.post("/dashboard/fallback", json={"on": False}, headers=headers)
+    assert off.status_code == 200 and off.json()["served"] == 4
+    assert json.loads((project / "server.json").read_text())["discovery"]["fallback"] == []
 
 
 class ListChanges:

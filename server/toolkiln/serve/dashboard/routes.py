@@ -26,6 +26,7 @@ from toolkiln.errors import ConfigError
 from toolkiln.render import render_page
 from toolkiln.serve.dashboard.audit_panel import audit_values
 from toolkiln.serve.dashboard.catalog import ToolRow, tool_rows
+from toolkiln.serve.dashboard.fallback_switch import fallback_patterns, switch_fallback
 from toolkiln.serve.dashboard.live import CallStream
 from toolkiln.serve.dashboard.questions import QuestionRefused, Questions
 from toolkiln.serve.dashboard.sessions import CSRF_FIELD, CSRF_HEADER, Session, Sessions
@@ -82,6 +83,7 @@ class Dashboard:
             Route("/dashboard/static/{name}", self.static, methods=["GET"]),
             Route("/dashboard/audit", self.audit_panel, methods=["GET"]),
             Route("/dashboard/tools/{key}/enabled", self.switch, methods=["POST"]),
+            Route("/dashboard/fallback", self.switch_fallback, methods=["POST"]),
             Route("/dashboard/call", self.call, methods=["POST"]),
             Route("/dashboard/questions/{id}", self.answer, methods=["POST"]),
             Route("/dashboard/tasks", self.tasks_panel, methods=["GET"]),
@@ -106,6 +108,7 @@ class Dashboard:
             "health": self.health(),
             "tools_dir": str(self.service.registry.tools_dir),  # the folder served (serve DIR's DIR)
             "config_dir": str(self.config_dir),
+            "fallback": fallback_patterns(self.config_dir),
             **await anyio.to_thread.run_sync(audit_values, self.service.audit),
             **await self._tasks_values(session),
         }
@@ -207,12 +210,7 @@ class Dashboard:
         if self.rebuild is None:
             return JSONResponse({"error": "this server cannot rebuild its tools"}, status_code=409)
         key = request.path_params["key"]
-        try:
-            body = await request.json()
-            enabled = body["enabled"]
-            if not isinstance(enabled, bool):
-                raise TypeError
-        except (ValueError, KeyError, TypeError):
+        if (enabled := await _flag(request, "enabled")) is None:
             return JSONResponse({"error": 'send {"enabled": true} or {"enabled": false}'}, status_code=400)
         try:
             await anyio.to_thread.run_sync(set_tool_enabled, self.config_dir, key, enabled)
@@ -229,6 +227,26 @@ class Dashboard:
         card = render_page(TEMPLATES, "_tool.html", {"row": rows[0], "can_switch": True}) if rows else ""
         answer = {"enabled": enabled, "served": len(self.service.registry.tools), "card": card}
         return JSONResponse({**answer, **({"warning": lag} if lag else {})})
+
+    async def switch_fallback(self, request: Request) -> Response:
+        """Serve the folder's unread scripts (or stop): rediscover, rebuild, serve the result."""
+        if (refusal := await self._refusal(request)) is not None:
+            return refusal
+        if self.rebuild is None:
+            return JSONResponse({"error": "this server cannot rebuild its tools"}, status_code=409)
+        if (on := await _flag(request, "on")) is None:
+            return JSONResponse({"error": 'send {"on": true} or {"on": false}'}, status_code=400)
+        try:
+            await anyio.to_thread.run_sync(switch_fallback, self.service.registry, self.config_dir, on)
+        except ConfigError as error:
+            return JSONResponse({"error": str(error)}, status_code=409)
+        except OSError as error:
+            return JSONResponse({"error": f"cannot write the config: {error}"}, status_code=500)
+        logger.info("dashboard: fallback %s; rediscovered, rebuilding", "on" if on else "off")
+        if await reload(self.service, self.rebuild) is None:
+            message = "the rebuild failed (the server log says why); still serving the last good tools"
+            return JSONResponse({"error": message}, status_code=500)
+        return JSONResponse({"on": on, "served": len(self.service.registry.tools)})
 
     async def call(self, request: Request) -> Response | CallStream:
         if (refusal := await self._refusal(request)) is not None:
@@ -300,6 +318,16 @@ class Dashboard:
         )
         # its own key: the page's `version` is toolkiln's, shown in the header
         return {"tasks": rows, "tasks_version": panel_version(rows)}
+
+
+async def _flag(request: Request, key: str) -> bool | None:
+    """The boolean `key` of the request's JSON object; None when there is none."""
+    try:
+        body = await request.json()
+        value = body[key]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return value if isinstance(value, bool) else None
 
 
 def _page(name: str, values: dict[str, Any]) -> HTMLResponse:

@@ -60,6 +60,27 @@
     }
   });
 
+  // --- the fallback switch: rediscover with or without it, rebuild, show the new list -------
+
+  document.addEventListener("change", async (event) => {
+    const input = event.target.closest("#fallback-switch");
+    if (!input) return;
+    const notice = document.querySelector(".fallback-notice");
+    input.disabled = true;
+    notice.hidden = false;
+    notice.className = "notice fallback-notice";
+    notice.textContent = "Rediscovering and rebuilding…";
+    const response = await post("/dashboard/fallback", { on: input.checked });
+    if (!response.ok) {
+      input.checked = !input.checked;
+      input.disabled = false;
+      notice.className = "notice fallback-notice error";
+      notice.textContent = await errorOf(response);
+      return;
+    }
+    location.reload();  // the list of tools changed as a whole
+  });
+
   // --- calls: run through the server, its progress and logs streamed as events -------------
 
   document.addEventListener("submit", (event) => {
