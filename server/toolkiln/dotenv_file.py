@@ -11,6 +11,7 @@ shows it. Confined tools never see the file itself (it is hidden like the token)
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import stat
@@ -80,6 +81,48 @@ def load_env_file(path: Path) -> dict[str, str]:
     if bad:
         raise ConfigError(f"{path}: {bad[0]!r} is not a variable name (letters, digits and _)")
     return {name: value for name, value in values.items() if value is not None}
+
+
+class EnvFile:
+    """The `.env` of the folder served, read again when it changes: a key added while the
+    server runs reaches the next call, no restart needed. Seen (one stat) at each call."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._seen: tuple[int, ...] | None = None
+        self._values: dict[str, str] = {}
+
+    def values(self, *, refuse: bool = False) -> dict[str, str]:
+        """Its variables now. A file toolkiln refuses (another user's, or readable by
+        others: its values may not be the user's) raises `ConfigError` with `refuse`,
+        else gives none, with the reason logged."""
+        try:
+            info = self.path.stat()
+            seen: tuple[int, ...] | None = (
+                info.st_ino,
+                info.st_mtime_ns,
+                info.st_size,
+                info.st_mode,
+                info.st_uid,
+            )
+        except OSError:
+            seen = None
+        if seen == self._seen:
+            return self._values
+        self._seen = seen
+        hide_env_file(self.path)  # hidden from every confined process before any value is used
+        try:
+            self._values = load_env_file(self.path)
+        except ConfigError as error:
+            if refuse:
+                self._seen = None
+                raise
+            logging.getLogger("toolkiln").error("%s; no tool gets its values", error)
+            self._values = {}
+        else:  # names only: a value is never logged
+            names = ", ".join(sorted(self._values)) or "no variables"
+            logging.getLogger("toolkiln").info("%s: %s for the tools that name them", self.path, names)
+        return self._values
 
 
 def secrets_for(secrets: Mapping[str, str], reads: Sequence[str], pass_env: Sequence[str]) -> dict[str, str]:

@@ -134,3 +134,41 @@ def test_a_file_others_may_read_is_refused_with_the_fix(folder: Path, tmp_path: 
     env_file.chmod(0o600)
     called = CliRunner().invoke(cli, ["call", "weather", str(folder)])
     assert called.output.strip() == f"key={SECRET}"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("confined", [False, True])
+async def test_a_file_made_or_changed_while_serving_is_read_hidden_and_checked_again(
+    folder: Path, tmp_path: Path, confined: bool
+) -> None:
+    """No restart: a `.env` that appears after the start reaches the next call and is
+    hidden from a confined tool at once; a change is read; a file made readable by others
+    since gives no value (its values may not be the user's)."""
+    if confined and confinement_problem() is not None:
+        pytest.skip(f"{confinement_problem()}")
+    env_file = folder / ".env"
+    env_file.unlink()
+    if confined:
+        config = owned_config_dir(folder)
+        config.mkdir(parents=True, exist_ok=True)
+        (config / "server.json").write_text(json.dumps({"confinement": {"mode": "required"}}))
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "toolkiln", "serve", str(folder)],
+        env={**child_env(), "XDG_CONFIG_HOME": str(tmp_path / "xdg")},
+    )
+
+    async def call(client: Client, name: str) -> str:
+        return text_of(await client.call_tool(name, {})).strip()
+
+    async with Client(params, mode="legacy") as client:
+        assert await call(client, "weather") == "key="
+        env_file.write_text(f"WEATHER_API_KEY={SECRET}\n")
+        env_file.chmod(0o600)
+        assert await call(client, "weather") == f"key={SECRET}"
+        if confined:
+            assert SECRET not in await call(client, "peek")
+        env_file.write_text("WEATHER_API_KEY=changed\n")
+        assert await call(client, "weather") == "key=changed"
+        env_file.chmod(0o644)
+        assert await call(client, "weather") == "key="

@@ -22,7 +22,7 @@ import click
 from toolkiln import __version__
 from toolkiln.cli.hints import WORDS_KEY, current_folder, in_mode, no_project_hint
 from toolkiln.cli.terminal import VisibleFormatter, visible
-from toolkiln.dotenv_file import env_file_for, hide_env_file
+from toolkiln.dotenv_file import EnvFile, env_file_for, hide_env_file
 from toolkiln.errors import ConfigError, ToolkilnError
 from toolkiln.hint_words import for_folder
 
@@ -173,24 +173,18 @@ class RunOptions:
         served = current_folder()
         hints = None if served is None else functools.partial(for_folder, served=served, here=None)
         return RunSettings(
-            default_timeout=self.timeout, env=env, secrets=tool_secrets(registry), hints=hints, **limits
+            default_timeout=self.timeout, env=env, env_file=tool_env_file(registry), hints=hints, **limits
         )
 
 
-def tool_secrets(registry: Registry) -> dict[str, str]:
+def tool_env_file(registry: Registry) -> EnvFile:
     """The `.env` beside the scripts (DIR's, or the project's), read by the server only:
-    hidden from every confined process, its values given to the tools that name them."""
-    from toolkiln.dotenv_file import env_file_for, hide_env_file, load_env_file
-
+    hidden from every confined process, its values given to the tools that name them.
+    Read now, so that a file toolkiln refuses (not private) stops the command at once."""
     served = current_folder()
-    path = env_file_for(registry.tools_dir, served.root if served is not None else None)
-    secrets = load_env_file(path)
-    hide_env_file(path)
-    if secrets:  # names only: a value is never logged
-        logging.getLogger("toolkiln").info(
-            "%s: %s for the tools that name them", path, ", ".join(sorted(secrets))
-        )
-    return secrets
+    env_file = EnvFile(env_file_for(registry.tools_dir, served.root if served is not None else None))
+    env_file.values(refuse=True)  # ConfigError: the command says why and stops
+    return env_file
 
 
 def run_options(function: Callable[..., Any]) -> Callable[..., Any]:

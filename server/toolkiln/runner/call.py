@@ -18,7 +18,7 @@ import anyio
 
 from toolkiln.conventions import launchers  # the module: it imports the runner package in turn
 from toolkiln.conventions.launch import stdin_json
-from toolkiln.dotenv_file import secrets_for
+from toolkiln.dotenv_file import EnvFile, secrets_for
 from toolkiln.errors import ProcessStartError, ToolRunError
 from toolkiln.model import CompiledTool
 from toolkiln.process import Confinement, run_process
@@ -65,8 +65,8 @@ class RunSettings:
     env: Mapping[str, str] = field(default_factory=dict)
     # Folders no confined tool may see (besides toolkiln's state folder, with its token).
     hidden: tuple[str, ...] = ()
-    # The folder's `.env` values: each tool gets those its config names (dotenv_file.py).
-    secrets: Mapping[str, str] = field(default_factory=dict)
+    # The folder's `.env`: each tool gets the values its config names (dotenv_file.py).
+    env_file: EnvFile | None = None
     # How toolkiln's own hints in a failed call's text are worded (hint_words.for_folder
     # for a folder served as DIR: `toolkiln build DIR`, the real config paths).
     hints: Callable[[str], str] | None = None
@@ -336,8 +336,9 @@ class ToolRunner:
         base = (
             self._env if confinement is None else confined_env(self._env, tool.confinement, self.settings.env)
         )
-        if self.settings.secrets:  # the server's own environment wins, as dotenv's convention is
-            named = secrets_for(self.settings.secrets, tool.env_reads, tool.confinement.pass_env or ())
+        secrets = self.settings.env_file.values() if self.settings.env_file is not None else None
+        if secrets:  # the server's own environment wins, as dotenv's convention is
+            named = secrets_for(secrets, tool.env_reads, tool.confinement.pass_env or ())
             base = {**named, **base} if named else base
         return confinement, base
 
