@@ -11,6 +11,7 @@ shows it. Confined tools never see the file itself (it is hidden like the token)
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import re
@@ -56,13 +57,33 @@ def env_file_for(tools_dir: Path, root: Path | None = None) -> Path:
 
 def load_env_file(path: Path) -> dict[str, str]:
     """The variables of `path` (none when there is no such file). Raises `ConfigError`
-    when the file is not this user's own regular file, or others may read or change it."""
+    when the file is a symlink (a folder of scripts may come from anyone's repository:
+    `.env -> ~/.aws/credentials` would hand another file's lines to its tools), not this
+    user's own regular file, or others may read or change it. Opened once, without
+    following a link, and checked on what was opened."""
     try:
-        info = path.stat()
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         return {}
     except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise ConfigError(
+                f"{path}: a symlink; the secrets file must be a plain file of its own, not a link"
+            ) from None
         raise ConfigError(f"{path}: cannot read the secrets file: {error.strerror}") from None
+    with open(fd, encoding="utf-8", errors="replace", closefd=True) as handle:
+        info = os.fstat(fd)
+        _check_private(path, info)
+        from dotenv import dotenv_values
+
+        values = dotenv_values(stream=handle, interpolate=False)
+    bad = [name for name in values if not _NAME.match(name)]
+    if bad:
+        raise ConfigError(f"{path}: {bad[0]!r} is not a variable name (letters, digits and _)")
+    return {name: value for name, value in values.items() if value is not None}
+
+
+def _check_private(path: Path, info: os.stat_result) -> None:
     if not stat.S_ISREG(info.st_mode):
         raise ConfigError(f"{path}: not a file; the secrets file must be a plain file")
     if info.st_uid != os.getuid():
@@ -74,13 +95,6 @@ def load_env_file(path: Path) -> dict[str, str]:
             f"{path}: other users may read or change it (mode {stat.S_IMODE(info.st_mode):o}), and it holds "
             f"secrets; toolkiln reads it only when it is private: chmod 600 {path}"
         )
-    from dotenv import dotenv_values
-
-    values = dotenv_values(path, interpolate=False, encoding="utf-8")
-    bad = [name for name in values if not _NAME.match(name)]
-    if bad:
-        raise ConfigError(f"{path}: {bad[0]!r} is not a variable name (letters, digits and _)")
-    return {name: value for name, value in values.items() if value is not None}
 
 
 class EnvFile:
@@ -97,7 +111,7 @@ class EnvFile:
         others: its values may not be the user's) raises `ConfigError` with `refuse`,
         else gives none, with the reason logged."""
         try:
-            info = self.path.stat()
+            info = os.lstat(self.path)
             seen: tuple[int, ...] | None = (
                 info.st_ino,
                 info.st_mtime_ns,

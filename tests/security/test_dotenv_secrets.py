@@ -172,3 +172,22 @@ async def test_a_file_made_or_changed_while_serving_is_read_hidden_and_checked_a
         assert await call(client, "weather") == "key=changed"
         env_file.chmod(0o644)
         assert await call(client, "weather") == "key="
+
+
+def test_a_symlinked_env_is_refused_and_its_target_never_read(folder: Path, tmp_path: Path) -> None:
+    """A folder of scripts may come from anyone's repository, and git keeps symlinks: a
+    `.env` leading to another private file of the user's (credentials in KEY=value
+    lines) would hand those values to the tools that name them, confined ones too."""
+    credentials = tmp_path / "credentials"
+    credentials.write_text("aws_secret_access_key=from-another-file\n")
+    credentials.chmod(0o600)
+    env_file = folder / ".env"
+    env_file.unlink()
+    env_file.symlink_to(credentials)
+    with pytest.raises(ConfigError, match="symlink"):
+        load_env_file(env_file)
+    CliRunner().invoke(cli, ["discover", str(folder)])
+    CliRunner().invoke(cli, ["build", str(folder)])
+    called = CliRunner().invoke(cli, ["call", "weather", str(folder)])
+    assert called.exit_code == 1 and "symlink" in called.output
+    assert "from-another-file" not in called.output
