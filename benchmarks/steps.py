@@ -29,9 +29,9 @@ from toolkiln.runner import Registry, ToolResult, ToolRunner
 from toolkiln.runner.call import RunSettings
 from toolkiln.runner.environment import script_env
 from toolkiln.schema import prepare_arguments
-from toolkiln.serve import ToolService
 from toolkiln.serve.results import mcp_result
-from toolkiln.serve.tasks import TasksExtension
+from toolkiln.serve.service import ToolService
+from toolkiln.serve.tasks.protocol import TasksExtension
 
 ARGUMENTS = {"message": "hello"}
 REQUEST = json.dumps(

@@ -21,8 +21,14 @@ from toolkiln.errors import ConfigError
 from toolkiln.files import load_server_config
 from toolkiln.model import StateSettings, TaskSettings
 from toolkiln.serve.sealed_messages import Seals
-from toolkiln.serve.tasks import StoreFullError, StoreUnreachableError, TaskRecord, TaskStore, TaskStoreError
 from toolkiln.serve.tasks.sqlite import SqliteTaskStore
+from toolkiln.serve.tasks.store import (
+    StoreFullError,
+    StoreUnreachableError,
+    TaskRecord,
+    TaskStore,
+    TaskStoreError,
+)
 from toolkiln.serve.tasks.stores import open_task_store
 
 OpenStore = Callable[..., TaskStore]

@@ -25,7 +25,7 @@ from toolkiln.cli.state_option import ENV_VAR, load_seals
 from toolkiln.errors import ConfigError
 
 if TYPE_CHECKING:
-    from toolkiln.serve import ToolService
+    from toolkiln.serve.service import ToolService
 
 logger = logging.getLogger("toolkiln")
 

@@ -33,7 +33,7 @@ from toolkiln.files import SERVER_CONFIG_FILE, catalog_path
 if TYPE_CHECKING:
     from toolkiln.audit import AuditLog
     from toolkiln.runner import Registry
-    from toolkiln.serve import ToolService
+    from toolkiln.serve.service import ToolService
 
 logger = logging.getLogger("toolkiln")
 
@@ -206,7 +206,8 @@ async def _serve_stdio(
     state_url: str | None,
 ) -> None:
     from toolkiln.runner import ToolRunner
-    from toolkiln.serve import ToolService, serve_stdio
+    from toolkiln.serve.service import ToolService
+    from toolkiln.serve.stdio import serve_stdio
     from toolkiln.token import default_state_dir
 
     if audit is not None:  # an HTTP server's token, which a tool may print, is never written
@@ -235,8 +236,11 @@ async def _serve_http(
     state_url: str | None,
 ) -> None:
     from toolkiln.runner import ToolRunner
-    from toolkiln.serve import Admission, HttpSettings, ToolService, bind, is_loopback, serve_http
     from toolkiln.serve.forwarded import TrustedProxies
+    from toolkiln.serve.guard import Admission, is_loopback
+    from toolkiln.serve.http import HttpSettings, serve_http
+    from toolkiln.serve.listener import bind
+    from toolkiln.serve.service import ToolService
     from toolkiln.token import SERVER_FILE, TOKEN_FILE, default_state_dir, read_or_create_token
 
     if (http.tls_cert is None) != (http.tls_key is None):
@@ -312,7 +316,7 @@ async def _with_watcher(
     import anyio
 
     from toolkiln.cli.announcing import watch_announcer
-    from toolkiln.serve import watch_and_reload
+    from toolkiln.serve.watch import watch_and_reload
 
     async with anyio.create_task_group() as group:
         await group.start(service.run_background)  # parked interactive calls, and tasks

@@ -19,8 +19,8 @@ from toolkiln.serve.notify import ClientNotifier, LogLevels, sdk_deprecations_si
 from toolkiln.serve.prompts import PromptService
 from toolkiln.serve.resources import ResourceService
 from toolkiln.serve.service import ToolService
-from toolkiln.serve.tasks import CreateTaskResult, TasksExtension, apply_extension
 from toolkiln.serve.tasks.listen import TasksListenHandler
+from toolkiln.serve.tasks.protocol import CreateTaskResult, TasksExtension, apply_extension
 
 logger = logging.getLogger(__name__)
 

@@ -32,14 +32,11 @@ from toolkiln.serve.resources import state_uris
 from toolkiln.serve.results import listed_tool, mcp_result
 from toolkiln.serve.sealed_messages import Seals
 from toolkiln.serve.task_calls import TaskCalls
-from toolkiln.serve.tasks import (
-    CreateTaskResult,
-    TaskCall,
-    TaskService,
-    may_create_task,
-    principal_of,
-)
+from toolkiln.serve.tasks.job_run import TaskCall
+from toolkiln.serve.tasks.jobs import TaskService
 from toolkiln.serve.tasks.owners import new_instance
+from toolkiln.serve.tasks.principal import principal_of
+from toolkiln.serve.tasks.protocol import CreateTaskResult, may_create_task
 from toolkiln.state_secret import StateSecret, load_state_secret
 from toolkiln.token import default_state_dir
 

@@ -19,7 +19,10 @@ from toolkiln.serve.changes import Broadcaster
 from toolkiln.serve.parked import RunningCall
 from toolkiln.serve.resources import state_uris
 from toolkiln.serve.results import mcp_result
-from toolkiln.serve.tasks import CreateTaskResult, TaskCall, TaskService, TaskStoreError, create_task_result
+from toolkiln.serve.tasks.job_run import TaskCall
+from toolkiln.serve.tasks.jobs import TaskService
+from toolkiln.serve.tasks.protocol import CreateTaskResult, create_task_result
+from toolkiln.serve.tasks.store import TaskStoreError
 
 logger = logging.getLogger(__name__)
 
