@@ -21,6 +21,9 @@ from typing import Any
 MAX_FIELD_CHARS = 4000
 MAX_TOOL_WORDS = 2000
 MAX_QUERY_WORDS = 64
+# A word counts once per field (name, title, description, each parameter's name and
+# description): a description that repeats a word a thousand times ranks no higher for
+# it than one that says it once, and the name, yielded twice, weighs double.
 
 _WORD = re.compile(r"[^\W_]+")  # letters and digits; `_` and every mark or symbol split words
 _HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -75,8 +78,13 @@ def query_words(query: str) -> list[str]:
 
 
 def tool_words(listed: Mapping[str, Any]) -> list[str]:
-    """The words of a tool as `tools/list` shows it (its wire form)."""
-    return text_words(" ".join(_tool_texts(listed)), MAX_TOOL_WORDS)
+    """The words of a tool as `tools/list` shows it (its wire form), each once per field."""
+    kept: list[str] = []
+    for text in _tool_texts(listed):
+        kept += dict.fromkeys(text_words(text, MAX_TOOL_WORDS))  # once each, in order
+        if len(kept) >= MAX_TOOL_WORDS:
+            break
+    return kept[:MAX_TOOL_WORDS]
 
 
 def split_identifier(name: str) -> str:
