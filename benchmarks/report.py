@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.markdown import join, table
 from benchmarks.catalog_search import render_catalog_search
+from benchmarks.markdown import join, table
 from benchmarks.report_state import TASK_STORES, relay_table, tasks_table
 from benchmarks.report_steps import steps_table
 

@@ -26,7 +26,8 @@ from toolkiln.serve.catalog_search.index import ToolIndex
 HERE = Path(__file__).parent
 _MACROS = {
     "@repo": "owner: Repository owner; repo: Repository name",
-    "@page": "page: Page number for pagination (min 1); perPage: Results per page for pagination (min 1, max 100)",
+    "@page": "page: Page number for pagination (min 1); "
+    "perPage: Results per page for pagination (min 1, max 100)",
 }
 
 
