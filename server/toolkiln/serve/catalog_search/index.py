@@ -47,7 +47,8 @@ def load_bm25() -> Any:
 class ToolIndex:
     """The tools of one catalog (in their `tools/list` wire form), searchable by words."""
 
-    def __init__(self, listed: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(self, listed: Sequence[Mapping[str, Any]], synonyms: bool = True) -> None:
+        self.synonyms = synonyms
         bm25s = load_bm25()
         self.names = [str(tool["name"]) for tool in listed]
         corpus = [tool_words(tool) or ["\0"] for tool in listed]  # an empty document still counts
@@ -59,7 +60,7 @@ class ToolIndex:
     def search(self, query: str, limit: int) -> list[tuple[str, float]]:
         """The best `limit` tools for `query` with their scores, best first; only tools
         that share a word with it."""
-        words = [word for word in query_words(query) if word in self._vocabulary]
+        words = [word for word in query_words(query, self.synonyms) if word in self._vocabulary]
         if not words or not self.names:
             return []
         import numpy  # bm25s's own dependency

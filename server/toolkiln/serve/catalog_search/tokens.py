@@ -73,8 +73,45 @@ def text_words(text: str, limit: int) -> list[str]:
     return words
 
 
-def query_words(query: str) -> list[str]:
-    return text_words(query[:MAX_FIELD_CHARS], MAX_QUERY_WORDS)
+# Words a user says for what tools' descriptions call otherwise: a query's word also
+# searches for these (generic vocabulary of files, code and systems, both ways round).
+_SYNONYM_GROUPS = (
+    "folder directory dir",
+    "delete remove",
+    "repo repository",
+    "pr pull",
+    "bug issue",
+    "db database",
+    "postgres postgresql",
+    "temp temporary",
+    "disk filesystem",
+    "ci workflow",
+    "stop kill terminate",
+    "compress archive",
+    "rename move",
+    "log journal",
+)
+
+
+def _synonyms() -> dict[str, tuple[str, ...]]:
+    table: dict[str, tuple[str, ...]] = {}
+    for group in _SYNONYM_GROUPS:
+        words = [stem_word(word) for word in group.split()]
+        for word in words:
+            table[word] = tuple(other for other in words if other != word)
+    return table
+
+
+SYNONYMS = _synonyms()
+
+
+def query_words(query: str, synonyms: bool = True) -> list[str]:
+    """The words of a query, then (with `synonyms`) what `SYNONYMS` adds for them."""
+    words = text_words(query[:MAX_FIELD_CHARS], MAX_QUERY_WORDS)
+    if not synonyms:
+        return words
+    added = [other for word in words for other in SYNONYMS.get(word, ())]
+    return words + [word for word in dict.fromkeys(added) if word not in words]
 
 
 def tool_words(listed: Mapping[str, Any]) -> list[str]:
