@@ -63,7 +63,7 @@ def build_server(service: ToolService) -> Server[Any]:
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult | CreateTaskResult:
         broadcaster.seen(ctx)
-        routed = route_call(service, ctx, params)  # search mode's two tools (catalog_search/)
+        routed = await route_call(service, ctx, params)  # search mode's two tools (catalog_search/)
         if isinstance(routed, types.CallToolResult):
             return routed
         params = routed

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+import anyio
 import mcp.types as types
 from mcp.server.context import ServerRequestContext
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from toolkiln.serve.service import ToolService
 
 
-def route_call(
+async def route_call(
     service: ToolService, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
 ) -> types.CallToolResult | types.CallToolRequestParams:
     """The search tool's result; or, for the call tool, the request as if the client had
@@ -32,6 +33,8 @@ def route_call(
         return params
     if role == "search":
         visible = service.list_tools(ctx)["tools"]
+        # The first search of a catalog builds its index (~1 s at 5,000 tools): off the event loop.
+        await anyio.to_thread.run_sync(search.index, registry)
         found = search.search(registry, visible, params.arguments)
         if isinstance(found, Refusal):
             return _error(found.text)

@@ -52,8 +52,7 @@ class CatalogSearch:
     def __init__(self, mode: SearchMode | None = None, above: int | None = None) -> None:
         self.mode = mode  # `serve --catalog-search`: over config/server.json
         self.above = above  # `serve --search-above`
-        self._registry: Registry | None = None
-        self._index: ToolIndex | None = None
+        self._built: tuple[Registry, ToolIndex] | None = None  # the catalog indexed, and its index
         self._refused: Registry | None = None  # a reloaded catalog whose tools collide: logged once
 
     def settings(self, registry: Registry) -> CatalogSettings:
@@ -132,10 +131,11 @@ class CatalogSearch:
     def index(self, registry: Registry) -> ToolIndex:
         """The index of all of `registry`'s tools: built once per catalog served (a reload
         swaps the registry, and the next search builds it again)."""
-        if self._registry is not registry or self._index is None:
-            self._index = ToolIndex([listed_tool(tool) for tool in registry.tools.values()])
-            self._registry = registry
-        return self._index
+        built = self._built  # one read: a search in a worker thread may swap it meanwhile
+        if built is None or built[0] is not registry:
+            built = (registry, ToolIndex([listed_tool(tool) for tool in registry.tools.values()]))
+            self._built = built
+        return built[1]
 
     def read_call(self, registry: Registry, arguments: Mapping[str, Any] | None) -> CallOf | Refusal:
         """The tool a call of the call tool names, and its arguments; or why not."""

@@ -13,6 +13,7 @@ in its input (one regex without backtracking, no nesting).
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterator, Mapping
@@ -38,6 +39,7 @@ _STOPWORDS = frozenset(
 )
 
 
+@functools.lru_cache(maxsize=65536)  # a catalog's vocabulary is small; its words repeat
 def stem_word(word: str) -> str:
     """A light suffix stripper (English plurals, -ing, -ed, a final e), enough to meet
     `files` with `file` and `deleting` with `deletes`; short words stay as they are."""
@@ -60,17 +62,10 @@ def stem_word(word: str) -> str:
 
 def text_words(text: str, limit: int) -> list[str]:
     """The search words of `text`, at most `limit` of them."""
-    text = unicodedata.normalize("NFKC", text)
-    text = text.lower()
-    words: list[str] = []
-    for match in _WORD.finditer(text):
-        word = match.group()
-        if word in _STOPWORDS:
-            continue
-        words.append(stem_word(word))
-        if len(words) >= limit:
-            break
-    return words
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    words = [stem_word(word) for word in _WORD.findall(text.lower()) if word not in _STOPWORDS]
+    return words[:limit]
 
 
 # Words a user says for what tools' descriptions call otherwise: a query's word also
