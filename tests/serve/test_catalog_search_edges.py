@@ -135,3 +135,51 @@ async def test_watch_rebuilds_the_index_and_tells_clients(
                 await anyio.sleep(0.1)
         assert changes.count >= 1
         assert (await search(client, "translate german"))[0]["name"] == "translate"
+
+
+def _without_bm25s(tmp_path: Path) -> str:
+    """A folder that, first on PYTHONPATH, makes `import bm25s` fail as if not installed."""
+    shadow = tmp_path / "no_bm25s" / "bm25s"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('bm25s is not installed here')\n")
+    return str(shadow.parent)
+
+
+def test_search_on_without_bm25s_refuses_with_the_install_command(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, tmp_path: Path
+) -> None:
+    write_catalog(make_tool, TOOLS, 0)
+    build(tools_dir, config_dir)
+    served = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "toolkiln",
+            "serve",
+            "--config-dir",
+            str(config_dir),
+            "--catalog-search",
+            "on",
+        ],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env={**child_env(), "PYTHONPATH": _without_bm25s(tmp_path)},
+        timeout=60,
+    )
+    assert served.returncode == 1
+    assert "pip install 'toolkiln[search]'" in served.stderr
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_auto_without_bm25s_lists_every_tool(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, tmp_path: Path, mode: str
+) -> None:
+    write_catalog(make_tool, TOOLS, 0)
+    await anyio.to_thread.run_sync(build, tools_dir, config_dir)
+    shadow = _without_bm25s(tmp_path)
+    async with connect(config_dir, mode, "--search-above", "2", PYTHONPATH=shadow) as client:
+        assert await listed_names(client) == set(TOOLS)
+        direct = await client.call_tool("echo", {"word": "a"})
+        assert text_of(direct) == "echo:a"

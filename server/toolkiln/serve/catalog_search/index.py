@@ -10,7 +10,7 @@ a small catalog never load it.
 from __future__ import annotations
 
 import functools
-import importlib.util
+import importlib
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -32,8 +32,12 @@ class SearchUnavailable(ConfigError):
 
 @functools.cache
 def bm25_installed() -> bool:
-    """Whether bm25s can be imported (looked up, not imported)."""
-    return importlib.util.find_spec("bm25s") is not None
+    """Whether bm25s imports (tried once, when a catalog is big enough to need it)."""
+    try:
+        load_bm25()
+    except SearchUnavailable:
+        return False
+    return True
 
 
 def load_bm25() -> Any:

@@ -163,6 +163,7 @@ def _collisions(registry: Registry, settings: CatalogSettings) -> str:
         return ""
     return (
         f"a served tool is named {', '.join(map(repr, taken))}, the name of a search-mode tool; "
-        "rename the tool (`name` in its config under config/tools/), or choose other names with "
-        "config/server.json `catalog.search_tool` / `catalog.call_tool`"
+        "rename the tool (`name` in its config under config/tools/), choose other names with "
+        "config/server.json `catalog.search_tool` / `catalog.call_tool`, or turn search mode off "
+        "(`serve --catalog-search off`, or `catalog.search` in config/server.json)"
     )
