@@ -81,6 +81,14 @@ class CatalogSearch:
                 settings.search_above,
                 INSTALL_HINT,
             )
+            return
+        logger.info(
+            "search mode: tools/list shows %s and %s instead of the %d tools (config/server.json "
+            "`catalog`, serve --catalog-search); each tool is still callable by its name",
+            settings.search_tool,
+            settings.call_tool,
+            len(registry.tools),
+        )
 
     def active(self, registry: Registry, client: str | None) -> bool:
         """Whether this client gets the two tools instead of the catalog."""
