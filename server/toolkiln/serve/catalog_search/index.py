@@ -43,9 +43,13 @@ def bm25_installed() -> bool:
 def load_bm25() -> Any:
     """The bm25s module, or a `SearchUnavailable` that says how to install it."""
     try:
-        return importlib.import_module("bm25s")  # untyped: Any
+        bm25s = importlib.import_module("bm25s")  # untyped: Any
     except ImportError:
         raise SearchUnavailable(INSTALL_HINT) from None
+    # It sets its own logger to DEBUG on import ("Building index from tokens" at every
+    # reload): follow the server's level instead.
+    logging.getLogger("bm25s").setLevel(logging.NOTSET)
+    return bm25s
 
 
 class ToolIndex:
