@@ -26,13 +26,14 @@ from pathlib import Path
 from typing import Any
 
 import toolkiln
-from benchmarks import confinement, pipeline, relay, serving, steps, tasks
+from benchmarks import catalog_search, confinement, pipeline, relay, serving, steps, tasks
 from benchmarks.report import draw_chart, render_markdown
 from benchmarks.rounds import FULL, QUICK, Figures, Preset
 
 # In the order they run.
 MEASUREMENTS: dict[str, Callable[[Path, Preset], Figures]] = {
     "calls": serving.measure_calls,
+    "catalog_search": catalog_search.measure_catalog_search,
     "cold_start": serving.measure_cold_start,
     "confinement": confinement.measure_confinement,
     "discovery": pipeline.measure_discovery,

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarks.catalog_search import render_catalog_search
 from benchmarks.markdown import join, table
 from benchmarks.report_state import TASK_STORES, relay_table, tasks_table
 from benchmarks.report_steps import steps_table
@@ -184,6 +185,9 @@ def render_markdown(results: Results, chart: str | None) -> str:
     if "relay" in results:
         parts += ["## Replicas: an answer relayed to the replica that asked\n", relay_table(results["relay"])]
         parts += _measured_alone(results, "relay")
+    if "catalog_search" in results:
+        parts += ["## Big catalogs: search mode\n", render_catalog_search(results["catalog_search"])]
+        parts += _measured_alone(results, "catalog_search")
     parts.append(ANALYSIS.read_text())
     if chart:
         parts += ["## Chart\n", f"![tools/call latency and cold start per variant]({chart})\n"]

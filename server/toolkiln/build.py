@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
+from toolkiln.build_catalog_search import catalog_search_collisions
 from toolkiln.build_compile import compile_prompt, compile_resource, compile_tool
 from toolkiln.build_run_command import catalog_run_command, compile_run_command
 from toolkiln.build_writable_binds import leave_out_unsafe_writable
@@ -110,6 +111,9 @@ def build_catalog(
     _leave_out_not_opted_in(report, server.discovery.fallback)
     if command is not None:
         report.tools = sorted([*report.tools, command], key=lambda tool: tool.name)
+    search_collisions = catalog_search_collisions(report.tools, server.catalog)
+    if search_collisions:
+        raise BuildError("\n".join([*search_collisions, f"{report.path} was left as it was."]))
     catalog = Catalog(
         generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
         tools_dir=_relative_to(tools_dir, config_dir),
@@ -123,6 +127,7 @@ def build_catalog(
         tasks=server.tasks,
         interactive=server.interactive,
         state=server.state,
+        catalog_search=server.catalog,
     )
     write_catalog(report.path, catalog)
     counts = (("tool", report.tools), ("prompt", report.prompts), ("resource", report.resources))

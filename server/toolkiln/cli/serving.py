@@ -80,6 +80,18 @@ logger = logging.getLogger("toolkiln")
 )
 @click.option("--watch", is_flag=True, help="Rediscover and rebuild on every change; clients are told.")
 @click.option("--fallback", is_flag=True, help=FALLBACK_HELP)
+@click.option(
+    "--catalog-search",
+    type=click.Choice(["auto", "on", "off"]),
+    help="List a search tool and a call tool instead of every tool: auto (above --search-above "
+    "tools), on, off [default: config/server.json `catalog.search`, else auto].",
+)
+@click.option(
+    "--search-above",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="With auto: search mode past N tools [default: config/server.json `catalog.search_above`, else 40].",
+)
 @state_option
 def serve(
     folders: Folders,
@@ -96,6 +108,8 @@ def serve(
     force_discover: bool,
     watch: bool,
     fallback: bool,
+    catalog_search: str | None,
+    search_above: int | None,
     state_url: str | None,
 ) -> None:
     """Serve the compiled tools to MCP clients, over stdio (what clients spawn) or HTTP.
@@ -156,8 +170,9 @@ def serve(
         registry = Registry.load(catalog_path(folders.config))
     audit = None if no_audit else AuditLog(audit_log or folders.config / AUDIT_FILE, audit_max_bytes)
     rebuild = functools.partial(rebuild_folders, folders, discover=True) if watch else None
+    search = SearchChoice(catalog_search, search_above)
     if transport == "stdio":
-        anyio.run(_serve_stdio, folders, registry, run, max_concurrency, audit, rebuild, state_url)
+        anyio.run(_serve_stdio, folders, registry, run, max_concurrency, audit, rebuild, state_url, search)
     else:
         # The dashboard's switches rebuild the folders the served tools.json was built from;
         # without --watch, only build: no script is read unless serve was asked to.
@@ -165,8 +180,24 @@ def serve(
             rebuild_folders, built_from(folders, registry), discover=False
         )
         anyio.run(
-            _serve_http, folders, registry, run, http, max_concurrency, audit, rebuild, switches, state_url
+            _serve_http,
+            *(folders, registry, run, http, max_concurrency, audit, rebuild, switches, state_url, search),
         )
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchChoice:
+    """`--catalog-search` and `--search-above`, over config/server.json `catalog`."""
+
+    mode: str | None
+    above: int | None
+
+    def apply(self, service: ToolService) -> None:
+        """Give `service` its search mode; a clear error now where it would be on but cannot be."""
+        from toolkiln.serve.catalog_search import CatalogSearch
+
+        service.catalog_search = CatalogSearch(self.mode, self.above)  # type: ignore[arg-type]
+        service.catalog_search.check_start(service.registry)
 
 
 def _hide_server_secrets(http: HttpOptions) -> None:
@@ -204,6 +235,7 @@ async def _serve_stdio(
     audit: AuditLog | None,
     rebuild: Callable[[], Registry | None] | None,
     state_url: str | None,
+    search: SearchChoice,
 ) -> None:
     from toolkiln.runner import ToolRunner
     from toolkiln.serve.service import ToolService
@@ -216,6 +248,7 @@ async def _serve_stdio(
     service = ToolService(
         ToolRunner(registry, run.settings(registry, "stdio", max_concurrency)), audit, state=state
     )
+    search.apply(service)
     served = served_folder()
     # The client snippet names DIR when DIR alone says what is served (no --config-dir given).
     folder = served.root if served and (served.owned or served.config == served.root / "config") else None
@@ -234,6 +267,7 @@ async def _serve_http(
     rebuild: Callable[[], Registry | None] | None,
     switches: Callable[[], Registry | None],
     state_url: str | None,
+    search: SearchChoice,
 ) -> None:
     from toolkiln.runner import ToolRunner
     from toolkiln.serve.forwarded import TrustedProxies
@@ -293,6 +327,7 @@ async def _serve_http(
         state_dir=state_dir,  # the task store lives beside the token
         state=chosen_state(registry.catalog.state, state_url, state_dir, token),
     )
+    search.apply(service)
     admission = Admission.for_bind(
         http.host, token, extra_hosts=http.allow_host, extra_origins=http.allow_origin
     )

@@ -32,6 +32,7 @@ from toolkiln.model.limits import Limits
 from toolkiln.model.parameter import Parameter, value_problems
 from toolkiln.model.server import (
     DEFAULT_DENIED_COMMANDS,
+    CatalogSettings,
     DiscoverySettings,
     InteractiveSettings,
     RunCommandSettings,
@@ -76,6 +77,7 @@ __all__ = [
     "USER_RESOURCE_KEYS",
     "USER_SCRIPT_KEYS",
     "Catalog",
+    "CatalogSettings",
     "CompiledPrompt",
     "CompiledResource",
     "CompiledRunCommand",

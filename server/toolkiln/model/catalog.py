@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler
 from toolkiln.model.confinement import ConfinementSettings, ServerConfinement
 from toolkiln.model.limits import Limits
 from toolkiln.model.parameter import Parameter
-from toolkiln.model.server import InteractiveSettings, RunCommandSettings, TaskSettings
+from toolkiln.model.server import CatalogSettings, InteractiveSettings, RunCommandSettings, TaskSettings
 from toolkiln.model.state import StateSettings
 from toolkiln.model.tools import TaskSupport, WorkspaceConfig
 from toolkiln.vocabulary import DialectName, PythonEntry
@@ -141,3 +141,5 @@ class Catalog(BaseModel):
     interactive: InteractiveSettings = Field(default_factory=lambda: InteractiveSettings())
     # Where replicas share their state (config/server.json `state`; a Redis URL, without password).
     state: StateSettings = Field(default_factory=lambda: StateSettings())
+    # Search mode for big catalogs (config/server.json `catalog`).
+    catalog_search: CatalogSettings = Field(default_factory=lambda: CatalogSettings())

@@ -144,6 +144,33 @@ class InteractiveSettings(BaseModel):
     answer_timeout_seconds: float = Field(default=300.0, gt=0)
 
 
+class CatalogSettings(BaseModel):
+    """Big catalogs (docs/configuration.md `catalog`): past `search_above` tools, `tools/list`
+    shows two tools instead of all of them, one that searches the catalog (BM25 over
+    names, descriptions and parameters) and one that calls a tool it found. Every tool
+    stays callable by its own name, and authorised, exactly as before.
+
+    `search`: `auto` (on when more than `search_above` tools are served, for clients not
+    in `clients_that_search`), `on` (always), `off` (never). `toolkiln serve
+    --catalog-search` overrides it. The two tools' names may be changed, so that a
+    script already named `search_tools` or `call_tool` keeps its name."""
+
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True, frozen=True)
+
+    search: Literal["auto", "on", "off"] = "auto"
+    search_above: int = Field(default=40, ge=0)
+    search_tool: ToolName = "search_tools"
+    call_tool: ToolName = "call_tool"
+    # Clients (their `clientInfo.name`) that search a big list themselves: they get every tool.
+    clients_that_search: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _check_distinct_names(self) -> CatalogSettings:
+        if self.search_tool == self.call_tool:
+            raise ValueError(f"search_tool and call_tool are both {self.search_tool!r}; give them two names")
+        return self
+
+
 class ServerConfig(BaseModel):
     """`config/server.json`."""
 
@@ -157,3 +184,4 @@ class ServerConfig(BaseModel):
     tasks: TaskSettings = Field(default_factory=TaskSettings)
     interactive: InteractiveSettings = Field(default_factory=InteractiveSettings)
     state: StateSettings = Field(default_factory=StateSettings)
+    catalog: CatalogSettings = Field(default_factory=CatalogSettings)

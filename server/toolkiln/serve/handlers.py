@@ -13,6 +13,8 @@ from mcp.server.models import InitializationOptions
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolkiln import __version__
+from toolkiln.serve.call_record import client_name
+from toolkiln.serve.catalog_search.calls import route_call
 from toolkiln.serve.completion import complete
 from toolkiln.serve.keys import SealedRequestState
 from toolkiln.serve.notify import ClientNotifier, LogLevels, sdk_deprecations_silenced
@@ -53,12 +55,18 @@ def build_server(service: ToolService) -> Server[Any]:
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> dict[str, Any]:
         broadcaster.seen(ctx)
+        if service.catalog_search.active(service.registry, client_name(ctx)):  # a big catalog
+            return {**service.list_tools(ctx), "tools": service.catalog_search.listed(service.registry)}
         return service.list_tools(ctx)
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult | CreateTaskResult:
         broadcaster.seen(ctx)
+        routed = await route_call(service, ctx, params)  # search mode's two tools (catalog_search/)
+        if isinstance(routed, types.CallToolResult):
+            return routed
+        params = routed
         transport = "http" if ctx.request is not None else "stdio"
         # 2026-07-28 requests opt in to logs themselves, and the SDK applies it.
         threshold = "debug" if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS else levels.get(ctx)
@@ -123,6 +131,12 @@ def build_server(service: ToolService) -> Server[Any]:
 
     def input_schema(name: str) -> dict[str, Any] | None:
         tool = service.registry.tools.get(name)  # the registry a reload may have swapped
+        if tool is None and service.catalog_search.role_of(service.registry, name) is not None:
+            return next(
+                dict(listed["inputSchema"])
+                for listed in service.catalog_search.listed(service.registry)
+                if listed["name"] == name
+            )
         return tool.input_schema if tool is not None else None
 
     with sdk_deprecations_silenced():

@@ -24,6 +24,7 @@ from toolkiln.audit import AuditLog
 from toolkiln.model import CompiledTool, StateSettings
 from toolkiln.runner import Registry, ToolResult, ToolRunner, UnknownToolError
 from toolkiln.serve.call_record import CallRecord, client_name
+from toolkiln.serve.catalog_search import CatalogSearch
 from toolkiln.serve.changes import Broadcaster
 from toolkiln.serve.confirm import CONFIRM, confirm, elicitation_mode
 from toolkiln.serve.notify import ThrottledNotifier
@@ -66,6 +67,8 @@ class ToolService:
         self.audit = audit
         self.broadcaster = broadcaster or Broadcaster()
         self._tool_lists: dict[bool, dict[str, Any]] = {}
+        # Search mode for big catalogs: whether `tools/list` shows two tools instead of all.
+        self.catalog_search = CatalogSearch()
         self.state = state or StateSettings()
         # What requestState keys are derived from, shared by replicas; none: this process's own.
         self.secret: StateSecret | None = (
