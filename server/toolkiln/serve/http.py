@@ -1,5 +1,6 @@
 """Serving over HTTP: Streamable HTTP at `/mcp` (both protocol eras), plain JSON-RPC at
-`/rpc`, `GET /health` and the dashboard at `/`, behind the `Guard`, on uvicorn.
+`/rpc`, `GET /health` (liveness), `GET /ready` (readiness.py) and the dashboard at `/`,
+behind the `Guard`, on uvicorn.
 
 While it serves, a discovery file (`server.json`: url, pid and start time, version,
 token file, tool count; mode 0600) says where to find it; it is removed when the server
@@ -41,6 +42,7 @@ from toolkiln.serve.events import RETRY_MILLISECONDS, ResumableSessionManager
 from toolkiln.serve.forwarded import ForwardedHeaders, TrustedProxies
 from toolkiln.serve.guard import Admission, Guard
 from toolkiln.serve.handlers import build_server
+from toolkiln.serve.readiness import READY_PATH, ready_endpoint
 from toolkiln.serve.repeats import install_repeat_filter, quiet_accept_errors, remove_repeat_filter
 from toolkiln.serve.rpc import rpc_endpoint
 from toolkiln.serve.service import ToolService
@@ -196,6 +198,7 @@ def build_app(
         Route("/mcp", mcp_app if shared is None else _resuming(mcp_app, shared)),
         Route("/rpc", rpc_endpoint(service), methods=["POST"]),
         Route("/health", health, methods=["GET"]),
+        Route(READY_PATH, ready_endpoint(service.readiness), methods=["GET"]),
     ]
     if settings.dashboard:
         # Logouts are kept beside the token file: replicas that share it share them.
