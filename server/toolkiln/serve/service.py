@@ -29,6 +29,7 @@ from toolkiln.serve.confirm import CONFIRM, confirm, elicitation_mode
 from toolkiln.serve.notify import ThrottledNotifier
 from toolkiln.serve.parked import ParkedCalls, RunningCall
 from toolkiln.serve.readiness import Readiness
+from toolkiln.serve.rebuild_news import UntoldNews
 from toolkiln.serve.resources import state_uris
 from toolkiln.serve.results import listed_tool, mcp_result
 from toolkiln.serve.sealed_messages import Seals
@@ -80,6 +81,7 @@ class ToolService:
         self.reloading = anyio.Lock()  # one rebuild and swap at a time (watch.reload)
         self.instance = new_instance()  # this server's one name among replicas (tasks/owners.py)
         self.readiness = Readiness()  # why it should get no new work now: GET /ready
+        self.untold_news = UntoldNews()  # switches and rebuilds Redis did not take (catalog_news.py)
         # `run` it beside the server (cli/serving.py does)
         self.parked = ParkedCalls(
             max_waiting=max(1, runner.settings.max_concurrency // 2),
