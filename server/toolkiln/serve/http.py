@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import socket
@@ -45,6 +44,7 @@ from toolkiln.serve.handlers import build_server
 from toolkiln.serve.readiness import READY_PATH, ready_endpoint
 from toolkiln.serve.repeats import install_repeat_filter, quiet_accept_errors, remove_repeat_filter
 from toolkiln.serve.rpc import rpc_endpoint
+from toolkiln.serve.server_file import read_server_file, release_server_file
 from toolkiln.serve.service import ToolService
 from toolkiln.serve.watch import Rebuild
 
@@ -253,6 +253,7 @@ def _announce(
     service: ToolService, settings: HttpSettings, base_url: str, on_ready: Callable[[str], None]
 ) -> Callable[[], None]:
     """Write the discovery file and tell the user; returns what to do at shutdown."""
+    previous = read_server_file(settings.server_file) if settings.server_file is not None else None
     if settings.server_file is not None:
         entry = {
             "url": f"{base_url}/mcp",
@@ -272,19 +273,10 @@ def _announce(
     def stop() -> None:
         kill_all_groups()  # calls still running past the grace period
         if settings.server_file is not None:
-            _remove_if_ours(settings.server_file)
+            release_server_file(settings.server_file, previous)
         logger.info("stopped serving at %s", base_url)
 
     return stop
-
-
-def _remove_if_ours(path: Path) -> None:
-    """Remove the discovery file, unless another server has written its own since."""
-    try:
-        if json.loads(path.read_text(encoding="utf-8")).get("pid") == os.getpid():
-            path.unlink()
-    except (FileNotFoundError, json.JSONDecodeError):
-        pass
 
 
 def _url_host(host: str) -> str:

@@ -81,6 +81,8 @@ class ToolService:
         self.reloading = anyio.Lock()  # one rebuild and swap at a time (watch.reload)
         self.instance = new_instance()  # this server's one name among replicas (tasks/owners.py)
         self.readiness = Readiness()  # why it should get no new work now: GET /ready
+        if audit is not None:  # its records name this server by instance, as its tasks do
+            audit.server = {**audit.server, "instance": self.instance}
         self.untold_news = UntoldNews()  # switches and rebuilds Redis did not take (catalog_news.py)
         # `run` it beside the server (cli/serving.py does)
         self.parked = ParkedCalls(
