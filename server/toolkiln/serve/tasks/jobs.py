@@ -39,14 +39,7 @@ from toolkiln.serve.readiness import Readiness
 from toolkiln.serve.sealed_messages import Seals
 from toolkiln.serve.tasks.job_run import ResultMaker, TaskCall, run_job
 from toolkiln.serve.tasks.notices import TaskNotices
-from toolkiln.serve.tasks.owners import (
-    BEAT_SECONDS,
-    Heartbeat,
-    fail_orphans,
-    new_instance,
-    settle_orphan,
-    this_owner,
-)
+from toolkiln.serve.tasks.owners import Heartbeat, fail_orphans, new_instance, settle_orphan, this_owner
 from toolkiln.serve.tasks.running_job import Job, still_asked
 from toolkiln.serve.tasks.sqlite import STORE_FILE
 from toolkiln.serve.tasks.store import (
@@ -215,9 +208,6 @@ class TaskService:
     async def _run_job(self, job: Job, call: TaskCall, make_result: ResultMaker) -> None:
         try:
             await run_job(self, job, call, make_result)
-            while job.ending is not None:  # it ended while the store was away: tell it again
-                await anyio.sleep(BEAT_SECONDS)
-                await self.write(job, **job.ending)
         finally:
             self._jobs.pop(job.task_id, None)
 
