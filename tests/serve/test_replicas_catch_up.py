@@ -1,6 +1,7 @@
 """Catch-up after a Redis outage (serve/catalog_news.py, rebuild_news.py `UntoldNews`):
-a dashboard switch made on one replica while Redis is down applies there at once, and
-reaches the other replica once Redis is back, with no later switch and no restart;
+a dashboard switch, or a `serve --watch` rebuild, made on one replica while Redis is
+down applies there at once, and reaches the other replica once Redis is back, with no
+later change and no restart;
 news made on another replica after the outage, and newer, wins over it.
 
 Two `serve --http --stateless` replicas and one real redis-server, stopped and started;
@@ -16,7 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import MakeTool
 from tests.serve.redis_server import needs_redis
+from tests.serve.test_replicas_rebuilds import THIRD, replicas
 from tests.serve.test_replicas_switches import _seen, _switch, _tools, two_replicas, two_tools
 
 pytestmark = needs_redis
@@ -64,3 +67,18 @@ def test_newer_news_from_another_replica_wins_over_a_switch_made_while_redis_was
         # they converge on the last change made (`other` enabled), whoever reconnects first.
         assert _seen(first, token, {"echo", "other"}) == {"echo", "other"}
         assert _seen(second, token, {"echo", "other"}) == {"echo", "other"}
+
+
+def test_a_watch_rebuild_made_while_redis_was_down_reaches_the_other_replica(
+    two_tools: Path, tools_dir: Path, make_tool: MakeTool, tmp_path: Path
+) -> None:
+    watch = ("--watch", "--tools-dir", str(tools_dir))
+    every = {"echo", "other", "third"}
+    with replicas((two_tools, watch), two_tools, tmp_path) as (store, first, second, token):
+        store.stop()
+        make_tool("third.sh", THIRD)  # the watch replica discovers it and builds; Redis is away
+        assert _seen(first, token, every) == every
+        assert _tools(second, token) == {"echo", "other"}
+        store.start()
+        assert _seen(second, token, every) == every
+    assert "they are told when it is back" in (tmp_path / "a" / "stderr").read_text()
