@@ -69,10 +69,20 @@ def test_a_probe_by_the_bound_loopback_address_is_served(project: Path, tmp_path
         assert health.status_code == 200 and health.json()["status"] == "ok"
         assert httpx2.get(f"{server.base_url}/ready").json() == {"status": "ready"}
         assert server.rpc("tools/list").status_code == 200
-        # A name is still checked: the DNS-rebinding case.
-        rebound = httpx2.get(f"{server.base_url}/health", headers={"Host": "rebound.evil.example"})
-        assert rebound.status_code == 421
-        assert [record["status"] for record in _denials(server)] == [421]
+        # A name is still checked: the DNS-rebinding case, and names dressed as the address.
+        port = _port(server)
+        names = [
+            "rebound.evil.example",
+            "127.0.0.11.evil.example",
+            f"127.0.0.11:{port}@evil.example",
+            "0x7f.0.0.11",
+            "127.0.0.11.",
+            f"[127.0.0.11]:{port}",
+        ]
+        for name in names:
+            rebound = httpx2.get(f"{server.base_url}/health", headers={"Host": name})
+            assert rebound.status_code == 421, name
+        assert [record["status"] for record in _denials(server)] == [421] * len(names)
 
 
 def test_on_a_wildcard_bind_the_address_a_request_reached_is_allowed(project: Path, tmp_path: Path) -> None:

@@ -146,16 +146,16 @@ def _ip_of_host(host: str | None) -> ipaddress.IPv4Address | ipaddress.IPv6Addre
     None for a name."""
     if not host:
         return None
-    if host.startswith("["):
-        literal, _, rest = host[1:].partition("]")
-        if rest and not (rest.startswith(":") and rest[1:].isdigit()):
-            return None
-    else:
+    try:
+        if host.startswith("["):  # IPv6 only, in brackets
+            literal, _, rest = host[1:].partition("]")
+            if rest and not (rest.startswith(":") and rest[1:].isdigit()):
+                return None
+            return ipaddress.IPv6Address(literal)
         literal, _, port = host.partition(":")
         if port and not port.isdigit():
             return None
-    try:
-        return ipaddress.ip_address(literal)
+        return ipaddress.IPv4Address(literal)
     except ValueError:
         return None
 
