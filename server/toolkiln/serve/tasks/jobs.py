@@ -228,7 +228,7 @@ class TaskService:
                 logger.warning("task %s: its news did not reach the store: %s", job.task_id, error)
             job.dirty = True
             if changes.get("status") in TERMINAL:
-                job.ending = changes  # written when the store is back (_run_job)
+                job.ending = changes  # offered again until the store takes it (job_run.py)
             return
         if job.ending is not None:
             if record is None:  # Redis came back without its data: the task is gone with it
