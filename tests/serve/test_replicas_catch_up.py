@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -43,8 +44,11 @@ def test_a_switch_made_while_redis_was_down_reaches_the_other_replica(
         assert "this replica tells them when Redis is back" in lagging.json()["warning"]
         assert _tools(first, token) == {"echo"} and _tools(second, token) == {"echo", "other"}
         store.start()
+        back = time.monotonic()
         # No later switch, no restart: the first replica tells it once it reaches Redis.
         assert _seen(second, token, {"echo"}) == {"echo"}
+        where = "own copy" if copy else "shared folder"
+        print(f"\ncatch-up ({where}): {time.monotonic() - back:.1f} s after Redis returned")
         assert _tools(first, token) == {"echo"}
         # And news after the outage goes on as before, both ways.
         assert _switch(second, token, "echo", False).status_code == 200

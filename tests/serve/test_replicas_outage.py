@@ -105,6 +105,7 @@ def test_a_redis_outage_fails_no_task_and_loses_no_result(tasked: Path, tmp_path
             assert _probe(server, "/health").status_code == 200
         time.sleep(OUTAGE_SECONDS)  # the tasks end meanwhile; every heartbeat in Redis lapses
         store.start()
+        back = time.monotonic()
 
         # Read through the replica that did not run it, first: never failed, and its result arrives.
         seen: dict[str, list[str]] = {task_id: [] for task_id in started}
@@ -123,6 +124,8 @@ def test_a_redis_outage_fails_no_task_and_loses_no_result(tasked: Path, tmp_path
                 read = calls[server.port]("tasks/get", {"taskId": task_id})
                 assert read["result"]["structuredContent"] == {"ticket": ticket, "port": owner.port}
         assert all("failed" not in statuses for statuses in seen.values()), seen
+        waited = time.monotonic() - back
+        print(f"\nredis outage: {len(started)} results read {waited:.1f} s after Redis was back")
         assert _until(lambda: all(_probe(s, "/ready").status_code == 200 for s in (first, second)))
 
         # A replica that is really gone: its task is failed, saying what is known.
@@ -133,7 +136,11 @@ def test_a_redis_outage_fails_no_task_and_loses_no_result(tasked: Path, tmp_path
             task: dict[str, Any] = calls[first.port]("tasks/get", {"taskId": doomed["taskId"]})
             return task if task["status"] != "working" else None
 
+        killed = time.monotonic()
         task = _until(failed)
+        print(
+            f"redis outage: a killed replica's task failed {time.monotonic() - killed:.1f} s after its kill"
+        )
         assert task is not None and task["status"] == "failed", task
         message = task["statusMessage"]
         assert f"pid {second.process.pid} on host" in message and "has not renewed its heartbeat" in message
