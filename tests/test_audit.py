@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +61,7 @@ def test_a_record_prepared_ahead_is_one_line_with_its_own_time(tmp_path: Path) -
         "arguments": {"note": "é"},
         "success": True,
         "exit_code": 0,
+        "server": {"host": socket.gethostname(), "pid": os.getpid()},  # which server wrote it
     }
     assert second["event"] == "denied"
 

@@ -158,7 +158,7 @@ def test_forged_task_records_and_heartbeats_are_no_tasks_and_no_replicas(
         attacker.set(heartbeat_a, str(value))  # no expiry
         failed = wait_for(get_b, task["taskId"], "failed", "completed")
         assert failed["status"] == "failed"
-        assert "The server running this task stopped" in failed["statusMessage"]
+        assert "has not renewed its heartbeat" in failed["statusMessage"]
     attacker.close()
 
 

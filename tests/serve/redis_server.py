@@ -1,5 +1,6 @@
 """A real `redis-server` (Debian's) for the tests of the shared task store: on a free
-loopback port, its files in a folder of the test's, nothing saved to disk."""
+loopback port, its files in a folder of the test's, nothing saved to disk (unless
+`persistent`: then what it holds survives a stop and start, as Debian's service's does)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ class RedisServer:
     port: int
     password: str | None = None
     process: subprocess.Popen[bytes] | None = None
+    persistent: bool = False  # saves its data when stopped and loads it when started, as a service does
 
     @property
     def url(self) -> str:
@@ -43,7 +45,7 @@ class RedisServer:
         assert REDIS_SERVER is not None
         command = [
             REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.folder),
-            "--save", "", "--appendonly", "no", "--protected-mode", "yes",
+            "--save", "3600 1" if self.persistent else "", "--appendonly", "no", "--protected-mode", "yes",
         ]  # fmt: skip
         if self.password:
             command += ["--requirepass", self.password]
@@ -67,9 +69,11 @@ class RedisServer:
 
 
 @contextlib.contextmanager
-def redis_server(folder: Path, password: str | None = None) -> Iterator[RedisServer]:
+def redis_server(
+    folder: Path, password: str | None = None, *, persistent: bool = False
+) -> Iterator[RedisServer]:
     folder.mkdir(parents=True, exist_ok=True)
-    server = RedisServer(folder, free_port(), password)
+    server = RedisServer(folder, free_port(), password, persistent=persistent)
     server.start()
     try:
         yield server

@@ -108,7 +108,7 @@ def test_tasks_are_shared_and_a_killed_replicas_tasks_fail(tasked: Path, tmp_pat
     assert len(cancelled) == ROUNDS
     for task in failed:
         assert task["status"] == "failed", task
-        assert task["error"]["code"] == -32603 and "stopped before it finished" in task["error"]["message"]
+        assert task["error"]["code"] == -32603 and "taken as stopped" in task["error"]["message"]
     assert all(task["status"] == "completed" for task in completed), completed
 
 

@@ -9,6 +9,7 @@ import contextlib
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -49,7 +50,8 @@ def test_tasks_lists_shows_and_cancels_a_servers_tasks(stdio: StdioWire, home: P
     listing = toolkiln_tasks(home)
     assert listing.returncode == 0, listing.stderr
     lines = listing.stdout.splitlines()
-    assert lines[0].split() == ["ID", "TOOL", "STATUS", "AGE", "CLIENT", "PROGRESS"]
+    assert lines[0].split() == ["ID", "TOOL", "STATUS", "AGE", "CLIENT", "SERVER", "PROGRESS"]
+    assert f"{socket.gethostname()} pid {stdio.process.pid}" in lines[2]  # by host and pid
     assert lines[1].split()[:3] == [done_id[:8], "slow", "completed"]
     assert lines[2].split()[:3] == [running_id[:8], "linger", "working"]
     assert lines[2].endswith("1/100 waiting") and "stdio" in lines[2]

@@ -47,10 +47,10 @@ def test_tasks_lists_shows_and_cancels_the_tasks_a_server_keeps_in_redis(
             running_id = call("tools/call", {"name": "linger", "arguments": {}})["taskId"]
             script, child = read_pids(tools_dir)
 
-            listing = toolkiln_tasks(home, "list", "--config-dir", str(project))
+            listing = toolkiln_tasks(home, "--config-dir", str(project))  # `tasks` is `tasks list`
             assert listing.returncode == 0, listing.stderr
             lines = listing.stdout.splitlines()
-            assert lines[0].split() == ["ID", "TOOL", "STATUS", "AGE", "CLIENT", "PROGRESS"]
+            assert lines[0].split() == ["ID", "TOOL", "STATUS", "AGE", "CLIENT", "SERVER", "PROGRESS"]
             assert lines[1].split()[:3] == [done_id[:8], "slow", "completed"]
             assert lines[2].split()[:3] == [running_id[:8], "linger", "working"]  # its server beats
             assert "http" in lines[2]

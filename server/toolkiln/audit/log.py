@@ -7,6 +7,7 @@ import fcntl
 import json
 import logging
 import os
+import socket
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -58,6 +59,9 @@ class AuditLog:
         self.denial_budget = DenialBudget()
         self._keeps_denials = denials
         self._denial_log: AuditLog | None = None  # opened at the first denial
+        # Which server wrote a record, unambiguous across machines (replicas may share a
+        # log folder): its host and pid, and its instance once the server has one (tasks/owners.py).
+        self.server: dict[str, Any] = {"host": socket.gethostname(), "pid": os.getpid()}
 
     def _reopen(self) -> None:
         fresh = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
@@ -75,6 +79,7 @@ class AuditLog:
         entry = {
             "timestamp": when.isoformat(timespec="milliseconds"),
             **self.redactor.clean_fields(fields, secret_names),
+            "server": self.server,
         }
         return json.dumps(entry, ensure_ascii=False, default=str)
 
@@ -132,6 +137,7 @@ class AuditLog:
             self._denial_log = AuditLog(
                 denial_path(self.path), self.max_bytes, self.backups, redactor=self.redactor, denials=False
             )
+            self._denial_log.server = self.server
         return self._denial_log
 
     def _write(self, line: bytes) -> None:

@@ -90,6 +90,7 @@ def watch_announcer(service: ToolService) -> Callable[[], Awaitable[None]] | Non
             "watch",
             service.seals,
             str(service.tasks.owner["instance"]),
+            service.untold_news,  # told when Redis is back, if it is away now
         )
         lag = await anyio.to_thread.run_sync(tell)
         if lag is not None:

@@ -16,7 +16,6 @@ import dataclasses
 import functools
 import json
 import os
-import socket
 import sqlite3
 import sys
 from collections.abc import Callable, Iterator
@@ -87,13 +86,23 @@ class Where:
     config_dir: Path
 
 
-@cli.group(invoke_without_command=True)
+class _ListByDefault(click.Group):
+    """`toolkiln tasks [OPTIONS] [DIR]` is `toolkiln tasks list [OPTIONS] [DIR]`: what does
+    not name a command (`--config-dir X`, `--json`, a folder) goes to `list`."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
+            args = ["list", *args]
+        return super().parse_args(ctx, args)
+
+
+@cli.group(cls=_ListByDefault, invoke_without_command=True)
 @click.pass_context
 def tasks(ctx: click.Context) -> None:
     """List, show and cancel tool calls running as MCP tasks.
 
     \b
-    toolkiln tasks              the tasks of every server of yours (as `tasks list`)
+    toolkiln tasks [OPTIONS]    the tasks of every server of yours (as `tasks list [OPTIONS]`)
     toolkiln tasks show ID      one task: its progress, logs and result
     toolkiln tasks cancel ID    stop it: the script's processes are ended
 
@@ -125,7 +134,7 @@ def list_tasks(where: Where, active: bool = False, as_json: bool = False) -> Non
     if not records:
         click.echo(f"No {'running ' if active else ''}tasks in {place}.")
         return
-    rows: list[tuple[str, ...]] = [("ID", "TOOL", "STATUS", "AGE", "CLIENT", "PROGRESS")]
+    rows: list[tuple[str, ...]] = [("ID", "TOOL", "STATUS", "AGE", "CLIENT", "SERVER", "PROGRESS")]
     for record in records:
         status = seen_status(record, running)[0]
         rows.append(
@@ -135,6 +144,7 @@ def list_tasks(where: Where, active: bool = False, as_json: bool = False) -> Non
                 paint(status, STATUS_COLOURS.get(status, "white")),
                 age_text(record),
                 client_of(record),
+                _server_cell(record),
                 progress_text(record, running),
             )
         )
@@ -251,10 +261,15 @@ def _gone(owner: object) -> bool:
 
 
 def _server(record: TaskRecord) -> str:
-    """`server (pid 123)`, and its host when that is another machine (a shared store)."""
-    host = record.owner.get("host")
-    elsewhere = f" on {host}" if host and host != socket.gethostname() else ""
-    return f"server (pid {record.owner.get('pid')}{elsewhere})"
+    """`server (instance 3f2a9c01 (pid 812 on host web-2))`: one name across machines."""
+    from toolkiln.serve.tasks.store import describe_owner
+
+    return f"server ({describe_owner(record.owner)})"
+
+
+def _server_cell(record: TaskRecord) -> str:
+    """The SERVER column: `web-2 pid 812`, unambiguous across the machines of a shared store."""
+    return f"{record.owner.get('host') or '?'} pid {record.owner.get('pid')}"
 
 
 def _all(store: TaskStore | None, place: str) -> list[TaskRecord]:
@@ -277,6 +292,7 @@ def _summary(record: TaskRecord, running: Running) -> dict[str, Any]:
         "progress": record.progress,
         "client": record.principal.partition(":")[0],
         "serverPid": record.owner.get("pid"),
+        "server": {key: record.owner.get(key) for key in ("instance", "host", "pid")},
     }
 
 

@@ -17,7 +17,10 @@ nothing: news may not make a replica read scripts or run anything (news_format.p
 Either way its clients are told the lists changed. The last news is also kept (with an
 id of its own) in `<prefix>catalog:last`: a replica whose connection to Redis broke applies it
 once it is back, if it missed it. When Redis cannot be reached, the switch still
-applies on the replica that served it, and the answer says the others may lag.
+applies on the replica that served it, the answer says the others lag for now, and
+the news is kept (rebuild_news.py `UntoldNews`, a `--watch` rebuild's too): once this
+replica reaches Redis again it first applies `catalog:last` if that is newer, and
+else tells its own, so every replica converges on the last change made.
 
 News is sealed with the shared secret (`state.secret_file`; sealed_messages.py), as a
 switch or as a rebuild, for this deployment: whoever can write to Redis cannot switch
@@ -80,6 +83,7 @@ class CatalogNews:
         self._heard: str | None = None  # the id of the last news applied or seen
         self.seals = seals  # None: no shared secret, no news told or applied
         self._newest = time.time() - SKEW_SECONDS  # when the newest news applied was issued
+        self.untold = service.untold_news  # news made here while Redis was away
 
     async def announce(self, key: str, enabled: bool) -> str | None:
         """Tell the other replicas of a switch applied here; None, or why they may lag."""
@@ -90,20 +94,40 @@ class CatalogNews:
             )
         news, now = switch_news(self.instance, key, enabled, self._digest()), time.time()
         text = self.seals.seal("switch-news", dump_news(news), now=now)
-        try:
-            async with self.client.pipeline(transaction=True) as pipe:
-                pipe.set(self.last_key, text)
-                pipe.publish(self.channel, text)
-                await pipe.execute()
-        except (redis.exceptions.RedisError, OSError) as error:
-            logger.warning("the other replicas were not told of the switch of %s: %s", key, error)
-            return (
-                f"applied on this replica only: the others were not told (Redis at {self.where} "
-                "cannot be reached), and serve the previous tools until a later switch reaches them "
-                "or they restart"
-            )
         self._heard, self._newest = news.id, max(self._newest, int(now * 1000) / 1000)
+        try:
+            await self._tell(text)
+        except (redis.exceptions.RedisError, OSError) as error:
+            logger.warning("the other replicas were not told of the switch of %s yet: %s", key, error)
+            self.untold.keep(text, int(now * 1000) / 1000)
+            return (
+                f"applied on this replica only for now: the others were not told (Redis at {self.where} "
+                "cannot be reached); this replica tells them when Redis is back"
+            )
         return None
+
+    async def _tell(self, text: str) -> None:
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.set(self.last_key, text)
+            pipe.publish(self.channel, text)
+            await pipe.execute()
+
+    async def _tell_untold(self) -> None:
+        """Tell the news made here while Redis was away, unless newer was applied since."""
+        kept = self.untold.take()
+        if kept is None:
+            return
+        text, issued = kept
+        if issued < self._newest:  # another replica's, made later, was applied here: it stands
+            logger.info("news made here while Redis was away is older than news applied since: not told")
+            return
+        try:
+            await self._tell(text)
+        except BaseException:
+            self.untold.keep(text, issued)
+            raise
+        self._newest = max(self._newest, issued)
+        logger.info("told the other replicas of the change made here while Redis was away")
 
     async def listen(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Apply the others' news until cancelled; through Redis outages, reconnecting."""
@@ -113,6 +137,7 @@ class CatalogNews:
                 async with self.client.pubsub(ignore_subscribe_messages=True) as pubsub:
                     await pubsub.subscribe(self.channel)
                     await self._catch_up(apply=not first)
+                    await self._tell_untold()
                     first = False
                     if not started:
                         task_status.started()
@@ -141,9 +166,10 @@ class CatalogNews:
         last = await self.client.get(self.last_key)
         if last is None:
             return
-        if apply:
+        opened = self._open(last, quiet=True)
+        if apply and opened is not None and opened[0].id != self._heard and opened[1] > self._newest:
             await self._apply(last)
-        elif (opened := self._open(last, quiet=True)) is not None:
+        elif not apply and opened is not None:
             self._heard, self._newest = opened[0].id, max(self._newest, opened[1])
 
     def _open(self, text: object, *, quiet: bool = False) -> tuple[News, float] | None:

@@ -8,6 +8,13 @@ needs `Authorization: Bearer <token>`, compared in constant time; without it, 40
 a header or a session cookie; no other route ever looks at a cookie. Every denial goes
 to the audit log.
 
+Hosts: with a loopback bind, the loopback names and any loopback address; else the
+names given with `--allow-host` (none given: no check). Always the address the request
+reached, written as an IP (`127.0.0.11:8765`, `[fd00::5]:8765`): the address the server
+is bound to, which its banner prints and a health probe or a proxy by IP uses. An IP
+written as the Host cannot be a DNS-rebinding attack, which needs a name the attacker
+resolves: the browser connects to exactly the address it shows.
+
 Origins: a browser's request may come only from the server's own origin (the scheme
 and the Host it was asked for, when Hosts are checked) or from one given with
 `--allow-origin`; not from another port of localhost, not from `null` (a sandboxed
@@ -35,7 +42,7 @@ from toolkiln.audit.denials import shorten
 
 logger = logging.getLogger(__name__)
 
-OPEN_PATHS = frozenset({"/health"})
+OPEN_PATHS = frozenset({"/health", "/ready"})  # the probes: no token
 JSON_ONLY_PATHS = frozenset({"/rpc", "/mcp"})  # their POST bodies: application/json only
 FOREIGN_SITES = frozenset({"cross-site", "same-site"})  # Sec-Fetch-Site; another port is same-site
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
@@ -78,8 +85,16 @@ class Admission:
             check_hosts=loopback or bool(extra_hosts),
         )
 
-    def host_allowed(self, host: str | None) -> bool:
-        return not self.check_hosts or _matches(host, self.allowed_hosts)
+    def host_allowed(self, host: str | None, reached: str | None = None) -> bool:
+        """Whether `host` (the Host header) may be served; `reached`: the address the
+        request reached (the ASGI scope's `server`), itself always allowed as an IP."""
+        if not self.check_hosts or _matches(host, self.allowed_hosts):
+            return True
+        address = _ip_of_host(host)
+        if address is None:
+            return False
+        loopback_bind = any(name in self.allowed_hosts for name in LOOPBACK_NAMES)
+        return (address.is_loopback and loopback_bind) or (reached is not None and _same_ip(address, reached))
 
     def origin_allowed(self, origin: str | None, scheme: str, host: str | None) -> bool:
         """No Origin (not a browser's cross-origin request), the server's own (when the
@@ -124,6 +139,35 @@ def _matches(value: str | None, patterns: tuple[str, ...]) -> bool:
         return False
     return any(value == p or (p.endswith(":*") and value.startswith(p[:-1]) and value[len(p) - 1 :].isdigit())
                for p in patterns)  # fmt: skip
+
+
+def _ip_of_host(host: str | None) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The IP a Host header is written as (`10.0.0.5`, `10.0.0.5:8765`, `[fd00::5]:8765`);
+    None for a name."""
+    if not host:
+        return None
+    try:
+        if host.startswith("["):  # IPv6 only, in brackets
+            literal, _, rest = host[1:].partition("]")
+            if rest and not (rest.startswith(":") and rest[1:].isdigit()):
+                return None
+            return ipaddress.IPv6Address(literal)
+        literal, _, port = host.partition(":")
+        if port and not port.isdigit():
+            return None
+        return ipaddress.IPv4Address(literal)
+    except ValueError:
+        return None
+
+
+def _same_ip(address: ipaddress.IPv4Address | ipaddress.IPv6Address, reached: str) -> bool:
+    try:
+        other = ipaddress.ip_address(reached.partition("%")[0])
+    except ValueError:
+        return False
+    if isinstance(other, ipaddress.IPv6Address) and other.ipv4_mapped is not None:
+        other = other.ipv4_mapped
+    return address == other
 
 
 def _from_another_site(method: str, headers: Headers) -> bool:
@@ -186,7 +230,8 @@ class Guard:
             headers.get("host"),
             headers.get("origin"),
         )
-        if not self.admission.host_allowed(host):
+        server = scope.get("server")
+        if not self.admission.host_allowed(host, server[0] if server else None):
             return 421, f"Host {host!r} is not allowed"
         if not self.admission.origin_allowed(origin, scope.get("scheme", "http"), host):
             return 403, f"Origin {origin!r} is not allowed (add it with --allow-origin)"

@@ -1,5 +1,6 @@
 """Serving over HTTP: Streamable HTTP at `/mcp` (both protocol eras), plain JSON-RPC at
-`/rpc`, `GET /health` and the dashboard at `/`, behind the `Guard`, on uvicorn.
+`/rpc`, `GET /health` (liveness), `GET /ready` (readiness.py) and the dashboard at `/`,
+behind the `Guard`, on uvicorn.
 
 While it serves, a discovery file (`server.json`: url, pid and start time, version,
 token file, tool count; mode 0600) says where to find it; it is removed when the server
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import socket
@@ -41,8 +41,10 @@ from toolkiln.serve.events import RETRY_MILLISECONDS, ResumableSessionManager
 from toolkiln.serve.forwarded import ForwardedHeaders, TrustedProxies
 from toolkiln.serve.guard import Admission, Guard
 from toolkiln.serve.handlers import build_server
+from toolkiln.serve.readiness import READY_PATH, ready_endpoint
 from toolkiln.serve.repeats import install_repeat_filter, quiet_accept_errors, remove_repeat_filter
 from toolkiln.serve.rpc import rpc_endpoint
+from toolkiln.serve.server_file import read_server_file, release_server_file
 from toolkiln.serve.service import ToolService
 from toolkiln.serve.watch import Rebuild
 
@@ -196,6 +198,7 @@ def build_app(
         Route("/mcp", mcp_app if shared is None else _resuming(mcp_app, shared)),
         Route("/rpc", rpc_endpoint(service), methods=["POST"]),
         Route("/health", health, methods=["GET"]),
+        Route(READY_PATH, ready_endpoint(service.readiness), methods=["GET"]),
     ]
     if settings.dashboard:
         # Logouts are kept beside the token file: replicas that share it share them.
@@ -250,6 +253,7 @@ def _announce(
     service: ToolService, settings: HttpSettings, base_url: str, on_ready: Callable[[str], None]
 ) -> Callable[[], None]:
     """Write the discovery file and tell the user; returns what to do at shutdown."""
+    previous = read_server_file(settings.server_file) if settings.server_file is not None else None
     if settings.server_file is not None:
         entry = {
             "url": f"{base_url}/mcp",
@@ -269,19 +273,10 @@ def _announce(
     def stop() -> None:
         kill_all_groups()  # calls still running past the grace period
         if settings.server_file is not None:
-            _remove_if_ours(settings.server_file)
+            release_server_file(settings.server_file, previous)
         logger.info("stopped serving at %s", base_url)
 
     return stop
-
-
-def _remove_if_ours(path: Path) -> None:
-    """Remove the discovery file, unless another server has written its own since."""
-    try:
-        if json.loads(path.read_text(encoding="utf-8")).get("pid") == os.getpid():
-            path.unlink()
-    except (FileNotFoundError, json.JSONDecodeError):
-        pass
 
 
 def _url_host(host: str) -> str:

@@ -8,6 +8,8 @@ server say thousands of times is said a few times, then summed up.
 - `RepeatFilter` passes the first few records of one message (its format string) per
   window on the loggers a client can make talk (uvicorn's "Invalid HTTP request", the
   Guard's denials), and notes on the next one that passes how many it held back.
+- the SDK says `Terminating session: None` at the end of every stateless request (there
+  was no session to end); `SessionlessEnd` drops exactly that line.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ WINDOW_SECONDS = 10.0
 BURST = 5  # records of one message per window
 MAX_KEYS = 512  # messages tracked at once: format strings, so few; cleared if ever more
 NOISY_LOGGERS = ("uvicorn.error", "asyncio", "toolkiln.serve.guard")
+SDK_TRANSPORT_LOGGER = "mcp.server.streamable_http"
 OUT_OF_RESOURCES = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 
@@ -50,17 +53,30 @@ class RepeatFilter(logging.Filter):
         return True
 
 
+class SessionlessEnd(logging.Filter):
+    """Drops the SDK's `Terminating session: None`: a stateless request had no session."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != "Terminating session: None"
+
+
+_SESSIONLESS_END = SessionlessEnd()
+
+
 def install_repeat_filter() -> RepeatFilter:
-    """Put one `RepeatFilter` on each of the `NOISY_LOGGERS`; returns it."""
+    """Put one `RepeatFilter` on each of the `NOISY_LOGGERS` (and `SessionlessEnd` on the
+    SDK's transport); returns it."""
     repeat = RepeatFilter()
     for name in NOISY_LOGGERS:
         logging.getLogger(name).addFilter(repeat)
+    logging.getLogger(SDK_TRANSPORT_LOGGER).addFilter(_SESSIONLESS_END)
     return repeat
 
 
 def remove_repeat_filter(repeat: RepeatFilter) -> None:
     for name in NOISY_LOGGERS:
         logging.getLogger(name).removeFilter(repeat)
+    logging.getLogger(SDK_TRANSPORT_LOGGER).removeFilter(_SESSIONLESS_END)
 
 
 def quiet_accept_errors(loop: asyncio.AbstractEventLoop) -> None:

@@ -12,8 +12,7 @@ from mcp.server.context import ServerRequestContext
 
 from toolkiln.serve.call_record import client_name
 from toolkiln.serve.catalog_search.search import Refusal
-from toolkiln.serve.tasks.protocol import may_create_task
-from toolkiln.serve.tasks.protocol import missing_extension
+from toolkiln.serve.tasks.protocol import may_create_task, missing_extension
 
 if TYPE_CHECKING:
     from toolkiln.serve.service import ToolService

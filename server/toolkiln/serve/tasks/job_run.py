@@ -1,6 +1,7 @@
 """One task's call, run to its end in this process: what it says is flushed to the
 store as it runs, a cancel written to the store by another process stops it, and its
-outcome (completed, failed, cancelled) is the task's last write."""
+outcome (completed, failed, cancelled) is the task's last write: offered again until a
+store that was away takes it (the task stays this server's meanwhile)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from toolkiln.serve.tasks.store import TaskStore, TaskStoreError
 logger = logging.getLogger(__name__)
 
 FLUSH_SECONDS = 0.25  # progress and logs reach the store at most this often
+RETRY_SECONDS = 2.0  # how often the end of a task is offered again to a store that was away
 CANCEL_SECONDS = 1.0  # a task cancelled through another replica is stopped within about this
 
 # The call a task runs: given the task's observer, the tool's result.
@@ -53,6 +55,9 @@ async def run_job(host: JobHost, job: Job, call: TaskCall, make_result: ResultMa
     elif job.cancelled or not outcome:
         outcome = {"status": "cancelled", "status_message": "Cancelled by the client."}
     await host.write(job, input_requests=None, **outcome)
+    while job.ending is not None:  # the store was away when it ended: told once it is back
+        await anyio.sleep(RETRY_SECONDS)
+        await host.write(job, **job.ending)
 
 
 async def _flush_while_running(host: JobHost, job: Job) -> None:

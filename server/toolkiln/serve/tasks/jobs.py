@@ -12,7 +12,9 @@ owner of a task, the heartbeat, the orphans). Each new status (and each change o
 questions) is published to the `subscriptions/listen` streams that follow the task
 (notices.py, listen.py). A shared store that cannot be reached fails
 what needs it (a new task, a `tasks/get`) with an error that says so, and nothing
-else. Finished tasks stay for their time to live (the tool's timeout plus
+else: a task that ends meanwhile keeps how it ended, and this server writes it once
+the store is back (it stays this server's task until then, so no replica takes it
+as lost). Finished tasks stay for their time to live (the tool's timeout plus
 `keep_seconds`), then the store drops them.
 """
 
@@ -33,6 +35,7 @@ from mcp.shared.exceptions import MCPError
 
 from toolkiln.model import CompiledTool, StateSettings, TaskSettings
 from toolkiln.serve.interactive import as_json
+from toolkiln.serve.readiness import Readiness
 from toolkiln.serve.sealed_messages import Seals
 from toolkiln.serve.tasks.job_run import ResultMaker, TaskCall, run_job
 from toolkiln.serve.tasks.notices import TaskNotices
@@ -40,6 +43,7 @@ from toolkiln.serve.tasks.owners import Heartbeat, fail_orphans, new_instance, s
 from toolkiln.serve.tasks.running_job import Job, still_asked
 from toolkiln.serve.tasks.sqlite import STORE_FILE
 from toolkiln.serve.tasks.store import (
+    TERMINAL,
     StoreFullError,
     StoreUnreachableError,
     TaskRecord,
@@ -77,6 +81,7 @@ class TaskService:
         answer_timeout: Callable[[], float] = lambda: 300.0,
         instance: str | None = None,
         seals: Seals | None = None,
+        readiness: Readiness | None = None,
     ) -> None:
         self.state_dir = state_dir
         self.seals = seals  # a shared store's heartbeats are sealed with them
@@ -85,7 +90,7 @@ class TaskService:
         self.answer_timeout = answer_timeout  # seconds a task waits in input_required
         # Which server runs a task: its process, and its instance (the server's one name, owners.py).
         self.owner = this_owner(instance or new_instance())
-        self.heartbeat = Heartbeat(self.owner, self.open_store)  # in a shared store only
+        self.heartbeat = Heartbeat(self.owner, self.open_store, readiness)  # in a shared store only
         self.store: TaskStore | None = None
         self._group: TaskGroup | None = None
         self._jobs: dict[str, Job] = {}
@@ -146,10 +151,10 @@ class TaskService:
         task group), then the store is closed."""
         message = "The server stopped while the task ran."
         error = {"code": types.INTERNAL_ERROR, "message": message}
-        for task_id in list(self._jobs):
-            update = functools.partial(
-                store.update, task_id, status="failed", error=error, status_message=message
-            )
+        for task_id, job in list(self._jobs.items()):
+            # A task that ended while the store was away: how it ended, not a failure.
+            changes = job.ending or {"status": "failed", "error": error, "status_message": message}
+            update = functools.partial(store.update, task_id, **changes)
             try:
                 self.notices.publish(await anyio.to_thread.run_sync(update))
             except TaskStoreError as unreachable:  # its heartbeat stops: others will fail it
@@ -219,9 +224,18 @@ class TaskService:
             with anyio.CancelScope(shield=True):
                 record = await anyio.to_thread.run_sync(lambda: self.store.update(job.task_id, **changes))  # type: ignore[union-attr]
         except TaskStoreError as error:  # kept for the next write; the task runs on
-            logger.warning("task %s: its news did not reach the store: %s", job.task_id, error)
+            if job.ending is None:
+                logger.warning("task %s: its news did not reach the store: %s", job.task_id, error)
             job.dirty = True
+            if changes.get("status") in TERMINAL:
+                job.ending = changes  # offered again until the store takes it (job_run.py)
             return
+        if job.ending is not None:
+            if record is None:  # Redis came back without its data: the task is gone with it
+                logger.warning("task %s: the task store no longer holds it; its result is lost", job.task_id)
+            else:
+                logger.info("task %s: how it ended reached the task store", job.task_id)
+            job.ending = None
         if "status" in changes or "input_requests" in changes:
             self.notices.publish(record)
         if record is not None and record.status == "cancelled" and not job.cancelled:

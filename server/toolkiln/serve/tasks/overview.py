@@ -16,11 +16,11 @@ from typing import Any
 
 from toolkiln.errors import ToolkilnError
 from toolkiln.liveness import still_running
-from toolkiln.serve.tasks.store import TERMINAL, TaskRecord, TaskStore
+from toolkiln.serve.tasks.store import TERMINAL, TaskRecord, TaskStore, describe_owner
 
 SHORT_ID = 8  # characters of a task id shown in a listing; any unique prefix finds it
-# Whether the server an owner names runs: the process table on one machine (the SQLite
-# store), a heartbeat for a shared store (`TaskStore.owner_running`).
+# Whether the server an owner names runs, or may: the process table on one machine (the
+# SQLite store), a heartbeat for a shared store (`TaskStore.owner_gone`).
 Running = Callable[[Mapping[str, Any]], bool]
 
 
@@ -45,8 +45,8 @@ def seen_status(record: TaskRecord, running: Running = still_running) -> tuple[s
     """The task's status and message, as they are now: a task still `working` whose
     server is gone (crashed, killed) is failed; the next server to read it writes so."""
     if not record.terminal and not running(record.owner):
-        pid = record.owner.get("pid")
-        return "failed", f"its server (pid {pid}) stopped before it finished; nothing runs it now"
+        who = describe_owner(record.owner)
+        return "failed", f"its server ({who}) stopped before it finished; nothing runs it now"
     return record.status, record.status_message
 
 
@@ -136,13 +136,14 @@ def cancel_task(store: TaskStore, record: TaskRecord, message: str) -> TaskRecor
 
 
 def store_liveness(store: TaskStore) -> Running:
-    """Whether an owner runs, as `store` tells (each server asked once)."""
+    """Whether an owner runs, or may, as `store` tells (each server asked once): a task
+    is shown failed only when its server is known to be gone."""
     seen: dict[str, bool] = {}
 
     def running(owner: Mapping[str, Any]) -> bool:
         name = str(owner.get("instance") or owner.get("pid"))
         if name not in seen:
-            seen[name] = store.owner_running(dict(owner))
+            seen[name] = store.owner_gone(dict(owner)) is None
         return seen[name]
 
     return running

@@ -9,9 +9,17 @@ after the server stops), in the `requestState` of its parked calls (serve/parked
 in the events it keeps (serve/shared_events.py) and in the list where other replicas
 relay it a client's answers (serve/relay.py).
 
-A task left `working` by a server that no longer runs (it crashed or was killed: the
+A task left `working` by a server known to be gone (it crashed or was killed: the
 store says, from the process table on one machine, from the heartbeat in a shared
-store) is marked failed with the reason (`settle_orphan`), never left working.
+store) is marked failed with the reason (`settle_orphan`), never left working. A shared
+store knows a server gone only when its heartbeat is missing although the store has
+been reachable, from this replica and without a break, for longer than a heartbeat
+lasts (`TaskStore.owner_gone`): while Redis is away, and for a lease after it returns,
+no task is failed, as its server may well be running it (and write its result when the
+store is back: jobs.py).
+
+While this server cannot beat, the shared store is unreachable from here: readiness.py
+says so (`task-store`) until a beat gets through.
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ import anyio
 import mcp.types as types
 
 from toolkiln.liveness import process_identity
+from toolkiln.serve.readiness import STORE_UNREACHABLE, Readiness
 from toolkiln.serve.sealed_messages import HEARTBEAT_SECONDS
 from toolkiln.serve.tasks.store import TaskRecord, TaskStore, TaskStoreError
 
@@ -37,7 +46,7 @@ logger = logging.getLogger(__name__)
 BEAT_SECONDS = 2.0
 OWNER_SECONDS = HEARTBEAT_SECONDS  # how long a sealed heartbeat is good for, too
 DIED = (
-    "The server running this task stopped before it finished (pid {pid}); the task's process ended with it."
+    "The task did not finish: {why}. Its result, if it had one, never reached the task store; start it again."
 )
 
 
@@ -55,9 +64,12 @@ class Heartbeat:
     """This server's heartbeat in a shared store: others see it running (and so its
     tasks, and the calls parked in it) while it beats."""
 
-    def __init__(self, owner: dict[str, Any], open_store: Callable[[], TaskStore]) -> None:
+    def __init__(
+        self, owner: dict[str, Any], open_store: Callable[[], TaskStore], readiness: Readiness | None = None
+    ) -> None:
         self.owner = owner
         self.open_store = open_store
+        self.readiness = readiness or Readiness()
         self._beaten_at = -OWNER_SECONDS  # time.monotonic() of the last heartbeat stored
 
     @property
@@ -67,9 +79,14 @@ class Heartbeat:
 
     async def beat(self) -> None:
         """Say in the shared store that this server runs; `TaskStoreError` if it cannot."""
-        store = await anyio.to_thread.run_sync(self.open_store)
-        await anyio.to_thread.run_sync(store.beat, self.owner, OWNER_SECONDS)
+        try:
+            store = await anyio.to_thread.run_sync(self.open_store)
+            await anyio.to_thread.run_sync(store.beat, self.owner, OWNER_SECONDS)
+        except TaskStoreError:
+            self.readiness.hold("task-store", STORE_UNREACHABLE)
+            raise
         self._beaten_at = time.monotonic()
+        self.readiness.release("task-store")
 
     async def beat_while_running(self) -> None:
         while True:
@@ -81,11 +98,15 @@ class Heartbeat:
 
 
 def settle_orphan(store: TaskStore, record: TaskRecord, running_here: Container[str]) -> TaskRecord | None:
-    """The task, failed, when it is left unfinished by a server that no longer runs;
-    None when it has ended or its server runs it. Blocking: run it in a thread."""
-    if record.terminal or record.task_id in running_here or store.owner_running(record.owner):
+    """The task, failed, when it is left unfinished by a server known to be gone; None
+    when it has ended, or its server runs it or may (the store cannot tell yet).
+    Blocking: run it in a thread."""
+    if record.terminal or record.task_id in running_here:
         return None
-    message = DIED.format(pid=record.owner.get("pid"))
+    why = store.owner_gone(record.owner)
+    if why is None:
+        return None
+    message = DIED.format(why=why)
     error = {"code": types.INTERNAL_ERROR, "message": message}
     updated = store.update(record.task_id, status="failed", error=error, status_message=message)
     return updated or record

@@ -7,7 +7,10 @@ Keys (each under the configured prefix, so two deployments can share a server):
   their JSON's size, which keep the store's bounds;
 - `owner:<instance>`: a heartbeat of each running server (`beat`), which expires a few
   seconds after the server stops beating: a replica that was killed is seen as gone by
-  the others, which then report its tasks failed. With the shared secret it is sealed
+  the others, which then report its tasks failed (`owner_gone`: only once the store has
+  been reachable, without a break and from this replica, for longer than a heartbeat
+  lasts: a heartbeat that lapsed while Redis was away says nothing about its server).
+  With the shared secret it is sealed
   for its instance (serve/sealed_messages.py): a heartbeat written by hand, or copied
   from another instance's key, or older than HEARTBEAT_SECONDS, is no heartbeat.
 
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any, cast
@@ -36,13 +40,14 @@ import redis
 import redis.exceptions
 
 from toolkiln.model.state import redact_url
-from toolkiln.serve.sealed_messages import SealError, Seals, beats, unsealed_payload
+from toolkiln.serve.sealed_messages import HEARTBEAT_SECONDS, SealError, Seals, beats, unsealed_payload
 from toolkiln.serve.tasks.store import (
     FIELDS,
     StoreFullError,
     StoreUnreachableError,
     TaskRecord,
     TaskStoreError,
+    describe_owner,
     dump_record,
     load_record,
 )
@@ -101,16 +106,36 @@ class RedisTaskStore:
         )
         self._create = self._client.register_script(_CREATE)
         self._expire = self._client.register_script(_EXPIRE)
+        # Since when (time.monotonic()) this process has reached Redis without a break, once
+        # it failed to: None while it cannot; -inf when it never failed to.
+        self._reached_since: float | None = float("-inf")
+        self._lock = threading.Lock()
 
     def _key(self, task_id: str) -> str:
         return f"{self.prefix}task:{task_id}"
 
     @contextlib.contextmanager
-    def _reaching(self) -> Iterator[None]:
-        """Redis's errors as `StoreUnreachableError`, naming the server (its password
-        redacted) and never quoting the URL redis-py may put in its message."""
+    def _watching(self) -> Iterator[None]:
+        """Remember whether Redis answered: since when it has, without a break."""
         try:
             yield
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+            with self._lock:
+                self._reached_since = None
+            raise
+        else:
+            with self._lock:
+                if self._reached_since is None:
+                    self._reached_since = time.monotonic()
+
+    @contextlib.contextmanager
+    def _reaching(self) -> Iterator[None]:
+        """Redis's errors as `StoreUnreachableError`, naming the server (its password
+        redacted) and never quoting the URL redis-py may put in its message; whether it
+        was reached is remembered (`owner_gone`)."""
+        try:
+            with self._watching():
+                yield
         except redis.exceptions.AuthenticationError:
             raise StoreUnreachableError(
                 f"the task store {self.where} refused the password (check TOOLKILN_STATE_URL)"
@@ -227,6 +252,26 @@ class RedisTaskStore:
         with self._reaching():
             value = self._client.get(self._owner_key(owner))
         return beats(self.seals, _instance(owner), value)
+
+    def owner_gone(self, owner: dict[str, Any]) -> str | None:
+        """Its heartbeat is missing although Redis has been up, and reached from here
+        without a break, for longer than a heartbeat lasts (then a server that runs has
+        renewed it). A heartbeat missing sooner may have lapsed while Redis was away, or
+        been lost with a Redis restarted without its data: it says nothing."""
+        if self.owner_running(owner):
+            return None
+        with self._lock:
+            since = self._reached_since
+        if since is None or time.monotonic() - since <= HEARTBEAT_SECONDS:
+            return None
+        with self._reaching():
+            uptime = int(self._client.info("server").get("uptime_in_seconds", 0))
+        if uptime <= HEARTBEAT_SECONDS:
+            return None
+        return (
+            f"its server ({describe_owner(owner)}) has not renewed its heartbeat in the task store "
+            f"for over {HEARTBEAT_SECONDS:g} s while the store was reachable, so it is taken as stopped"
+        )
 
     def _owner_key(self, owner: dict[str, Any]) -> str:
         return f"{self.prefix}owner:{_instance(owner)}"

@@ -46,6 +46,7 @@ class Job:
     dirty: bool = False
     cancelled: bool = False
     failure: dict[str, Any] | None = None  # a JSON-RPC error that ends the task as failed
+    ending: dict[str, Any] | None = None  # how it ended, while the store could not be told
     rounds: int = 0
     pending: dict[str, str] = field(default_factory=dict)  # outstanding key -> the script's key
     answers: dict[str, Any] = field(default_factory=dict)

@@ -23,6 +23,7 @@ from toolkiln.serve.tasks.store import (
     TERMINAL,
     StoreFullError,
     TaskRecord,
+    describe_owner,
     dump_record,
     load_record,
 )
@@ -125,6 +126,12 @@ class SqliteTaskStore:
 
     def owner_running(self, owner: dict[str, Any]) -> bool:
         return still_running(owner)
+
+    def owner_gone(self, owner: dict[str, Any]) -> str | None:
+        """The process table of this machine says so for certain."""
+        if still_running(owner):
+            return None
+        return f"its server ({describe_owner(owner)}) is no longer running on this machine"
 
     def close(self) -> None:
         with self._lock:

@@ -97,10 +97,24 @@ class TaskStore(Protocol):
         ...
 
     def owner_running(self, owner: dict[str, Any]) -> bool:
-        """Whether the server `owner` names still runs (it runs its tasks)."""
+        """Whether the server `owner` names is seen running now (its process, or its heartbeat)."""
+        ...
+
+    def owner_gone(self, owner: dict[str, Any]) -> str | None:
+        """Why the server `owner` names is known to have stopped (its tasks will never end),
+        in words for a user; None when it runs, or when the store cannot tell yet (a
+        shared store that was away: a heartbeat missing then says nothing)."""
         ...
 
     def close(self) -> None: ...
+
+
+def describe_owner(owner: dict[str, Any]) -> str:
+    """The server a task names, unambiguous across machines: `instance 3f2a9c01 (pid 812 on
+    host web-2)`."""
+    instance = str(owner.get("instance") or "")[:8]
+    where = f"pid {owner.get('pid')} on host {owner.get('host') or 'unknown'}"
+    return f"instance {instance} ({where})" if instance else where
 
 
 FIELDS = frozenset(item.name for item in fields(TaskRecord))
