@@ -52,6 +52,7 @@ def parameters_of(
     usage_args = usage_arguments(usage[1], value_options) if usage else []
     taken: set[str] = set()
     parameters = [_option_parameter(option, helps, taken, path) for option in options]
+    parameters += [_flag_parameter(flag, line, helps, taken, path) for flag, line in positionals.flags]
     # `--` before the positionals only where the script reads them after its loop: words a
     # catch-all arm keeps (`*) args+=("$1")`) are lost after a `--) shift; break`.
     separator = any(loop.separator for loop in loops) and not any(
@@ -84,6 +85,14 @@ def _option_parameter(option: ShellOption, helps: dict[str, str], taken: set[str
     return make_parameter(
         path, option.line, name=name, type="boolean", default=False, description=text,
         option=option.option, option_form="flag",
+    )  # fmt: skip
+
+
+def _flag_parameter(flag: str, line: int, helps: dict[str, str], taken: set[str], path: str) -> Parameter:
+    text = helps.get(flag) or f"The script's `{flag}` option (tested as its first argument)."
+    return make_parameter(
+        path, line, name=_unique(_safe(flag.lstrip("-")), taken), type="boolean", default=False,
+        description=text, option=flag, option_form="flag",
     )  # fmt: skip
 
 
@@ -120,6 +129,8 @@ def _positional_parameters(
         if required:
             required_from = position
         words = dispatch.get(str(position)) or dispatch.get(entry.name or "" if entry else "")
+        if not words and usage_arg and usage_arg.choices:
+            words = list(usage_arg.choices)
         if words and guess and not usage_arg:
             name, guess = "command", "the words its `case` handles"
         description = (
