@@ -1,6 +1,7 @@
 """typer scripts, read with `ast` (never imported): `typer.run(main)`, or `app = typer.Typer()`
 with `@app.command()` functions (and `@app.callback()` for the options before the
-subcommand); each function parameter is a CLI argument or option, from its type hint and
+subcommand), and apps added to it (`app.add_typer(users_app, name="users")`: the tools
+`users create`, ...); each function parameter is a CLI argument or option, from its type hint and
 its default (`typer.Option(...)`, `typer.Argument(...)`, or inside `Annotated[...]`).
 
 As typer spells them (its docs, "CLI Option Name" and "Boolean CLI Options"): a parameter
@@ -17,6 +18,7 @@ from typing import Any
 from toolkiln.conventions.base import Declaration
 from toolkiln.conventions.python_cli.commands import Command, add_parameter, called_commands, declare_commands
 from toolkiln.conventions.python_cli.read import Reading, module_constants
+from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import ParamType
 
 _TYPES: dict[str, ParamType] = {
@@ -97,9 +99,43 @@ def read_typer(module: ast.Module, path: str, docstring: str) -> Declaration | l
             app, app, description, node.lineno, top, group=True, children=own,
             optional_command=callback is not None and (callback.optional_command or without),
         )  # fmt: skip
+    _nest_added_apps(module, apps, entries, Reading(path, constants))
     for command in commands.values():
         command.parent = None  # children are listed on their app already
     return declare_commands(entries, runs, path, docstring, "typer")
+
+
+def _nest_added_apps(
+    module: ast.Module, apps: dict[str, ast.Assign], entries: dict[str, Command], reading: Reading
+) -> None:
+    """`app.add_typer(users_app, name="users")`: the app `users_app` is the group `users`
+    of `app` (its name from the call, else from its own `typer.Typer(name=...)`); its
+    commands are `users create`, ... An app added under no name (typer merges its
+    commands then) is left out with a warning."""
+    for node in module.body:
+        call = node.value if isinstance(node, ast.Expr) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+            continue
+        if call.func.attr != "add_typer" or not call.args:
+            continue
+        parent, child = ast.unparse(call.func.value), ast.unparse(call.args[0])
+        if parent not in entries or child not in entries or parent == child:
+            continue
+        keywords = {k.arg: k.value for k in call.keywords if k.arg}
+        own = {k.arg: k.value for k in apps[child].value.keywords if k.arg}  # type: ignore[attr-defined]
+        name = reading.literal(keywords.get("name")) or reading.literal(own.get("name"))
+        group = entries[child]
+        if not isinstance(name, str) or not name or not group.group:
+            reading.warnings.append(
+                DiscoveryError(
+                    f"the commands of {child} are left out: it is added with no name toolkiln can read",
+                    path=reading.path, line=call.lineno,
+                )
+            )  # fmt: skip
+            continue
+        help_text = reading.literal(keywords.get("help"), "")
+        group.name, group.description = name, help_text or group.description
+        entries[parent].children.append(group)
 
 
 def _is_typer_app(node: ast.expr) -> bool:
