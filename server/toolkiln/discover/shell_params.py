@@ -124,7 +124,7 @@ def _positional_parameters(
         name, guess = _positional_name(position, entry.name if entry else None, named, usage_arg, tomdoc)
         required = entry.required if entry and entry.required is not None else None
         if required is None:
-            optional = usage_arg.optional if usage_arg else False
+            optional = usage_arg.optional if usage_arg else bool(entry and entry.tested)
             required = position <= positionals.required_count or not optional
         if required:
             required_from = position

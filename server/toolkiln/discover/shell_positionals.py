@@ -44,6 +44,7 @@ class Positional:
     required: bool | None = None  # None: nothing says
     default: str | None = None
     message: str = ""  # `${1:?message}`
+    tested: bool = False  # `[ -n "$2" ]`: the script asks whether it was given
 
 
 @dataclass
@@ -111,8 +112,8 @@ def _read_references(code: str, number: int, offset: int, found: Positionals) ->
         if braced:
             _read_expansion(code[match.end() : match.end() + _WINDOW], entry)
         before = code[max(0, match.start() - 6) : match.start()].rstrip('"').rstrip()
-        if before.endswith("-n") and entry.required is None:
-            entry.required = False  # `[ -n "$2" ]`: the script asks whether it was given
+        if before.endswith("-n"):
+            entry.tested = True  # `[ -n "$2" ]`: optional, unless a usage line or `$#` says otherwise
 
 
 def _flag_tests(text: ShellText, scope: set[int], skipped: set[int], found: Positionals) -> set[int]:

@@ -22,6 +22,7 @@ _TOMDOC = re.compile(r"^\$\{?([1-9])\}?[ \t]*[-:=][ \t]+(\S.*)")
 _NOT_PROSE = re.compile(
     r"^(?:shellcheck|vim?:|-\*-|copyright|\(c\)|spdx|license|author|set -|!/)", re.IGNORECASE
 )
+_REDIRECT = re.compile(r"^[12]?>&?[ \t]*(?:&?[12]|/dev/std(?:err|out))?[ \t]+")
 _SETTINGS = re.compile(r"^set[ \t]+[-+][\w -]*$")
 _SECTION = re.compile(r"^(?:examples?|options|arguments|flags|notes?)\s*:?$", re.IGNORECASE)
 
@@ -140,6 +141,8 @@ def _printed(raw: str, heredoc: bool) -> str:
             words = stripped[len(command) :].strip()
             while words.startswith("-") and " " in words and command == "echo":
                 words = words.split(" ", 1)[1].lstrip()
+            while _REDIRECT.match(words):  # `echo >&2 Usage: ...`
+                words = _REDIRECT.sub("", words, count=1)
             words = words.split(">&", 1)[0].strip().strip("\"'")
             return words.replace("\\n", " ").replace("\\t", " ")
     return ""

@@ -119,6 +119,14 @@ def _nest_added_apps(
         if call.func.attr != "add_typer" or not call.args:
             continue
         parent, child = ast.unparse(call.func.value), ast.unparse(call.args[0])
+        if parent in entries and child not in entries:
+            reading.warnings.append(
+                DiscoveryError(
+                    f"the commands of {child} are left out: it is an app of another module, and "
+                    "toolkiln reads one file (serve that module's own file, or add its commands here)",
+                    path=reading.path, line=call.lineno,
+                )
+            )  # fmt: skip
         if parent not in entries or child not in entries or parent == child:
             continue
         keywords = {k.arg: k.value for k in call.keywords if k.arg}
