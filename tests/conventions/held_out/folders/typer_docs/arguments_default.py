@@ -1,0 +1,10 @@
+import typer
+from typing_extensions import Annotated
+
+
+def main(name: Annotated[str, typer.Argument()] = "Ada Lovelace"):
+    print(f"Hi {name}")
+
+
+if __name__ == "__main__":
+    typer.run(main)

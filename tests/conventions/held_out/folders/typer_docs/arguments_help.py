@@ -1,0 +1,13 @@
+import typer
+from typing_extensions import Annotated
+
+app = typer.Typer()
+
+
+@app.command()
+def main(name: Annotated[str, typer.Argument(help="Who to greet")]):
+    print(f"Hi {name}")
+
+
+if __name__ == "__main__":
+    app()
