@@ -202,8 +202,10 @@ SCRIPTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "t.sh",
         "#!/bin/bash\n# Usage: t.sh [-v] [-o FILE] <input>\n# $1 - The input @@.\n@@\n"
         'while getopts "vo:" opt; do\n  case "$opt" in\n    v) verbose=1;;\n    o) out="$OPTARG";;\n'
-        '  esac\ndone\nshift $((OPTIND - 1))\ninput="${1:?an input}"\necho "$input"\n',
-        ("getopts ", "case ", '"$1"', "$", "'", '"', "shift ", ";;", "# $1 - ", "usage: ", "${1:-", "\\"),
+        '  esac\ndone\nshift $((OPTIND - 1))\nif [ "$1" = "-w" ]; then w=1; shift; fi\n'
+        'input="${1:?an input}"\nrest=${*:2}\nfor name; do echo "$name"; done\necho >&2 Usage: t.sh x\n',
+        ("getopts ", "case ", '"$1"', "$", "'", '"', "shift ", ";;", "# $1 - ", "usage: ", "${1:-", "\\",
+         'if [ "$1" = "-w" ]; then ', "fi\n", "for a; do ", "${*:2", "echo >&2 Usage: ", "set -e\n"),
     ),
     "node-argv": (
         "t.js",
@@ -236,6 +238,7 @@ TEXT_READERS = (
 )
 TEXT_KEYWORDS = (
     "usage: a ",
+    "[options] ",
     "  -o, --output=FILE  ",
     "[",
     "<a",
