@@ -204,8 +204,26 @@ SCRIPTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         'while getopts "vo:" opt; do\n  case "$opt" in\n    v) verbose=1;;\n    o) out="$OPTARG";;\n'
         '  esac\ndone\nshift $((OPTIND - 1))\nif [ "$1" = "-w" ]; then w=1; shift; fi\n'
         'input="${1:?an input}"\nrest=${*:2}\nfor name; do echo "$name"; done\necho >&2 Usage: t.sh x\n',
-        ("getopts ", "case ", '"$1"', "$", "'", '"', "shift ", ";;", "# $1 - ", "usage: ", "${1:-", "\\",
-         'if [ "$1" = "-w" ]; then ', "fi\n", "for a; do ", "${*:2", "echo >&2 Usage: ", "set -e\n"),
+        (
+            "getopts ",
+            "case ",
+            '"$1"',
+            "$",
+            "'",
+            '"',
+            "shift ",
+            ";;",
+            "# $1 - ",
+            "usage: ",
+            "${1:-",
+            "\\",
+            'if [ "$1" = "-w" ]; then ',
+            "fi\n",
+            "for a; do ",
+            "${*:2",
+            "echo >&2 Usage: ",
+            "set -e\n",
+        ),
     ),
     "node-argv": (
         "t.js",
@@ -355,9 +373,9 @@ def _readers() -> dict[str, Callable[[Path], object]]:
     from toolkiln.clients.jsonc import parse_jsonc
     from toolkiln.conventions.base import Candidate
     from toolkiln.conventions.fallback import read as fallback
+    from toolkiln.conventions.fallback.text import help_of
     from toolkiln.conventions.help_json import read as help_json
     from toolkiln.conventions.usage.read import read_usage_text
-    from toolkiln.discover.fallback_text import help_of
     from toolkiln.discover.prompts import parse_prompt
     from toolkiln.files import load_server_config, load_tool_config
 

@@ -96,7 +96,14 @@ FOLDERS: dict[str, Folder] = {
     "cpython_scripts": Folder(
         source="github.com/python/cpython Tools/scripts/ (diff.py, byext.py, untabify.py, lll.py, ...)",
         tools={
-            "diff": [("c", False), ("u", False), ("n", False), ("lines", False), ("fromfile", True), ("tofile", True)],
+            "diff": [
+                ("c", False),
+                ("u", False),
+                ("n", False),
+                ("lines", False),
+                ("fromfile", True),
+                ("tofile", True),
+            ],
             "byext": [(None, False)],
             "untabify": [("t", False), ("file", True)],
             "lll": [(None, False)],

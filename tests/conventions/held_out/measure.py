@@ -87,4 +87,8 @@ def main(argv: list[str]) -> None:
         for tool, why in figures.wrong.items():
             print(f"    {tool}: {why}")
     missing = sum(len(f.missing_required) for f in results.values())
-    print(f"all: {correct}/{total} ({correct / total:.0%}); published tools missing a required parameter: {missing}")
+    print(
+        f"all: {correct}/{total} ({correct / total:.0%}); published tools missing a required parameter: ",
+        end="",
+    )
+    print(missing)

@@ -13,7 +13,7 @@ node_argv_read.py; a word the code does not name is named from the printed usage
 warning. A script that reads stdin (`process.stdin`, `fs.readFileSync(0)`) gets a `stdin`
 parameter; one that reads nothing, run as a program (a `#!` line and the run bit) with a
 header comment, is a tool without parameters. Arguments reach it as they reach a plain
-shell script (the `shell` convention's argv: runner/shell_argv.py), by its `#!` line or
+shell script (the `shell` convention's argv: conventions/shell/argv.py), by its `#!` line or
 its extension.
 
 Not served, each with its reason: argv read in a way toolkiln cannot name
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from toolkiln.conventions.base import Candidate, Declaration, NotATool, make_parameter, read_unframed
 from toolkiln.conventions.fallback import read as fallback
-from toolkiln.discover.fallback_text import header_comment
+from toolkiln.conventions.fallback.text import header_comment
 from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import PARAM_NAME_PATTERN, is_sensitive_env_name
 

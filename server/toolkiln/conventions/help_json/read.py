@@ -192,7 +192,9 @@ def _declare_plain_help(candidate: Candidate, result: ProcessResult) -> Declarat
         reason = _not_help_json(result.stdout_text, result.stderr_text, result.returncode)
         if why.reason.startswith("answers `--help` with plain text toolkiln cannot serve: "):
             detail = why.reason.split(": ", 1)[1]
-            raise NotATool(f"{reason.reason} (and not help toolkiln can serve: {detail})", kind=reason.kind) from None
+            raise NotATool(
+                f"{reason.reason} (and not help toolkiln can serve: {detail})", kind=reason.kind
+            ) from None
         raise reason from None
 
 

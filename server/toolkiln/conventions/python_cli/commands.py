@@ -128,7 +128,9 @@ def _leaves(group: Command, prefix: str, reading: Reading, path: str, seen: set[
         leaves = _leaves(child, f"{words} ", reading, path, seen | {id(child)})
         if not leaves and not child.children:
             reading.warnings.append(
-                DiscoveryError(f"subcommand {words!r} left out: it has no commands", path=path, line=child.line)
+                DiscoveryError(
+                    f"subcommand {words!r} left out: it has no commands", path=path, line=child.line
+                )
             )
         found += leaves
     return found

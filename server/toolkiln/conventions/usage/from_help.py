@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from toolkiln.conventions.base import Declaration, NotATool
 from toolkiln.conventions.fallback import read as fallback
-from toolkiln.discover.fallback_text import help_of
+from toolkiln.conventions.fallback.text import help_of
 
 if TYPE_CHECKING:
     from toolkiln.conventions.base import Candidate

@@ -7,7 +7,7 @@ declares, when they can all be named and passed, else None with the reason.
 
 is a tool with `q` (a flag, `-q`), `o` (`-o value`), `level` (`--level=value`, default
 3), a required `image` and an optional array `more`, passed as the shell convention
-passes them (runner/shell_argv.py): options first, then the positionals in order.
+passes them (conventions/shell/argv.py): options first, then the positionals in order.
 
 Never a broken tool: help with subcommands or fixed command words, several usage lines
 that are not one interface, two repeated positionals, or an option toolkiln cannot

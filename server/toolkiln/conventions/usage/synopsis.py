@@ -1,4 +1,4 @@
-"""A usage line, read with docopt's grammar (docopt.org; `discover/docopt_usage.py`):
+"""A usage line, read with docopt's grammar (docopt.org; `conventions/usage/docopt_usage.py`):
 
     prog [-v] [-o FILE] <input> [<more>...]     GNU: ls [OPTION]... [FILE]...
     prog (start|stop) <name>                     BSD: cp [-R] source_file target_file

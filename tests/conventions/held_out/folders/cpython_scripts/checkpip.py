@@ -1,7 +1,8 @@
-#/usr/bin/env python3
+# /usr/bin/env python3
 """
 Check that the projects ensurepip bundles are at their latest versions.
 """
+
 import sys
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from toolkiln.discover.shell_lines import ShellText
+from toolkiln.conventions.shell.lines import ShellText
 
 _CAT = re.compile(r"(?<![\w./-])cat(?![\w.-])")
 _READ = re.compile(r"(?<![\w./-])read(?![\w.-])")

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from toolkiln.discover.shell_lines import ShellText
+from toolkiln.conventions.shell.lines import ShellText
 
 DESCRIPTION_LIMIT = 1000
 USAGE_LIMIT = 1000  # a usage line's characters read

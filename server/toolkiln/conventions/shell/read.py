@@ -17,7 +17,7 @@ is a tool with a boolean `q`, a string `o`, a required `image` and an optional `
 (default 800), described by its header comment. `while [ $# -gt 0 ]; case "$1" in`
 loops, TomDoc lines (`# $1 - The branch name.`), `usage()` texts, scripts that take no
 argument and scripts that read stdin (a `stdin` parameter) are read too. How the arguments
-reach the script is `runner/shell_argv.py`: each option as the script reads it (`-o value`,
+reach the script is `conventions/shell/argv.py`: each option as the script reads it (`-o value`,
 `--name value`, `--name=value`), positionals in order, the `stdin` text on stdin.
 
 A script whose arguments cannot all be read (`"$@"` handed on to another program, a
@@ -31,12 +31,12 @@ from typing import TYPE_CHECKING
 
 from toolkiln.conventions.base import Candidate, Declaration, NotATool, read_unframed
 from toolkiln.conventions.fallback import read as fallback
-from toolkiln.discover.shell_lines import ShellText, read_shell
-from toolkiln.discover.shell_options import OptionLoop, dispatch_words, option_loops
-from toolkiln.discover.shell_params import parameters_of
-from toolkiln.discover.shell_positionals import Positional, Positionals, read_positionals
-from toolkiln.discover.shell_stdin import stdin_line
-from toolkiln.discover.shell_usage import describe, header_comment, header_examples, header_of
+from toolkiln.conventions.shell.lines import ShellText, read_shell
+from toolkiln.conventions.shell.options import OptionLoop, dispatch_words, option_loops
+from toolkiln.conventions.shell.params import parameters_of
+from toolkiln.conventions.shell.positionals import Positional, Positionals, read_positionals
+from toolkiln.conventions.shell.stdin import stdin_line
+from toolkiln.conventions.shell.usage import describe, header_comment, header_examples, header_of
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:
@@ -199,9 +199,11 @@ def _as_usage_says(
     """The words a script hands on (`git log "$@"`) as its own usage line names them
     (`# Usage: git thanks <range>`): each named argument in order, optional where the line
     brackets it, a repeated one as the rest. No usage line naming them: `why`."""
-    from toolkiln.discover.shell_usage import usage_arguments, usage_line, usage_lines
+    from toolkiln.conventions.shell.usage import usage_arguments, usage_line, usage_lines
 
-    value_options = frozenset(option.option.rstrip("=") for loop in loops for option in loop.options if option.takes_value)
+    value_options = frozenset(
+        option.option.rstrip("=") for loop in loops for option in loop.options if option.takes_value
+    )
     usage = usage_line(usage_lines(text, header))
     arguments = usage_arguments(usage[1], value_options) if usage else []
     if not arguments or usage is None:
@@ -223,7 +225,7 @@ def _as_usage_says(
 
 
 def _usage_description(text: ShellText, header: list[tuple[int, str]], path: str) -> str:
-    from toolkiln.discover.shell_usage import usage_line, usage_lines
+    from toolkiln.conventions.shell.usage import usage_line, usage_lines
 
     usage = usage_line(usage_lines(text, header))
     if usage:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from toolkiln.discover.shell_lines import ShellText
+from toolkiln.conventions.shell.lines import ShellText
 from toolkiln.errors import DiscoveryError
 
 _REFERENCE = re.compile(r"(?<!\\)\$(\{?)([1-9@*#])")
@@ -23,7 +23,8 @@ _BOUND = re.compile(
     r"([A-Za-z_]\w*)=\"?\$\{?([1-9*])"
 )
 _FLAG_TEST = re.compile(
-    r"^[ \t]*if[ \t]+\[\[?[ \t]+\"?\$\{?1\}?\"?[ \t]+==?[ \t]+[\"']?(-[A-Za-z0-9]|--[A-Za-z][\w-]*)[\"']?[ \t]+\]\]?"
+    r"^[ \t]*if[ \t]+\[\[?[ \t]+\"?\$\{?1\}?\"?[ \t]+==?[ \t]+"
+    r"[\"']?(-[A-Za-z0-9]|--[A-Za-z][\w-]*)[\"']?[ \t]+\]\]?"
 )
 _FLAG_BLOCK = 8
 _SLICE = re.compile(r":[ \t]*([1-9])[ \t]*\}")

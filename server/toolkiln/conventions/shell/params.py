@@ -13,9 +13,9 @@ import re
 from typing import TYPE_CHECKING
 
 from toolkiln.conventions.base import make_parameter
-from toolkiln.discover.shell_options import OptionLoop, ShellOption
-from toolkiln.discover.shell_positionals import Positionals
-from toolkiln.discover.shell_usage import (
+from toolkiln.conventions.shell.options import OptionLoop, ShellOption
+from toolkiln.conventions.shell.positionals import Positionals
+from toolkiln.conventions.shell.usage import (
     UsageArgument,
     option_help,
     tomdoc_arguments,
@@ -26,7 +26,7 @@ from toolkiln.discover.shell_usage import (
 from toolkiln.env_names import sensitive_env_reason
 
 if TYPE_CHECKING:
-    from toolkiln.discover.shell_lines import ShellText
+    from toolkiln.conventions.shell.lines import ShellText
     from toolkiln.model import Parameter
 
 STDIN = "stdin"
