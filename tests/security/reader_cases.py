@@ -229,7 +229,19 @@ SCRIPTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "t.js",
         "// Greet @@.\nconst name = process.argv[2] || 'a@@';\n@@\nconst [, , a, ...b] = process.argv;\n"
         'if (process.argv.length < 3) console.log("Usage: t.js <name> [@@]");\n',
-        ("process.argv", "process.argv[2]", "const [", "const a = ", "||", "'", "Usage: ", ".slice(2)", "a["),
+        (
+            "process.argv",
+            "process.argv[2]",
+            "const [",
+            "const a = ",
+            "||",
+            "'",
+            "Usage: ",
+            ".slice(2)",
+            "a[",
+            "const a: string | b = ",
+            ": ",
+        ),
     ),
 }
 # The readers that read a whole script (up to MAX_SCRIPT_BYTES), not its first 16 KiB.
