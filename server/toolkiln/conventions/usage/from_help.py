@@ -39,13 +39,17 @@ def declare_from_help(candidate: Candidate, result: ProcessResult) -> Declaratio
         raise NotATool(
             f"answers `--help` with plain text toolkiln cannot serve: {why}", kind="plain-help"
         ) from None
+    if not parameters:
+        # `usage: helper`: a usage naming nothing it takes says as little when the script
+        # prints it whatever it is given; a script that takes nothing is read from its text.
+        raise NotATool("answers `--help` with a usage that names no argument", kind="plain-help")
     lines = text.splitlines()
     prose = [
         line.strip() for line in lines[usage.line + 1 :] if line.strip() and not line.startswith((" ", "\t"))
     ]
     description = prose[0] if prose and not prose[0].startswith("-") and not prose[0].endswith(":") else ""
     program = usage.program.rsplit("/", 1)[-1]  # `sys.argv[0]`: the probe's path, not the program's name
-    description = description or f"Usage: {program} {usage.patterns[0].strip()}"
+    description = description or f"Usage: {program} {usage.patterns[0].strip()}".strip()
     return Declaration(
         dialect="shell", description=description[:DESCRIPTION_LIMIT], parameters=parameters, warnings=warnings
     )
