@@ -160,3 +160,54 @@ def test_typescript_by_hand_with_no_runner_says_what_to_install(make_tool: MakeT
     assert caught.value.kind == "runtime-missing"
     assert "tsx" in caught.value.reason and "node 22.6" in caught.value.reason
     assert shutil.which("tsx") is None
+
+
+MAIN = """\
+import typer
+import users
+
+app = typer.Typer()
+app.add_typer(users.app, name="users")
+
+if __name__ == "__main__":
+    app()
+"""
+USERS = """\
+import typer
+
+app = typer.Typer()
+
+
+@app.command()
+def create(user_name: str):
+    print(user_name)
+
+
+@app.command()
+def delete(user_name: str, force: bool = False):
+    print(user_name, force)
+"""
+
+
+def test_a_typer_app_added_from_a_module_beside_it(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    make_tool("cli/main.py", MAIN)
+    users = make_tool("cli/users.py", USERS, executable=False)
+    first = discover_tools(tools_dir, config_dir, probes="none")
+    assert sorted(tool.name for tool in first.tools) == ["cli__main_users_create", "cli__main_users_delete"]
+    users.write_text(USERS + "\n\n@app.command()\ndef rename(old: str, new: str):\n    print(old, new)\n")
+    again = discover_tools(tools_dir, config_dir, probes="none")  # users.py is main.py's companion
+    assert "cli__main_users_rename" in {tool.name for tool in again.tools}
+
+
+def test_a_module_linked_from_outside_the_tools_folder_is_not_read(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.py"
+    outside.write_text(USERS)
+    make_tool("main.py", MAIN)
+    (tools_dir / "users.py").symlink_to(outside)
+    report = discover_tools(tools_dir, config_dir, probes="none")
+    assert not any(tool.name.startswith("main_") for tool in report.tools)
+    assert [error.path for error in report.errors] == ["main.py"]  # none of its subcommands is served

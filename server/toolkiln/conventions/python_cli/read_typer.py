@@ -13,13 +13,16 @@ option; `List[str]` is an option given once per item; an `Enum` gives its values
 from __future__ import annotations
 
 import ast
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkiln.conventions.base import Declaration
 from toolkiln.conventions.python_cli.commands import Command, add_parameter, called_commands, declare_commands
 from toolkiln.conventions.python_cli.read import Reading, module_constants
-from toolkiln.errors import DiscoveryError
+from toolkiln.conventions.python_cli.typer_apps import nest_added_apps, sibling_apps
 from toolkiln.vocabulary import ParamType
+
+if TYPE_CHECKING:
+    from toolkiln.conventions.python_cli.siblings import Siblings
 
 _TYPES: dict[str, ParamType] = {
     "str": "string", "int": "integer", "float": "number", "bool": "boolean", "Path": "string",
@@ -28,9 +31,26 @@ _TYPES: dict[str, ParamType] = {
 _SKIPPED_TYPES = ("Context", "typer.Context", "click.Context")
 
 
-def read_typer(module: ast.Module, path: str, docstring: str) -> Declaration | list[Declaration] | None:
+def read_typer(
+    module: ast.Module, path: str, docstring: str, siblings: Siblings | None = None
+) -> Declaration | list[Declaration] | None:
     """The tool a typer script declares (one per command of an app with several); None
-    when it declares no typer command."""
+    when it declares no typer command. `siblings` loads the modules beside it whose apps
+    it adds (`app.add_typer(users.app, name="users")`)."""
+    found = _typer_apps(module, path)
+    if found is None:
+        return None
+    apps, entries, runs, reading = found
+    imported = sibling_apps(module, siblings, _typer_apps)
+    nest_added_apps(module, apps, entries, reading, imported)
+    return declare_commands(entries, runs, path, docstring, "typer")
+
+
+def _typer_apps(
+    module: ast.Module, path: str
+) -> tuple[dict[str, ast.Assign], dict[str, Command], list[tuple[str, int]], Reading] | None:
+    """A module's typer apps (by variable), its commands and apps as entries, the commands
+    it calls when it runs, and a reading for its warnings; None when it has no command."""
     constants = module_constants(module)
     enums = _enums(module)
     apps = {
@@ -99,51 +119,9 @@ def read_typer(module: ast.Module, path: str, docstring: str) -> Declaration | l
             app, app, description, node.lineno, top, group=True, children=own,
             optional_command=callback is not None and (callback.optional_command or without),
         )  # fmt: skip
-    _nest_added_apps(module, apps, entries, Reading(path, constants))
     for command in commands.values():
         command.parent = None  # children are listed on their app already
-    return declare_commands(entries, runs, path, docstring, "typer")
-
-
-def _nest_added_apps(
-    module: ast.Module, apps: dict[str, ast.Assign], entries: dict[str, Command], reading: Reading
-) -> None:
-    """`app.add_typer(users_app, name="users")`: the app `users_app` is the group `users`
-    of `app` (its name from the call, else from its own `typer.Typer(name=...)`); its
-    commands are `users create`, ... An app added under no name (typer merges its
-    commands then) is left out with a warning."""
-    for node in module.body:
-        call = node.value if isinstance(node, ast.Expr) else None
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
-            continue
-        if call.func.attr != "add_typer" or not call.args:
-            continue
-        parent, child = ast.unparse(call.func.value), ast.unparse(call.args[0])
-        if parent in entries and child not in entries:
-            reading.warnings.append(
-                DiscoveryError(
-                    f"the commands of {child} are left out: it is an app of another module, and "
-                    "toolkiln reads one file (serve that module's own file, or add its commands here)",
-                    path=reading.path, line=call.lineno,
-                )
-            )  # fmt: skip
-        if parent not in entries or child not in entries or parent == child:
-            continue
-        keywords = {k.arg: k.value for k in call.keywords if k.arg}
-        own = {k.arg: k.value for k in apps[child].value.keywords if k.arg}  # type: ignore[attr-defined]
-        name = reading.literal(keywords.get("name")) or reading.literal(own.get("name"))
-        group = entries[child]
-        if not isinstance(name, str) or not name or not group.group:
-            reading.warnings.append(
-                DiscoveryError(
-                    f"the commands of {child} are left out: it is added with no name toolkiln can read",
-                    path=reading.path, line=call.lineno,
-                )
-            )  # fmt: skip
-            continue
-        help_text = reading.literal(keywords.get("help"), "")
-        group.name, group.description = name, help_text or group.description
-        entries[parent].children.append(group)
+    return apps, entries, runs, Reading(path, constants)
 
 
 def _is_typer_app(node: ast.expr) -> bool:
