@@ -151,9 +151,9 @@ SCRIPTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     ),
     "python-typer": (
         "t.py",
-        'import typer\ndef main(name: str = typer.Option("x", help="@@")):\n'
-        '    """Greet."""\ntyper.run(main)\n',
-        ("%(", "[", "{"),
+        'import typer\nimport t\ndef main(name: str = typer.Option("x", help="@@")):\n'
+        '    """Greet."""\napp = typer.Typer()\napp.add_typer(t.app, name="u")\n@@\ntyper.run(main)\n',
+        ("%(", "[", "{", "app.add_typer(t.app, name=", "import t\n"),
     ),
     "python-fire": (
         "t.py",
