@@ -51,7 +51,7 @@ def measure_discovery(root: Path, preset: Preset) -> Figures:
     }
 
 
-# An ordinary script: no framework, its words read by hand (discover/python_argv.py).
+# An ordinary script: no framework, its words read by hand (conventions/by_hand/python_argv.py).
 BY_HAND = """import sys
 
 if __name__ == "__main__":

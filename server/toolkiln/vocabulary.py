@@ -38,7 +38,7 @@ def value_matches_type(value: Any, param_type: ParamType) -> bool:
 # argc: `# @option` comment tags (sigoden/argc); sidecar: a JSON declaration beside any
 # executable (mcp-bash's `tool.meta.json` too); function: JavaScript `exports.run`;
 # shell: a shell script written for no framework, read from its getopts/`case "$1"` loop,
-# `$1` reads and usage text (discover/shell_script.py, runner/shell_argv.py);
+# `$1` reads and usage text (conventions/shell/read.py, conventions/shell/argv.py);
 # fallback: an opted-in executable served as one `args` array; raycast: Raycast script
 # commands (`# @raycast.title`, `# @raycast.argument1 {...}`); scriptkit: a Script Kit
 # script run under toolkiln's runtime of `@johnlindquist/kit` (its `// mcp:` scripts too).
@@ -65,7 +65,7 @@ DialectName = Literal[
 # `docopt` and `fire` are command-line scripts too, whose argv follows docopt's usage
 # patterns or Python Fire's flags (conventions/python_cli/docopt_argv.py, conventions/python/fire_argv.py).
 # `argv` is a script that reads `sys.argv` by hand: each argument one word, in order, and
-# its `stdin` parameter on stdin (runner/python_argv_argv.py).
+# its `stdin` parameter on stdin (conventions/by_hand/python_argv_argv.py).
 PythonEntry = Literal["execute", "main", "execute(**)", "run(**)", "script", "docopt", "fire", "argv"]
 # The entries run as a process with their arguments on argv (the others in a worker).
 SCRIPT_ENTRIES: tuple[PythonEntry, ...] = ("script", "docopt", "fire", "argv")

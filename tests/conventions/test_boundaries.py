@@ -18,17 +18,9 @@ from toolkiln.vocabulary import SCRIPT_ENTRIES, DialectName
 PACKAGE = Path(__file__).resolve().parents[2] / "server" / "toolkiln"
 CONVENTIONS = PACKAGE / "conventions"
 # What a convention may import from the other stages' packages: the probe that runs a
-# script confined, and the modules another change rewrites in place (they move into
-# conventions/ after it).
-ALLOWED = {
-    "toolkiln.discover.probe",
-    "toolkiln.discover.python_argv",
-    "toolkiln.discover.shell_script",
-    "toolkiln.discover.docopt_usage",
-    "toolkiln.discover.fallback_text",
-    "toolkiln.runner.python_argv_argv",
-    "toolkiln.runner.shell_argv",
-}
+# script confined (every reader of a convention now lives in its package: no module of
+# discover/ or runner/ is named after a convention).
+ALLOWED = {"toolkiln.discover.probe"}
 FORBIDDEN_ROOTS = ("toolkiln.discover", "toolkiln.runner", "toolkiln.serve", "toolkiln.cli", "mcp", "click")
 
 
@@ -139,3 +131,28 @@ def test_discovery_and_the_runner_meet_only_in_files_and_conventions() -> None:
         if name == other or name.startswith(other + ".")
     }
     assert not crossing, sorted(crossing)
+
+
+# The modules a convention's reader or argv builder once had in discover/ and runner/.
+_CONVENTION_MODULES = (
+    "shell_", "python_argv", "docopt", "fallback_text", "node_cli", "node_argv", "js_", "argc", "kit",
+    "scriptkit", "sidecar", "raycast", "help_json", "annotations", "python_cli", "python_fire",
+)  # fmt: skip
+
+
+def test_no_convention_lives_in_discover_or_the_runner() -> None:
+    """A convention is one package under conventions/: its reader and how its arguments
+    reach the script, nothing of it left in the stages that call it."""
+    stray = sorted(
+        f"{folder}/{path.name}"
+        for folder in ("discover", "runner")
+        for path in (PACKAGE / folder).glob("*.py")
+        if path.stem.startswith(_CONVENTION_MODULES)
+    )
+    assert not stray
+
+
+def test_every_reader_is_a_module_of_its_convention() -> None:
+    from toolkiln.conventions.order import READER_MODULES
+
+    assert all(name.startswith("toolkiln.conventions.") for name in READER_MODULES)

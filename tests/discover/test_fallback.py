@@ -27,7 +27,7 @@ CONVERT = """\
 """  # hands its arguments on to another program: no reader can say what they are
 PLAIN_TOOL = """\
     #!/bin/sh
-    echo "usage: $0 [NAME]"
+    echo "usage: $0 [options] [NAME]"
 """
 
 
@@ -140,7 +140,7 @@ def test_a_file_the_globs_do_not_match_is_not_served(
     make_tool: MakeTool, tools_dir: Path, config_dir: Path
 ) -> None:
     make_tool("scripts/a.sh", PLAIN_TOOL)
-    make_tool("scripts/b.py", "#!/usr/bin/env python3\nprint('usage: b')\n")
+    make_tool("scripts/b.py", "#!/usr/bin/env python3\nprint('usage: b [options]')\n")
     make_tool("scripts/sub/c.sh", PLAIN_TOOL)
     make_tool("other/d.sh", PLAIN_TOOL)
     opt_in(config_dir, "scripts/*.sh")

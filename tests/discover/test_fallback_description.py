@@ -16,8 +16,8 @@ from tests.conftest import MakeTool
 from tests.discover.test_fallback import opt_in, tool_names
 from toolkiln.conventions.base import Candidate
 from toolkiln.conventions.fallback.read import clean_text
+from toolkiln.conventions.fallback.text import help_refusal
 from toolkiln.discover import discover_tools
-from toolkiln.discover.fallback_text import help_refusal
 from toolkiln.files import load_tool_config, tool_config_path
 
 

@@ -454,7 +454,8 @@ def test_nonzero_exit_without_metadata_is_not_a_tool(make_tool: MakeTool, tools_
     path = make_tool("fails.sh", f"#!/bin/sh\necho 'usage: fails [options]'\nexit {code}\n")
     assert not_a_tool(path, tools_dir) == (
         "plain-help",
-        f"answers `--help` with plain text (exit status {code}), not toolkiln's JSON",
+        f"answers `--help` with plain text (exit status {code}), not toolkiln's JSON (and not help "
+        "toolkiln can serve: its usage line takes `[options]` but the text lists none)",
     )
 
 
@@ -504,7 +505,7 @@ def test_log_lines_after_the_options_json_are_tolerated() -> None:
 @pytest.mark.parametrize(
     "stdout",
     [
-        "usage: thing [--help]",
+        "usage: thing [options]",
         "[1, 2]",
         '{"title": "no description"}',
         '{"description": 3}',

@@ -21,7 +21,7 @@ echo "hi $who"
 
 def plain_help(counter: Path) -> str:
     """An executable that prints usage text, and counts how often it ran."""
-    return f'#!/bin/sh\necho run >> {counter}\necho "usage: report [--month M]"\n'
+    return f'#!/bin/sh\necho run >> {counter}\necho "usage: report [options]"\n'
 
 
 def test_an_executable_with_plain_help_is_asked_once(

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from toolkiln.conventions.base import Candidate, Declaration, NotATool, Probe
-from toolkiln.discover import python_argv
+from toolkiln.conventions.by_hand import python_argv
 from toolkiln.errors import DiscoveryError
 
 NEVER_RUN = 'raise SystemExit("discovery must never import me")\n'

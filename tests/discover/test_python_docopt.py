@@ -12,9 +12,9 @@ import pytest
 
 from tests.discover.test_python_cli import NEVER_RUN, by_command, declare, declare_all, shape
 from toolkiln.conventions.base import Candidate, NotATool, Probe
+from toolkiln.conventions.by_hand import python_argv
 from toolkiln.conventions.python import execute as python_module
-from toolkiln.discover import python_argv
-from toolkiln.discover.docopt_usage import UsageError, read_usage
+from toolkiln.conventions.usage.docopt_usage import UsageError, read_usage
 from toolkiln.errors import DiscoveryError
 
 NAVAL_FATE = '''\

@@ -10,8 +10,8 @@ import pytest
 
 from tests.discover.test_python_cli import NEVER_RUN, by_command, declare, declare_all, shape
 from toolkiln.conventions.base import Candidate, NotATool, Probe
+from toolkiln.conventions.by_hand import python_argv
 from toolkiln.conventions.python import execute as python_module
-from toolkiln.discover import python_argv
 
 GREET = '''\
 """Greetings."""

@@ -18,7 +18,7 @@ from toolkiln.discover.report import NotTool
 def write_mixed_folder(make_tool: MakeTool, tools_dir: Path) -> None:
     make_tool("greet.sh", "#!/bin/sh\n# Tool: greet\n# Description: Greets\necho hi\n")
     for name in ("backup.sh", "deploy.sh", "rotate.sh"):
-        make_tool(name, f'#!/bin/sh\necho "usage: {name} [-v] TARGET" >&2\nexit 2\n')
+        make_tool(name, f'#!/bin/sh\necho "usage: {name} [options] TARGET" >&2\nexit 2\n')
     make_tool("silent.sh", "#!/bin/sh\nexit 3\n")
     make_tool("helper.sh", '#!/bin/bash\nlog() { echo "$@"; }\n', executable=False)
     make_tool("lib/util.py", "def slug(text):\n    return text.lower()\n", executable=False)

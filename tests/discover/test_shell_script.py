@@ -9,7 +9,8 @@ import pytest
 
 from tests.conftest import MakeTool
 from toolkiln.conventions.base import Candidate, Declaration, NotATool, Probe
-from toolkiln.discover import discover_tools, shell_script
+from toolkiln.conventions.shell import read as shell_script
+from toolkiln.discover import discover_tools
 from toolkiln.errors import DiscoveryError
 from toolkiln.files import load_tool_config, tool_config_path
 

@@ -184,7 +184,7 @@ def test_files_that_are_not_tools_get_one_hint_per_reason(
 ) -> None:
     make_tool("t.sh", ANNOTATED)
     for name in ("backup.sh", "deploy.sh"):
-        make_tool(name, f'#!/bin/sh\necho "usage: {name} TARGET"\n')
+        make_tool(name, f'#!/bin/sh\necho "usage: {name} [options] TARGET"\n')
     make_tool("lib.py", "def helper():\n    return 1\n", executable=False)
     assert not found(doctor(tools_dir, config_dir), "not-tools")  # doctor runs no script
     pipeline(tools_dir, config_dir)  # discovery asks their `--help` (confined), and remembers the answer

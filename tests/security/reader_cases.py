@@ -151,9 +151,9 @@ SCRIPTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     ),
     "python-typer": (
         "t.py",
-        'import typer\ndef main(name: str = typer.Option("x", help="@@")):\n'
-        '    """Greet."""\ntyper.run(main)\n',
-        ("%(", "[", "{"),
+        'import typer\nimport t\ndef main(name: str = typer.Option("x", help="@@")):\n'
+        '    """Greet."""\napp = typer.Typer()\napp.add_typer(t.app, name="u")\n@@\ntyper.run(main)\n',
+        ("%(", "[", "{", "app.add_typer(t.app, name=", "import t\n"),
     ),
     "python-fire": (
         "t.py",
@@ -202,14 +202,46 @@ SCRIPTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "t.sh",
         "#!/bin/bash\n# Usage: t.sh [-v] [-o FILE] <input>\n# $1 - The input @@.\n@@\n"
         'while getopts "vo:" opt; do\n  case "$opt" in\n    v) verbose=1;;\n    o) out="$OPTARG";;\n'
-        '  esac\ndone\nshift $((OPTIND - 1))\ninput="${1:?an input}"\necho "$input"\n',
-        ("getopts ", "case ", '"$1"', "$", "'", '"', "shift ", ";;", "# $1 - ", "usage: ", "${1:-", "\\"),
+        '  esac\ndone\nshift $((OPTIND - 1))\nif [ "$1" = "-w" ]; then w=1; shift; fi\n'
+        'input="${1:?an input}"\nrest=${*:2}\nfor name; do echo "$name"; done\necho >&2 Usage: t.sh x\n',
+        (
+            "getopts ",
+            "case ",
+            '"$1"',
+            "$",
+            "'",
+            '"',
+            "shift ",
+            ";;",
+            "# $1 - ",
+            "usage: ",
+            "${1:-",
+            "\\",
+            'if [ "$1" = "-w" ]; then ',
+            "fi\n",
+            "for a; do ",
+            "${*:2",
+            "echo >&2 Usage: ",
+            "set -e\n",
+        ),
     ),
     "node-argv": (
         "t.js",
         "// Greet @@.\nconst name = process.argv[2] || 'a@@';\n@@\nconst [, , a, ...b] = process.argv;\n"
         'if (process.argv.length < 3) console.log("Usage: t.js <name> [@@]");\n',
-        ("process.argv", "process.argv[2]", "const [", "const a = ", "||", "'", "Usage: ", ".slice(2)", "a["),
+        (
+            "process.argv",
+            "process.argv[2]",
+            "const [",
+            "const a = ",
+            "||",
+            "'",
+            "Usage: ",
+            ".slice(2)",
+            "a[",
+            "const a: string | b = ",
+            ": ",
+        ),
     ),
 }
 # The readers that read a whole script (up to MAX_SCRIPT_BYTES), not its first 16 KiB.
@@ -236,6 +268,7 @@ TEXT_READERS = (
 )
 TEXT_KEYWORDS = (
     "usage: a ",
+    "[options] ",
     "  -o, --output=FILE  ",
     "[",
     "<a",
@@ -352,9 +385,9 @@ def _readers() -> dict[str, Callable[[Path], object]]:
     from toolkiln.clients.jsonc import parse_jsonc
     from toolkiln.conventions.base import Candidate
     from toolkiln.conventions.fallback import read as fallback
+    from toolkiln.conventions.fallback.text import help_of
     from toolkiln.conventions.help_json import read as help_json
     from toolkiln.conventions.usage.read import read_usage_text
-    from toolkiln.discover.fallback_text import help_of
     from toolkiln.discover.prompts import parse_prompt
     from toolkiln.files import load_server_config, load_tool_config
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from toolkiln.conventions.annotations.argv import annotations_argv
 from toolkiln.conventions.argc.argv import argc_argv, argc_launch_env
+from toolkiln.conventions.by_hand.python_argv_argv import argv_stdin, argv_words
 from toolkiln.conventions.entry_points.argv import entry_point_argv, entry_point_stdin
 from toolkiln.conventions.fallback.argv import fallback_argv
 from toolkiln.conventions.javascript.argv import function_argv
@@ -20,10 +21,9 @@ from toolkiln.conventions.python_cli.argv import python_script_argv
 from toolkiln.conventions.python_cli.docopt_argv import docopt_argv
 from toolkiln.conventions.raycast.argv import raycast_argv
 from toolkiln.conventions.scriptkit.argv import scriptkit_argv
+from toolkiln.conventions.shell.argv import shell_argv, shell_stdin
 from toolkiln.conventions.sidecar.argv import sidecar_argv, sidecar_env
 from toolkiln.model import CompiledTool
-from toolkiln.runner.python_argv_argv import argv_stdin, argv_words  # being rewritten in place
-from toolkiln.runner.shell_argv import shell_argv, shell_stdin  # being rewritten in place
 from toolkiln.vocabulary import SCRIPT_ENTRIES
 
 LAUNCHERS: dict[str, Launch] = {

@@ -23,12 +23,13 @@ from toolkiln.conventions.base import Reader
 # executables whose `--help` is plain text). argc comes after the Python dialects: a `.py`
 # file cannot call argc, so argc tags in its comments document a `def run` (or a CLI) that
 # those dialects serve; argc still says why a tagged file nobody takes is not a tool.
-# shell_script reads a plain shell script's own argument handling before help-json would
+# shell.read reads a plain shell script's own argument handling before help-json would
 # run it: it leaves alone scripts that answer `--help` with JSON, and opted-in files.
 # entry_points reads only a pyproject.toml or package.json that names commands: the
 # project's own declaration, as certain as a sidecar, and no other reader's file.
-# node_argv (Node by hand) comes after node_cli and js_function, which take the scripts
-# that parse with a library or export a function. usage_probed probes the scripts of
+# by_hand.python_argv reads the Python scripts that take `sys.argv` by hand, after the
+# Python dialects; by_hand.node_argv (Node by hand) comes after node_cli and js_function,
+# which take the scripts that parse with a library or export a function. usage_probed probes the scripts of
 # languages with no reader (Ruby, Perl, ...) whose text says `usage`, and serves their
 # help's usage when it is their own help and names every argument (else as help-json).
 READER_MODULES: tuple[str, ...] = (
@@ -41,12 +42,12 @@ READER_MODULES: tuple[str, ...] = (
     "toolkiln.conventions.python.execute",
     "toolkiln.conventions.python.run_function",
     "toolkiln.conventions.python.script",
-    "toolkiln.discover.python_argv",  # being rewritten in place; moves to conventions/ after
+    "toolkiln.conventions.by_hand.python_argv",
     "toolkiln.conventions.argc.read",
     "toolkiln.conventions.javascript.function",
     "toolkiln.conventions.node_cli.read",
     "toolkiln.conventions.by_hand.node_argv",
-    "toolkiln.discover.shell_script",  # being rewritten in place; moves to conventions/ after
+    "toolkiln.conventions.shell.read",
     "toolkiln.conventions.usage.probed",
     "toolkiln.conventions.help_json.read",
     "toolkiln.conventions.fallback.read",

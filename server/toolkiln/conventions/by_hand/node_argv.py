@@ -13,8 +13,14 @@ node_argv_read.py; a word the code does not name is named from the printed usage
 warning. A script that reads stdin (`process.stdin`, `fs.readFileSync(0)`) gets a `stdin`
 parameter; one that reads nothing, run as a program (a `#!` line and the run bit) with a
 header comment, is a tool without parameters. Arguments reach it as they reach a plain
-shell script (the `shell` convention's argv: runner/shell_argv.py), by its `#!` line or
+shell script (the `shell` convention's argv: conventions/shell/argv.py), by its `#!` line or
 its extension.
+
+A TypeScript script (`.ts`, `.mts`) that reads `process.argv` by hand is read the same
+way (a binding's type annotation, `const name: string = process.argv[2]`, is skipped)
+and runs with the first TypeScript runner installed (interpreters.py: tsx, ts-node,
+bun, deno, or node 22.6 or later); with none installed it is not a tool, and the reason
+names what to install.
 
 Not served, each with its reason: argv read in a way toolkiln cannot name
 (`process.argv.includes("-v")`), a command-line library it does not read (minimist,
@@ -27,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from toolkiln.conventions.base import Candidate, Declaration, NotATool, make_parameter, read_unframed
 from toolkiln.conventions.fallback import read as fallback
-from toolkiln.discover.fallback_text import header_comment
+from toolkiln.conventions.fallback.text import header_comment
 from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import PARAM_NAME_PATTERN, is_sensitive_env_name
 
@@ -42,7 +48,12 @@ MAX_WORDS = 100
 STDIN = "stdin"
 # The per-tool config has no field for a guess yet: the description and a warning say it.
 GUESS_NOTE = "[Name guessed by toolkiln from {guess}; rename it in this config if it reads wrong.]"
-_SUFFIXES = {".js", ".mjs", ".cjs"}
+_SUFFIXES = {".js", ".mjs", ".cjs", ".ts", ".mts"}
+_TYPESCRIPT = (".ts", ".mts")
+TYPESCRIPT_REMEDY = (
+    "install a TypeScript runner: tsx (`npm install -g tsx`), bun or deno, or node 22.6 or "
+    "later (which strips the types itself)"
+)
 _POOR = {"arg", "args", "argv", "a", "x", "val", "value", "param", "_"}
 FALLBACK_HINT = (
     "serve it as it is with the fallback (`discovery.fallback` in config/server.json), or "
@@ -54,7 +65,7 @@ def claims(candidate: Candidate) -> bool:
     """A `.js`/`.mjs`/`.cjs` file, or an executable whose `#!` names node, that reads
     `process.argv` or `process.stdin`; or a documented executable one that reads nothing."""
     if candidate.path.suffix.lower() not in _SUFFIXES and not (
-        candidate.executable and candidate.script_type == "node"
+        candidate.executable and candidate.script_type in ("node", "typescript")
     ):
         return False
     if fallback.opted_in(candidate):
@@ -62,7 +73,7 @@ def claims(candidate: Candidate) -> bool:
     head = candidate.head
     if "process.argv" in head or "process.stdin" in head:
         return True
-    runs = candidate.executable and head.startswith("#!") and candidate.script_type == "node"
+    runs = candidate.executable and head.startswith("#!") and candidate.script_type in ("node", "typescript")
     return runs and "module.exports" not in head and "export " not in head and bool(header_comment(head))
 
 
@@ -86,11 +97,29 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration:
     warnings: list[DiscoveryError] = []
     parameters = _parameters(path, reading, warnings)
     description = header_comment(candidate.head).split("\n\n")[0].replace("\n", " ").strip()
+    if _is_typescript(candidate):
+        _check_typescript_runner(candidate)
     if not description and not parameters:
         raise NotATool("a Node script that takes no arguments, with no header comment to say what it does "
                        "(add one, `// What it does.`, to serve it as a tool)",
                        kind="undocumented-script")  # fmt: skip
     return Declaration(dialect="shell", description=description, parameters=parameters, warnings=warnings)
+
+
+def _is_typescript(candidate: Candidate) -> bool:
+    return candidate.path.suffix.lower() in _TYPESCRIPT or candidate.script_type == "typescript"
+
+
+def _check_typescript_runner(candidate: Candidate) -> None:
+    """A TypeScript script by hand runs by its `#!` line, else with the first runner
+    installed (tsx, ts-node, bun, deno, or node that strips types: interpreters.py); with
+    none, it is no tool here, and the reason names what to install."""
+    from toolkiln.interpreters import find_interpreter, runs_by_itself
+
+    if runs_by_itself(candidate.path) or find_interpreter(candidate.path) is not None:
+        return
+    raise NotATool(f"is TypeScript, and nothing here runs TypeScript: {TYPESCRIPT_REMEDY}",
+                   kind="runtime-missing")  # fmt: skip
 
 
 def _parameters(path: str, reading: NodeReading, warnings: list[DiscoveryError]) -> list[Parameter]:

@@ -22,7 +22,11 @@ from dataclasses import dataclass, field
 MAX_READS = 100
 MAX_FINDS = 5000  # places a name is looked at, words of its own or not
 _WINDOW = 160
-_BOUND_BEFORE = re.compile(r"(?:const|let|var)[ \t]+([A-Za-z_$][\w$]*)[ \t]*=[ \t]*\(?[ \t]*\Z")
+# `const name = ` and, in TypeScript, `const name: string = ` (the type read over a bounded span).
+_BOUND_BEFORE = re.compile(
+    r"(?:const|let|var)[ \t]+([A-Za-z_$][\w$]*)(?:[ \t]*:[ \t]*[\w$.<>\[\]| \t]{1,60})?"
+    r"[ \t]*=[ \t]*\(?[ \t]*\Z"
+)
 _DESTRUCTURED = re.compile(r"(?:const|let|var)[ \t]*\[([^\[\]=;]{0,120})\][ \t]*=[ \t]*\Z")
 _INDEX = re.compile(r"\[[ \t]*(\d{1,3})[ \t]*\]")
 _SLICE = re.compile(r"\.slice\([ \t]*(\d)[ \t]*\)")

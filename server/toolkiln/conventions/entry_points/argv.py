@@ -80,7 +80,7 @@ def _words(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> li
     elif tool.python_entry == "fire":
         from toolkiln.conventions.python.fire_argv import fire_argv as builder
     elif tool.python_entry == "argv":
-        from toolkiln.runner.python_argv_argv import argv_words as builder
+        from toolkiln.conventions.by_hand.python_argv_argv import argv_words as builder
     else:
         from toolkiln.conventions.python_cli.argv import python_script_argv as builder
     prefix = [*python_command(script), str(script)]
@@ -94,7 +94,7 @@ def entry_point_stdin(tool: CompiledTool, arguments: Mapping[str, Any]) -> bytes
     """A command reading `sys.argv` by hand gets its `stdin` parameter's text, or nothing;
     every other command the arguments as JSON, as its convention's scripts do."""
     if tool.python_entry == "argv":
-        from toolkiln.runner.python_argv_argv import argv_stdin
+        from toolkiln.conventions.by_hand.python_argv_argv import argv_stdin
 
         return argv_stdin(tool, arguments)
     return stdin_json(arguments)

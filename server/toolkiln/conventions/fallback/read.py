@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolkiln.conventions.base import Candidate, Declaration, NotATool, Probe, make_parameter
+from toolkiln.conventions.fallback.text import describe, help_of
 from toolkiln.conventions.start_failure import start_failure
-from toolkiln.discover.fallback_text import describe, help_of
 from toolkiln.discover.probe import run_probe
 from toolkiln.errors import DiscoveryError, ProcessStartError
 from toolkiln.fallback_globs import is_opted_in, read_fallback_patterns

@@ -28,6 +28,7 @@ from toolkiln.vocabulary import ParamType
 
 if TYPE_CHECKING:
     from toolkiln.model import Parameter
+    from toolkiln.process import ProcessResult
 
 
 PROBE_OUTPUT_LIMIT = 1024 * 1024
@@ -71,6 +72,8 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
             kind="help-timeout",
         )
     metadata = _metadata(result.stdout_text, path) if speaks_json else None
+    if metadata is None and not speaks_json:
+        return _declare_plain_help(candidate, result)
     if metadata is None:
         raise _not_help_json(result.stdout_text, result.stderr_text, result.returncode)
     if result.returncode != 0:  # it speaks the protocol, and says it failed
@@ -175,6 +178,24 @@ def _metadata(stdout: str, path: str) -> dict[str, Any] | None:
     if isinstance(value, dict) and isinstance(value.get("description"), str):
         return value
     return None
+
+
+def _declare_plain_help(candidate: Candidate, result: ProcessResult) -> Declaration:
+    """Plain-text help that is the program's own and names every argument is a tool
+    (conventions/usage/from_help.py: argparse, optparse, getopt, a `usage()` text); any
+    other plain answer is not, with help-json's reason and why the text could not serve."""
+    from toolkiln.conventions.usage.from_help import declare_from_help  # only for plain answers
+
+    try:
+        return declare_from_help(candidate, result)
+    except NotATool as why:
+        reason = _not_help_json(result.stdout_text, result.stderr_text, result.returncode)
+        if why.reason.startswith("answers `--help` with plain text toolkiln cannot serve: "):
+            detail = why.reason.split(": ", 1)[1]
+            raise NotATool(
+                f"{reason.reason} (and not help toolkiln can serve: {detail})", kind=reason.kind
+            ) from None
+        raise reason from None
 
 
 def _not_help_json(stdout: str, stderr: str, returncode: int | None) -> NotATool:

@@ -34,6 +34,7 @@ from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import PARAM_TYPES, PythonEntry
 
 if TYPE_CHECKING:
+    from toolkiln.conventions.python_cli.siblings import Siblings
     from toolkiln.model import Parameter
 
 CLAIM_IS_CERTAIN = True
@@ -98,7 +99,17 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Decl
     }
     frameworks = _cli_frameworks(module)
     if frameworks and "execute" not in functions and not _takes_params(module, functions.get("main")):
-        tools = read_command_line(module, frameworks, path)
+        from toolkiln.conventions.python_cli.siblings import Siblings
+
+        siblings = Siblings(candidate.path, path)
+        tools = read_command_line(module, frameworks, path, siblings)
+        if siblings.read:  # a change to a module it assembles commands from changes its tools
+            companions = tuple(sorted(siblings.read.values()))
+            tools = (
+                [dataclasses.replace(tool, companions=companions) for tool in tools]
+                if isinstance(tools, list)
+                else dataclasses.replace(tools, companions=companions)
+            )
         if (warning := dependency_warning(candidate)) is None:
             return tools
         if isinstance(tools, list):
@@ -178,7 +189,7 @@ def _cli_frameworks(module: ast.Module) -> list[str]:
 
 
 def read_command_line(
-    module: ast.Module, frameworks: list[str], path: str
+    module: ast.Module, frameworks: list[str], path: str, siblings: Siblings | None = None
 ) -> Declaration | list[Declaration]:
     """The tool of an argparse, click or typer script (one per subcommand); `NotATool`
     for a library."""
@@ -195,7 +206,11 @@ def read_command_line(
             return read_argparse(module, path, docstring)
         if framework in ("docopt", "fire"):
             return read_docopt_or_fire(module, framework, path)
-        declaration = (read_typer if framework == "typer" else read_click)(module, path, docstring)
+        declaration = (
+            read_typer(module, path, docstring, siblings)
+            if framework == "typer"
+            else read_click(module, path, docstring)
+        )
         if declaration is not None:
             return declaration
     raise NotATool("a Python library (no entry point, no command line)", kind="library")

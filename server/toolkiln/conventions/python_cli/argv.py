@@ -53,7 +53,9 @@ def python_script_argv(script: Path, tool: CompiledTool, arguments: Mapping[str,
             options += option_words(param, arguments[param.name])
     (early_options, early_positionals), (options, positionals) = groups[True], groups[False]
     argv = [*python_command(script), str(script), *early_options, *early_positionals]
-    argv += [tool.command] if tool.command is not None else []
+    argv += (
+        tool.command.split(" ") if tool.command is not None else []
+    )  # `users create`: a nested group's leaf
     return [*argv, *options, *(["--", *positionals] if positionals else [])]
 
 

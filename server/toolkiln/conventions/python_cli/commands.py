@@ -93,21 +93,47 @@ def declare_commands(
             python_entry="script",
             warnings=reading.warnings,
         )
-    subcommands = []
-    for child in sorted(entry.children, key=lambda c: c.line):
-        if child.group:
-            reading.warnings.append(
-                DiscoveryError(
-                    f"subcommand {child.name!r} left out: it has subcommands of its own",
-                    path=path,
-                    line=child.line,
-                )
-            )
-            continue
-        subcommands.append(Subcommand(child.name, child.description, child.line, child.reading))
+    subcommands = _leaves(entry, "", reading, path, {id(entry)})
     return command_declarations(
         reading, subcommands, description, entry.line, with_main=entry.optional_command
     )
+
+
+MAX_DEPTH = 8  # groups inside groups: deeper is no command line a person types
+
+
+def _leaves(group: Command, prefix: str, reading: Reading, path: str, seen: set[int]) -> list[Subcommand]:
+    """Each leaf command under `group`, its words on the command line from the top
+    (`users create`): a group inside a group gives one tool per leaf. A nested group
+    that takes options of its own (passed between its word and the leaf's) is left out
+    with a warning: toolkiln passes a tool's options before its command words or after."""
+    found: list[Subcommand] = []
+    for child in sorted(group.children, key=lambda c: c.line):
+        words = f"{prefix}{child.name}"
+        if not child.group:
+            found.append(Subcommand(words, child.description, child.line, child.reading))
+            continue
+        why = (
+            "it has options of its own between its word and its subcommands'"
+            if child.reading.parameters
+            else "groups nest too deep"
+            if len(seen) >= MAX_DEPTH or id(child) in seen
+            else ""
+        )
+        if why:
+            reading.warnings.append(
+                DiscoveryError(f"subcommand {words!r} left out: {why}", path=path, line=child.line)
+            )
+            continue
+        leaves = _leaves(child, f"{words} ", reading, path, seen | {id(child)})
+        if not leaves and not child.children:
+            reading.warnings.append(
+                DiscoveryError(
+                    f"subcommand {words!r} left out: it has no commands", path=path, line=child.line
+                )
+            )
+        found += leaves
+    return found
 
 
 def add_parameter(reading: Reading, line: int, fields: dict[str, Any], what: str) -> None:

@@ -40,7 +40,7 @@ from toolkiln.conventions.python_cli.read import (
     usable_name,
 )
 from toolkiln.conventions.subcommands import with_file_warnings
-from toolkiln.discover.docopt_usage import Node, Option, UsageError, read_usage
+from toolkiln.conventions.usage.docopt_usage import Node, Option, UsageError, read_usage
 from toolkiln.errors import DiscoveryError
 
 _SKIPPED = ("-h", "--help", "--version")

@@ -1,6 +1,7 @@
 """typer scripts, read with `ast` (never imported): `typer.run(main)`, or `app = typer.Typer()`
 with `@app.command()` functions (and `@app.callback()` for the options before the
-subcommand); each function parameter is a CLI argument or option, from its type hint and
+subcommand), and apps added to it (`app.add_typer(users_app, name="users")`: the tools
+`users create`, ...); each function parameter is a CLI argument or option, from its type hint and
 its default (`typer.Option(...)`, `typer.Argument(...)`, or inside `Annotated[...]`).
 
 As typer spells them (its docs, "CLI Option Name" and "Boolean CLI Options"): a parameter
@@ -12,12 +13,16 @@ option; `List[str]` is an option given once per item; an `Enum` gives its values
 from __future__ import annotations
 
 import ast
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkiln.conventions.base import Declaration
 from toolkiln.conventions.python_cli.commands import Command, add_parameter, called_commands, declare_commands
 from toolkiln.conventions.python_cli.read import Reading, module_constants
+from toolkiln.conventions.python_cli.typer_apps import nest_added_apps, sibling_apps
 from toolkiln.vocabulary import ParamType
+
+if TYPE_CHECKING:
+    from toolkiln.conventions.python_cli.siblings import Siblings
 
 _TYPES: dict[str, ParamType] = {
     "str": "string", "int": "integer", "float": "number", "bool": "boolean", "Path": "string",
@@ -26,9 +31,26 @@ _TYPES: dict[str, ParamType] = {
 _SKIPPED_TYPES = ("Context", "typer.Context", "click.Context")
 
 
-def read_typer(module: ast.Module, path: str, docstring: str) -> Declaration | list[Declaration] | None:
+def read_typer(
+    module: ast.Module, path: str, docstring: str, siblings: Siblings | None = None
+) -> Declaration | list[Declaration] | None:
     """The tool a typer script declares (one per command of an app with several); None
-    when it declares no typer command."""
+    when it declares no typer command. `siblings` loads the modules beside it whose apps
+    it adds (`app.add_typer(users.app, name="users")`)."""
+    found = _typer_apps(module, path)
+    if found is None:
+        return None
+    apps, entries, runs, reading = found
+    imported = sibling_apps(module, siblings, _typer_apps)
+    nest_added_apps(module, apps, entries, reading, imported)
+    return declare_commands(entries, runs, path, docstring, "typer")
+
+
+def _typer_apps(
+    module: ast.Module, path: str
+) -> tuple[dict[str, ast.Assign], dict[str, Command], list[tuple[str, int]], Reading] | None:
+    """A module's typer apps (by variable), its commands and apps as entries, the commands
+    it calls when it runs, and a reading for its warnings; None when it has no command."""
     constants = module_constants(module)
     enums = _enums(module)
     apps = {
@@ -99,7 +121,7 @@ def read_typer(module: ast.Module, path: str, docstring: str) -> Declaration | l
         )  # fmt: skip
     for command in commands.values():
         command.parent = None  # children are listed on their app already
-    return declare_commands(entries, runs, path, docstring, "typer")
+    return apps, entries, runs, Reading(path, constants)
 
 
 def _is_typer_app(node: ast.expr) -> bool:

@@ -7,7 +7,7 @@ declares, when they can all be named and passed, else None with the reason.
 
 is a tool with `q` (a flag, `-q`), `o` (`-o value`), `level` (`--level=value`, default
 3), a required `image` and an optional array `more`, passed as the shell convention
-passes them (runner/shell_argv.py): options first, then the positionals in order.
+passes them (conventions/shell/argv.py): options first, then the positionals in order.
 
 Never a broken tool: help with subcommands or fixed command words, several usage lines
 that are not one interface, two repeated positionals, or an option toolkiln cannot
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 GUESS_NOTE = "[Name guessed by toolkiln from {guess}; rename it in this config if it reads wrong.]"
 _HELP = frozenset({"-h", "--help", "--version", "-V", "--usage"})
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
+_OPTIONS_UNLISTED = re.compile(r"\[<?(?:options?|opts|flags?|switches)>?\]", re.IGNORECASE)
 
 
 class Unservable(ValueError):
@@ -44,6 +45,8 @@ def parameters_from_help(text: str, path: str) -> tuple[list[Parameter], list[Di
     usage = read_usage_text(text)
     if usage is None or not usage.patterns:
         raise Unservable("it has no usage line")
+    if not usage.options and any(_OPTIONS_UNLISTED.search(pattern) for pattern in usage.patterns):
+        raise Unservable("its usage line takes `[options]` but the text lists none")
     if usage.commands:
         raise Unservable(
             f"it has subcommands ({', '.join(usage.commands[:5])}), which toolkiln does not serve "

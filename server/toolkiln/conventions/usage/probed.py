@@ -1,6 +1,6 @@
 """Scripts in languages toolkiln has no reader for (Ruby, Perl, PHP, Lua, ...) that
 print their own usage: read from what a confined `--help` probe prints, with the usage
-grammar, when that text is recognisably the script's own help (discover/fallback_text.py).
+grammar, when that text is recognisably the script's own help (from_help.py).
 
     #!/usr/bin/env ruby
     # usage: shrink.rb [-q] [-o FILE] <image>
@@ -22,7 +22,7 @@ from toolkiln.conventions.base import Candidate, Declaration, NotATool
 from toolkiln.conventions.fallback import read as fallback
 from toolkiln.conventions.help_json import read as help_json
 from toolkiln.conventions.start_failure import start_failure
-from toolkiln.discover.fallback_text import help_of
+from toolkiln.conventions.usage.from_help import OUTPUT_LIMIT, declare_from_help
 from toolkiln.discover.probe import run_probe
 from toolkiln.errors import ProcessStartError
 
@@ -30,8 +30,6 @@ if TYPE_CHECKING:
     from toolkiln.conventions.base import Probe
 
 CLAIM_IS_CERTAIN = False  # only the probe can tell
-OUTPUT_LIMIT = 256 * 1024
-DESCRIPTION_LIMIT = 1000
 # The languages read statically elsewhere (shell, Python, Node, TypeScript) are not probed here.
 _READ_ELSEWHERE = frozenset({"shell", "python", "node", "typescript"})
 _USAGE = re.compile(r"usage", re.IGNORECASE)
@@ -58,26 +56,4 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
         raise NotATool(f"`--help` did not finish within {probe.timeout:g} s", kind="help-timeout")
     if result.stdout_truncated:
         raise NotATool("`--help` printed a flood of text, not help", kind="plain-help")
-    printed = result.stdout_text if result.stdout_text.strip() else result.stderr_text
-    # Terminal escapes, overstrike and control characters are no client's text (as the fallback's).
-    printed = fallback.clean_text(printed, OUTPUT_LIMIT)
-    text, refusal = help_of(candidate, printed, result.returncode)
-    if refusal:
-        raise NotATool(f"`--help` printed {refusal}; toolkiln keeps it out", kind="plain-help")
-    from toolkiln.conventions.usage.help_tool import Unservable, parameters_from_help  # when probed
-
-    try:
-        parameters, warnings, usage = parameters_from_help(text, candidate.relative_path)
-    except Unservable as why:
-        raise NotATool(
-            f"answers `--help` with plain text toolkiln cannot serve: {why}", kind="plain-help"
-        ) from None
-    lines = text.splitlines()
-    prose = [
-        line.strip() for line in lines[usage.line + 1 :] if line.strip() and not line.startswith((" ", "\t"))
-    ]
-    description = prose[0] if prose and not prose[0].startswith("-") and not prose[0].endswith(":") else ""
-    description = description or f"Usage: {usage.program} {usage.patterns[0].strip()}"
-    return Declaration(
-        dialect="shell", description=description[:DESCRIPTION_LIMIT], parameters=parameters, warnings=warnings
-    )
+    return declare_from_help(candidate, result)

@@ -1,4 +1,4 @@
-"""A usage line, read with docopt's grammar (docopt.org; `discover/docopt_usage.py`):
+"""A usage line, read with docopt's grammar (docopt.org; `conventions/usage/docopt_usage.py`):
 
     prog [-v] [-o FILE] <input> [<more>...]     GNU: ls [OPTION]... [FILE]...
     prog (start|stop) <name>                     BSD: cp [-R] source_file target_file
@@ -23,7 +23,8 @@ from toolkiln.conventions.usage.tokens import split_pattern
 
 MAX_TOKENS = 400  # a usage line of more is not one a person wrote
 MAX_DEPTH = 16
-_SHORTCUTS = frozenset({"options", "option", "opts", "flags", "flag", "switches", "args", "arguments"})
+_OPTION_SHORTCUTS = frozenset({"options", "option", "opts", "flags", "flag", "switches"})
+_SHORTCUTS = _OPTION_SHORTCUTS | {"args", "arguments"}
 _OPTION = re.compile(r"--?[A-Za-z0-9?#][\w.-]*")
 _LETTERS = re.compile(r"[A-Za-z]")
 
@@ -257,4 +258,12 @@ def _is_marked(word: str) -> bool:
 
 
 def _is_prose(word: str) -> bool:
-    return bool(_LETTERS.search(word)) and not _is_option(word) and not _is_marked(word) and "$" not in word
+    """A word naming an argument in prose: not `[options]` (optparse's and many a script's
+    stand-in for the option list), an option, a marked word or a variable."""
+    return (
+        bool(_LETTERS.search(word))
+        and word.lower() not in _OPTION_SHORTCUTS
+        and not _is_option(word)
+        and not _is_marked(word)
+        and "$" not in word
+    )

@@ -1,6 +1,6 @@
 """A usage line's tokens as docopt reads them: words (a `<...>` kept whole, as in
 `--file=<a name>`), and `[`, `]`, `(`, `)`, `|`, `...` each a token of its own. Shared
-by the usage-text reader and docopt's (discover/docopt_usage.py)."""
+by the usage-text reader and docopt's (conventions/usage/docopt_usage.py)."""
 
 from __future__ import annotations
 

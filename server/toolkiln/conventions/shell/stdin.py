@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from toolkiln.discover.shell_lines import ShellText
+from toolkiln.conventions.shell.lines import ShellText
 
 _CAT = re.compile(r"(?<![\w./-])cat(?![\w.-])")
 _READ = re.compile(r"(?<![\w./-])read(?![\w.-])")
@@ -43,9 +43,21 @@ def _cat_reads_stdin(bare: str, end: int) -> bool:
     words = bare[end : end + _WINDOW].split()
     while words and words[0].startswith("-") and words[0] != "-":
         words = words[1:]  # `cat -n`
-    if not words or words[0] == "-":
+    if words and words[0] == "-":
         return True
-    return words[0][0] in "|;)&>" and not words[0].startswith("<")
+    skip = False
+    for word in words:  # redirections of its output (`cat >&2`, `cat > out`) before its input's
+        if skip:
+            skip = False
+        elif word.startswith("<") or word[:2] in ("0<", "<<"):
+            return False  # `cat <<EOF`, `cat < file`: fed, not the script's stdin
+        elif word[0] in "|;)&":
+            return True
+        elif word.lstrip("12&").startswith(">"):
+            skip = word.lstrip("12&") in (">", ">>")  # `> out`: the file is the next word
+        else:
+            return False  # `cat file`
+    return True
 
 
 def _read_reads_stdin(text: ShellText, number: int, bare: str, match: re.Match[str]) -> bool:

@@ -11,7 +11,7 @@ named in the file, explained when not.
 
 is a tool with two required parameters, `pdf_path` and `output_dir`, given as the words
 of its command line in that order (`python3 convert_pdf_to_images.py a.pdf out/`; the
-python dialect's `argv` entry, runner/python_argv_argv.py). What is read is in
+python dialect's `argv` entry, conventions/by_hand/python_argv_argv.py). What is read is in
 python_argv_read.py; a poor variable name (`a`, `arg`) gives way to the usage line's word.
 A script that reads stdin gets a `stdin` parameter fed to it; one that takes nothing at
 all (run as a script, with a docstring or a header comment) is a tool without parameters.
@@ -31,16 +31,16 @@ import re
 from pathlib import Path
 
 from toolkiln.conventions.base import Candidate, Declaration, NotATool, Probe, make_parameter, read_source
-from toolkiln.conventions.fallback import read as fallback
-from toolkiln.conventions.python_cli.read import is_main_guard, runs_as_script
-from toolkiln.discover.python_argv_params import (
+from toolkiln.conventions.by_hand.python_argv_params import (
     FALLBACK_HINT,
     STDIN_PARAMETER,
     header_description,
     positionals,
 )
-from toolkiln.discover.python_argv_read import ArgvReading, read_argv
-from toolkiln.discover.python_argv_usage import usage_words
+from toolkiln.conventions.by_hand.python_argv_read import ArgvReading, read_argv
+from toolkiln.conventions.by_hand.python_argv_usage import usage_words
+from toolkiln.conventions.fallback import read as fallback
+from toolkiln.conventions.python_cli.read import is_main_guard, runs_as_script
 from toolkiln.errors import DiscoveryError
 
 CLAIM_IS_CERTAIN = True

@@ -19,7 +19,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolkiln.discover.python_argv_syntax import (
+from toolkiln.conventions.by_hand.python_argv_syntax import (
     CONVERTERS,
     converted,
     dotted,

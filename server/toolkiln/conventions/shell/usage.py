@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from toolkiln.discover.shell_lines import ShellText
+from toolkiln.conventions.shell.lines import ShellText
 
 DESCRIPTION_LIMIT = 1000
 USAGE_LIMIT = 1000  # a usage line's characters read
@@ -22,6 +22,8 @@ _TOMDOC = re.compile(r"^\$\{?([1-9])\}?[ \t]*[-:=][ \t]+(\S.*)")
 _NOT_PROSE = re.compile(
     r"^(?:shellcheck|vim?:|-\*-|copyright|\(c\)|spdx|license|author|set -|!/)", re.IGNORECASE
 )
+_REDIRECT = re.compile(r"^[12]?>&?[ \t]*(?:&?[12]|/dev/std(?:err|out))?[ \t]+")
+_SETTINGS = re.compile(r"^set[ \t]+[-+][\w -]*$")
 _SECTION = re.compile(r"^(?:examples?|options|arguments|flags|notes?)\s*:?$", re.IGNORECASE)
 
 
@@ -30,6 +32,7 @@ class UsageArgument:
     name: str
     optional: bool
     variadic: bool
+    choices: tuple[str, ...] = ()  # `{up,down}` / `(start|stop)`: the words it takes
 
 
 def header_comment(text: ShellText) -> list[tuple[int, str]]:
@@ -45,8 +48,8 @@ def header_of(lines: Iterable[str]) -> list[tuple[int, str]]:
             continue
         if stripped.startswith("#"):
             header.append((number, stripped.lstrip("#").strip()))
-        elif stripped:
-            break
+        elif stripped and not _SETTINGS.match(stripped):
+            break  # `set -e` above the header comment (a habit) does not end it
     return header
 
 
@@ -138,6 +141,8 @@ def _printed(raw: str, heredoc: bool) -> str:
             words = stripped[len(command) :].strip()
             while words.startswith("-") and " " in words and command == "echo":
                 words = words.split(" ", 1)[1].lstrip()
+            while _REDIRECT.match(words):  # `echo >&2 Usage: ...`
+                words = _REDIRECT.sub("", words, count=1)
             words = words.split(">&", 1)[0].strip().strip("\"'")
             return words.replace("\\n", " ").replace("\\t", " ")
     return ""
@@ -151,15 +156,14 @@ def usage_line(lines: list[tuple[int, str]]) -> tuple[int, str] | None:
             rest = rest.strip()
             if not rest and index + 1 < len(lines):
                 number, rest = lines[index + 1][0], lines[index + 1][1].strip()
-            return (number, rest) if rest else None
+            return (number, " ".join(rest.split())) if rest else None  # tabs and runs of blanks
     return None
 
 
 def usage_arguments(usage: str, value_options: frozenset[str]) -> list[UsageArgument]:
     """The positionals a usage line names, in order: `<input>` and `FILE` required,
-    `[output]` optional, `files...` variadic; options (`[-v]`, `-o FILE`) skipped. Read
-    with the usage grammar (conventions/usage); a choice of words (`start|stop`) is left
-    to the script's `case` arms."""
+    `[output]` optional, `files...` variadic, a choice of words (`{up,down}`) with its
+    words; options (`[-v]`, `-o FILE`) skipped. Read with the usage grammar (conventions/usage)."""
     from toolkiln.conventions.usage.read import read_usage_text  # only when a script is read
 
     read = read_usage_text([f"Usage: {usage[:USAGE_LIMIT]}"], value_options)
@@ -168,9 +172,9 @@ def usage_arguments(usage: str, value_options: frozenset[str]) -> list[UsageArgu
     found: list[UsageArgument] = []
     for positional in read.positionals:
         name = positional.name
-        if positional.choices or not name or not name[0].isalpha():
+        if not name or not name[0].isalpha():
             continue
-        found.append(UsageArgument(name, positional.optional, positional.repeated))
+        found.append(UsageArgument(name, positional.optional, positional.repeated, tuple(positional.choices)))
     return found
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from toolkiln.discover.shell_lines import ShellLine, ShellText
+from toolkiln.conventions.shell.lines import ShellLine, ShellText
 from toolkiln.errors import DiscoveryError
 
 _GETOPTS = re.compile(r"(?<![\w-])getopts[ \t]+(\S+)[ \t]+([A-Za-z_]\w*)")

@@ -17,7 +17,7 @@ is a tool with a boolean `q`, a string `o`, a required `image` and an optional `
 (default 800), described by its header comment. `while [ $# -gt 0 ]; case "$1" in`
 loops, TomDoc lines (`# $1 - The branch name.`), `usage()` texts, scripts that take no
 argument and scripts that read stdin (a `stdin` parameter) are read too. How the arguments
-reach the script is `runner/shell_argv.py`: each option as the script reads it (`-o value`,
+reach the script is `conventions/shell/argv.py`: each option as the script reads it (`-o value`,
 `--name value`, `--name=value`), positionals in order, the `stdin` text on stdin.
 
 A script whose arguments cannot all be read (`"$@"` handed on to another program, a
@@ -31,12 +31,12 @@ from typing import TYPE_CHECKING
 
 from toolkiln.conventions.base import Candidate, Declaration, NotATool, read_unframed
 from toolkiln.conventions.fallback import read as fallback
-from toolkiln.discover.shell_lines import ShellText, read_shell
-from toolkiln.discover.shell_options import OptionLoop, dispatch_words, option_loops
-from toolkiln.discover.shell_params import parameters_of
-from toolkiln.discover.shell_positionals import read_positionals
-from toolkiln.discover.shell_stdin import stdin_line
-from toolkiln.discover.shell_usage import describe, header_comment, header_examples, header_of
+from toolkiln.conventions.shell.lines import ShellText, read_shell
+from toolkiln.conventions.shell.options import OptionLoop, dispatch_words, option_loops
+from toolkiln.conventions.shell.params import parameters_of
+from toolkiln.conventions.shell.positionals import Positional, Positionals, read_positionals
+from toolkiln.conventions.shell.stdin import stdin_line
+from toolkiln.conventions.shell.usage import describe, header_comment, header_examples, header_of
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:
@@ -58,7 +58,11 @@ _NOT_SCRIPTS = {".json", ".md", ".txt", ".toml", ".yaml", ".yml", ".cfg", ".ini"
 # A help-json script answers `--help` with its JSON: help-json reads it, by running it.
 _HELP_JSON = re.compile(r'"(?:description|value_type|input_schema)"')
 _DEFINITION = re.compile(r"^(?:(?:export|readonly|declare|local|typeset)[ \t]+)?[A-Za-z_]\w*=|^set[ \t]+[-+]")
-_READS_ARGUMENTS = re.compile(r"\$\{?[1-9@*#]|(?<![\w-])(?:getopts|shift)(?![\w-])")
+_READS_ARGUMENTS = re.compile(
+    r"\$\{?[1-9@*#]|(?<![\w-])(?:getopts|shift)(?![\w-])|(?<![\w-])for[ \t]+[A-Za-z_]\w*[ \t]*(?:;|$|do\b)",
+    re.MULTILINE,
+)
+_ASSIGNS = re.compile(r"^(?:(?:local|declare|readonly|export|typeset)[ \t]+(?:-\w+[ \t]+)*)?[A-Za-z_]\w*=")
 _CALLS_WITH_ARGS = re.compile(r"^(?:exec[ \t]+)?([A-Za-z_][\w:.-]*)[ \t]+\"\$(?:@|\{@\})\"")
 
 
@@ -121,8 +125,10 @@ def _declare(text: ShellText, path: str) -> Declaration:
     loops = option_loops(text, scope)
     in_loops = {number for loop in loops for number in range(loop.start, loop.end + 1)} | calls
     positionals = read_positionals(text, scope, in_loops, path)
-    _check_handed_on(positionals.rest, positionals.rest_line, loops, text, path)
     header = header_comment(text)
+    handed_on = _handed_on(positionals.rest, positionals.rest_line, text, path)
+    if handed_on is not None:
+        positionals = _as_usage_says(positionals, text, header, loops, handed_on)
     dispatch = dispatch_words(text, scope, in_loops)
     parameters = parameters_of(text, header, loops, positionals, dispatch, stdin_line(text), path)
     description = describe(header) or _usage_description(text, header, path)
@@ -168,19 +174,18 @@ def script_scope(text: ShellText) -> tuple[set[int], set[int]]:
     return scope, calls
 
 
-def _check_handed_on(
-    rest: int | None, line: int, loops: list[OptionLoop], text: ShellText, path: str
-) -> None:
+def _handed_on(rest: int | None, line: int, text: ShellText, path: str) -> NotATool | None:
     """`"$@"` handed to another program (`exec rsync -av "$@"`) means that program's
-    interface, which toolkiln cannot read; a loop over the words (`for f in "$@"`) is a list."""
+    interface, which toolkiln cannot read (the reason, unless the script's usage line names
+    the words it takes); a loop over the words (`for f in "$@"`) is a list."""
     if rest is None:
-        return
+        return None
     code = text.lines[line - 1].raw[: len(text.lines[line - 1].code)].strip()
-    if code.startswith(("for ", "set --")) or "=(" in code or re.match(r"^[A-Za-z_]\w*=", code):
-        return
+    if code.startswith(("for ", "set --")) or "=(" in code or _ASSIGNS.match(code):
+        return None
     if code.startswith(("echo", "printf")) or "$*" in code:
-        return
-    raise NotATool(
+        return None
+    return NotATool(
         f"{path}:{line}: hands its arguments on (`{code[:80]}`) to a program whose options toolkiln "
         "cannot read; serve it with the fallback (`discovery.fallback` in config/server.json), or "
         'name its parameters (`name="$1"`, a `# Usage:` line)',
@@ -188,8 +193,39 @@ def _check_handed_on(
     )
 
 
+def _as_usage_says(
+    found: Positionals, text: ShellText, header: list[tuple[int, str]], loops: list[OptionLoop], why: NotATool
+) -> Positionals:
+    """The words a script hands on (`git log "$@"`) as its own usage line names them
+    (`# Usage: git thanks <range>`): each named argument in order, optional where the line
+    brackets it, a repeated one as the rest. No usage line naming them: `why`."""
+    from toolkiln.conventions.shell.usage import usage_arguments, usage_line, usage_lines
+
+    value_options = frozenset(
+        option.option.rstrip("=") for loop in loops for option in loop.options if option.takes_value
+    )
+    usage = usage_line(usage_lines(text, header))
+    arguments = usage_arguments(usage[1], value_options) if usage else []
+    if not arguments or usage is None:
+        raise why
+    start = (found.rest or 1) - 1  # the words handed on begin after those read before them
+    kept = {position: entry for position, entry in found.by_position.items() if position <= start}
+    fixed = [argument for argument in arguments if not argument.variadic]
+    for index, _ in enumerate(fixed[start:], start + 1):
+        kept.setdefault(index, Positional(index, usage[0]))
+    variadic = any(argument.variadic for argument in arguments)
+    required = sum(1 for argument in fixed if not argument.optional)
+    return Positionals(
+        by_position=kept,
+        rest=len(fixed) + 1 if variadic else None,
+        rest_line=found.rest_line,
+        required_count=max(found.required_count if found.counted else 0, required),
+        counted=found.counted,
+    )
+
+
 def _usage_description(text: ShellText, header: list[tuple[int, str]], path: str) -> str:
-    from toolkiln.discover.shell_usage import usage_line, usage_lines
+    from toolkiln.conventions.shell.usage import usage_line, usage_lines
 
     usage = usage_line(usage_lines(text, header))
     if usage:

@@ -1,6 +1,7 @@
 """The positional arguments a shell script reads at its own level: `$1`, `name="$1"`,
 `${1:?message}` (required), `${2:-default}` (optional), `shift` between them, `"$@"`
-(the rest, as a list), `"$*"` (the rest, as one text), and `[ $# -lt 2 ]` (how many are
+and `for name; do` (the rest, as a list), `"$*"` (the rest, as one text), `${@:2}` (the
+rest from the second word), and `[ $# -lt 2 ]` (how many are
 required). Lines inside the option loop, a helper function or a quoted heredoc are not
 the script's own arguments.
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from toolkiln.discover.shell_lines import ShellText
+from toolkiln.conventions.shell.lines import ShellText
 from toolkiln.errors import DiscoveryError
 
 _REFERENCE = re.compile(r"(?<!\\)\$(\{?)([1-9@*#])")
@@ -21,6 +22,14 @@ _BOUND = re.compile(
     r"(?:^|(?<=[\s;&|(]))(?:(?:local|readonly|declare|export|typeset)[ \t]+(?:-\w+[ \t]+)?)?"
     r"([A-Za-z_]\w*)=\"?\$\{?([1-9*])"
 )
+_FLAG_TEST = re.compile(
+    r"^[ \t]*if[ \t]+\[\[?[ \t]+\"?\$\{?1\}?\"?[ \t]+==?[ \t]+"
+    r"[\"']?(-[A-Za-z0-9]|--[A-Za-z][\w-]*)[\"']?[ \t]+\]\]?"
+)
+_FLAG_BLOCK = 8
+_SLICE = re.compile(r":[ \t]*([1-9])[ \t]*\}")
+# `for name; do` / `for name do`: a loop over the script's arguments ("$@" implied).
+_FOR_ARGUMENTS = re.compile(r"(?:^|(?<=[\s;&|(]))for[ \t]+([A-Za-z_]\w*)[ \t]*(?:;|$|do\b)")
 _SHIFT = re.compile(r"(?<![\w-])shift(?![\w-])[ \t]*([^ \t;&|)]*)")
 _SET_ARGS = re.compile(r"(?<![\w-])set[ \t]+--")
 _COUNT = re.compile(r"\$\{?#\}?\"?[ \t]*(-lt|-le|-ne|-eq|<=|<|!=)[ \t]*\"?(\d+)")
@@ -36,6 +45,7 @@ class Positional:
     required: bool | None = None  # None: nothing says
     default: str | None = None
     message: str = ""  # `${1:?message}`
+    tested: bool = False  # `[ -n "$2" ]`: the script asks whether it was given
 
 
 @dataclass
@@ -47,14 +57,16 @@ class Positionals:
     rest_name: str | None = None
     required_count: int = 0  # `[ $# -lt 2 ] && usage`
     counted: bool = False  # reads `$#` (outside an option loop)
+    flags: list[tuple[str, int]] = field(default_factory=list)  # `if [ "$1" = -w ]; then ...; shift; fi`
 
 
 def read_positionals(text: ShellText, scope: set[int], skipped: set[int], path: str) -> Positionals:
     """The positionals read on the lines in `scope` outside `skipped` (option loops)."""
     found = Positionals()
     offset = 0
+    flag_lines = _flag_tests(text, scope, skipped, found)
     for line in text.lines:
-        if line.number not in scope or line.number in skipped or not line.code:
+        if line.number not in scope or line.number in skipped or not line.code or line.number in flag_lines:
             continue
         code = line.code
         for match in _COUNT.finditer(code):
@@ -65,6 +77,11 @@ def read_positionals(text: ShellText, scope: set[int], skipped: set[int], path: 
                 found.required_count = max(found.required_count, offset + needed)
         if "$" in code:
             _read_references(code, line.number, offset, found)
+        if "for" in code:
+            loop = _FOR_ARGUMENTS.search(code)
+            if loop and (found.rest is None or offset + 1 < found.rest):
+                found.rest, found.rest_line, found.rest_name = offset + 1, line.number, loop.group(1)
+                found.joined = False
         if "shift" in line.bare or "set" in line.bare:
             offset = _shifted(line.bare, code, offset, line.number, path)
     return found
@@ -79,11 +96,12 @@ def _read_references(code: str, number: int, offset: int, found: Positionals) ->
             found.counted = found.counted or not braced or code[match.end() : match.end() + 1] == "}"
             continue
         if what in "@*":
-            if found.rest is None or offset + 1 < found.rest:
-                found.rest, found.rest_line = offset + 1, number
+            start = offset + _slice_start(code[match.end() : match.end() + 8] if braced else "")
+            if found.rest is None or start < found.rest:
+                found.rest, found.rest_line = start, number
                 quoted = code[match.start() - 1 : match.start()] == '"'
-                found.joined = what == "*" and quoted
                 bound = next((m.group(1) for m in _BOUND.finditer(code) if m.group(2) == "*"), None)
+                found.joined = what == "*" and (quoted or bound is not None)
                 found.rest_name = bound
             continue
         if help_check and int(what) == 1 and "=" not in code.split("$", 1)[0][-2:]:
@@ -95,8 +113,46 @@ def _read_references(code: str, number: int, offset: int, found: Positionals) ->
         if braced:
             _read_expansion(code[match.end() : match.end() + _WINDOW], entry)
         before = code[max(0, match.start() - 6) : match.start()].rstrip('"').rstrip()
-        if before.endswith("-n") and entry.required is None:
-            entry.required = False  # `[ -n "$2" ]`: the script asks whether it was given
+        if before.endswith("-n"):
+            entry.tested = True  # `[ -n "$2" ]`: optional, unless a usage line or `$#` says otherwise
+
+
+def _flag_tests(text: ShellText, scope: set[int], skipped: set[int], found: Positionals) -> set[int]:
+    """`if [ "$1" = "-w" ]; then word=-w; shift; fi` before the positionals: an optional
+    flag the script takes first (passed first, as options are), not a positional. The
+    lines of each such block, which neither read nor shift the positionals."""
+    taken: set[int] = set()
+    for line in text.lines:
+        if line.number not in scope or line.number in skipped or "if" not in line.bare:
+            continue
+        match = _FLAG_TEST.search(line.code)
+        if not match:
+            continue
+        block = _if_block(text, line.number)
+        if block is None or not any(_SHIFT.search(text.lines[n - 1].bare) for n in block):
+            continue
+        found.flags.append((match.group(1), line.number))
+        taken.update(block)
+    return taken
+
+
+def _if_block(text: ShellText, start: int) -> list[int] | None:
+    """The lines from an `if` to its `fi` (a short block, no `if` nested), or None."""
+    lines: list[int] = []
+    for line in text.lines[start - 1 : start - 1 + _FLAG_BLOCK]:
+        lines.append(line.number)
+        words = line.bare.replace(";", " ").split()
+        if line.number > start and "if" in words:
+            return None
+        if "fi" in words:
+            return lines
+    return None
+
+
+def _slice_start(after: str) -> int:
+    """`${@:2}` / `${*:2}`: the words from the second on; `${@}`: from the first."""
+    match = _SLICE.match(after)
+    return int(match.group(1)) if match else 1
 
 
 def _read_expansion(after: str, entry: Positional) -> None:
@@ -112,8 +168,8 @@ def _read_expansion(after: str, entry: Positional) -> None:
             entry.required = False
         if "$" not in value and "`" not in value and entry.default is None:
             entry.default = value.strip("\"'")
-    elif entry.required is None:
-        entry.required = True
+    # `${1}`, `${1%/*}`, `${1#*/}`: the value is used, but nothing says it must be given
+    # (the usage line or a `$#` check says so, else the argument is taken as required).
 
 
 def _shifted(bare: str, code: str, offset: int, number: int, path: str) -> int:

@@ -13,9 +13,9 @@ import re
 from typing import TYPE_CHECKING
 
 from toolkiln.conventions.base import make_parameter
-from toolkiln.discover.shell_options import OptionLoop, ShellOption
-from toolkiln.discover.shell_positionals import Positionals
-from toolkiln.discover.shell_usage import (
+from toolkiln.conventions.shell.options import OptionLoop, ShellOption
+from toolkiln.conventions.shell.positionals import Positionals
+from toolkiln.conventions.shell.usage import (
     UsageArgument,
     option_help,
     tomdoc_arguments,
@@ -26,7 +26,7 @@ from toolkiln.discover.shell_usage import (
 from toolkiln.env_names import sensitive_env_reason
 
 if TYPE_CHECKING:
-    from toolkiln.discover.shell_lines import ShellText
+    from toolkiln.conventions.shell.lines import ShellText
     from toolkiln.model import Parameter
 
 STDIN = "stdin"
@@ -52,6 +52,7 @@ def parameters_of(
     usage_args = usage_arguments(usage[1], value_options) if usage else []
     taken: set[str] = set()
     parameters = [_option_parameter(option, helps, taken, path) for option in options]
+    parameters += [_flag_parameter(flag, line, helps, taken, path) for flag, line in positionals.flags]
     # `--` before the positionals only where the script reads them after its loop: words a
     # catch-all arm keeps (`*) args+=("$1")`) are lost after a `--) shift; break`.
     separator = any(loop.separator for loop in loops) and not any(
@@ -87,6 +88,14 @@ def _option_parameter(option: ShellOption, helps: dict[str, str], taken: set[str
     )  # fmt: skip
 
 
+def _flag_parameter(flag: str, line: int, helps: dict[str, str], taken: set[str], path: str) -> Parameter:
+    text = helps.get(flag) or f"The script's `{flag}` option (tested as its first argument)."
+    return make_parameter(
+        path, line, name=_unique(_safe(flag.lstrip("-")), taken), type="boolean", default=False,
+        description=text, option=flag, option_form="flag",
+    )  # fmt: skip
+
+
 def _positional_parameters(
     positionals: Positionals,
     loops: list[OptionLoop],
@@ -115,11 +124,13 @@ def _positional_parameters(
         name, guess = _positional_name(position, entry.name if entry else None, named, usage_arg, tomdoc)
         required = entry.required if entry and entry.required is not None else None
         if required is None:
-            optional = usage_arg.optional if usage_arg else False
+            optional = usage_arg.optional if usage_arg else bool(entry and entry.tested)
             required = position <= positionals.required_count or not optional
         if required:
             required_from = position
         words = dispatch.get(str(position)) or dispatch.get(entry.name or "" if entry else "")
+        if not words and usage_arg and usage_arg.choices:
+            words = list(usage_arg.choices)
         if words and guess and not usage_arg:
             name, guess = "command", "the words its `case` handles"
         description = (

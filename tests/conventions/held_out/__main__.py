@@ -1,0 +1,5 @@
+import sys
+
+from tests.conventions.held_out.measure import main
+
+main(sys.argv[1:])
