@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
-from toolkiln.build_compile import compile_prompt, compile_resource, compile_tool
+from toolkiln.build_compile import compile_prompt, compile_resource, compile_tool, tool_scopes
 from toolkiln.build_run_command import catalog_run_command, compile_run_command
 from toolkiln.build_writable_binds import leave_out_unsafe_writable
 from toolkiln.containment import escape_reason
@@ -80,6 +80,7 @@ def build_catalog(
             update={
                 "limits": tool.limits.over(server.limits),
                 "confinement": tool.confinement.over(server.confinement),
+                "scopes": tool_scopes(tool, server.oauth),
             }
         )
         for tool in report.tools
@@ -123,6 +124,7 @@ def build_catalog(
         tasks=server.tasks,
         interactive=server.interactive,
         state=server.state,
+        oauth=server.oauth,
     )
     write_catalog(report.path, catalog)
     counts = (("tool", report.tools), ("prompt", report.prompts), ("resource", report.resources))

@@ -292,6 +292,11 @@ async def _serve_http(
     admission = Admission.for_bind(
         http.host, token, extra_hosts=http.allow_host, extra_origins=http.allow_origin
     )
+    if registry.catalog.oauth is not None:  # /mcp and /rpc take the issuer's access tokens
+        from toolkiln.serve.auth.setup import gate_for
+
+        gate = gate_for(registry.catalog.oauth, lambda: service.registry, http.max_body)
+        admission = dataclasses.replace(admission, oauth=gate)
 
     def on_ready(base_url: str) -> None:
         banner = http_banner(len(registry.tools), base_url, token_file, http.stateless, settings.dashboard)
