@@ -7,7 +7,8 @@
 // KEYS_FILE: a private JWKS (the test writes it, and writes a new one to rotate keys
 // before starting the provider again on the same port). Tokens asked for a RESOURCE
 // (RFC 8707 `resource`) are JWTs signed by the first key, with that resource as their
-// audience; every listed resource is known, so a token for another one can be had.
+// audience (opaque, for introspection, with OPAQUE_TOKENS=1); every listed resource is
+// known, so a token for another one can be had.
 import { readFileSync } from 'node:fs';
 import Provider from 'oidc-provider';
 
@@ -29,6 +30,15 @@ const provider = new Provider(issuer, {
       scope: SCOPES.join(' '),
     },
     {
+      // Another user's client: a second principal.
+      client_id: 'other',
+      client_secret: 'other-secret',
+      grant_types: ['client_credentials'],
+      redirect_uris: [],
+      response_types: [],
+      scope: SCOPES.join(' '),
+    },
+    {
       // The resource server's introspection client (RFC 7662).
       client_id: 'toolkiln',
       client_secret: 'toolkiln-secret',
@@ -38,7 +48,7 @@ const provider = new Provider(issuer, {
     },
   ],
   scopes: ['openid', 'offline_access', ...SCOPES],
-  clientDefaults: { scope: SCOPES.join(' ') },
+  clientDefaults: { scope: SCOPES.join(' '), id_token_signed_response_alg: jwks.keys[0].alg },
   features: {
     devInteractions: { enabled: true }, // the login and consent pages the test fills in
     registration: { enabled: true }, // dynamic client registration (the SDK client's)
@@ -52,7 +62,7 @@ const provider = new Provider(issuer, {
         if (!resources.includes(resource)) {
           throw new Provider.errors.InvalidTarget(`unknown resource ${resource}`);
         }
-        const opaque = resource.endsWith('/opaque');
+        const opaque = process.env.OPAQUE_TOKENS === '1';
         return {
           scope: SCOPES.join(' '),
           audience: resource,
@@ -63,8 +73,6 @@ const provider = new Provider(issuer, {
       },
     },
   },
-  // Every client may ask for these scopes of a resource; introspection for any token.
-  async extraTokenClaims() { return undefined; },
 });
 provider.proxy = false;
 provider.listen(Number(port), '127.0.0.1', () => {

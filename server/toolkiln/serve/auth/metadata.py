@@ -35,12 +35,15 @@ def metadata_paths(settings: OAuthSettings) -> frozenset[str]:
 
 
 def metadata_routes(settings: OAuthSettings, scopes_supported: list[str]) -> list[Route]:
-    document = ProtectedResourceMetadata(
-        resource=AnyHttpUrl(settings.resource),
-        authorization_servers=[AnyHttpUrl(server) for server in settings.servers],
-        scopes_supported=scopes_supported or None,
-        resource_name="toolkiln",
-        resource_signing_alg_values_supported=None,
+    # Validated from strings, so that the model keeps them as written (no "/" added to
+    # an issuer: a client compares it with the issuer's own metadata, RFC 8414 §3.3).
+    document = ProtectedResourceMetadata.model_validate(
+        {
+            "resource": settings.resource,
+            "authorization_servers": settings.servers,
+            "scopes_supported": scopes_supported or None,
+            "resource_name": "toolkiln",
+        }
     )
     handler = ProtectedResourceMetadataHandler(document)
     return [Route(path, handler.handle, methods=["GET"]) for path in sorted(metadata_paths(settings))]
