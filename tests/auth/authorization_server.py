@@ -167,7 +167,7 @@ class DevInteraction:
         self.redirect_uri = redirect_uri
         self.user = user
         self.browser = httpx2.AsyncClient(follow_redirects=False, timeout=30)
-        self.callbacks: list[tuple[str, str | None]] = []
+        self.callbacks: list[tuple[str, str | None, str | None]] = []  # code, state, iss
         self.pages: list[str] = []  # the prompts seen: "login", "consent"
 
     async def open(self, url: str) -> None:
@@ -178,7 +178,7 @@ class DevInteraction:
                 if location.startswith(self.redirect_uri):
                     query = httpx2.URL(location).params
                     assert "code" in query, f"the provider refused: {location}"
-                    self.callbacks.append((query["code"], query.get("state")))
+                    self.callbacks.append((query["code"], query.get("state"), query.get("iss")))
                     return
                 response = await self.browser.get(location)
                 continue

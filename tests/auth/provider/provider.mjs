@@ -48,7 +48,7 @@ const provider = new Provider(issuer, {
     },
   ],
   scopes: ['openid', 'offline_access', ...SCOPES],
-  clientDefaults: { scope: SCOPES.join(' '), id_token_signed_response_alg: jwks.keys[0].alg },
+  clientDefaults: { scope: ['openid', 'offline_access', ...SCOPES].join(' '), id_token_signed_response_alg: jwks.keys[0].alg },
   features: {
     devInteractions: { enabled: true }, // the login and consent pages the test fills in
     registration: { enabled: true }, // dynamic client registration (the SDK client's)
@@ -75,6 +75,19 @@ const provider = new Provider(issuer, {
   },
 });
 provider.proxy = false;
+// Registration policy: a client registered with a `scope` (the SDK registers with the
+// scope of the first challenge) may still ask later for any scope of the resource, as
+// step-up authorization needs; without this, oidc-provider holds it to that first scope.
+provider.use(async (ctx, next) => {
+  if (ctx.method === 'POST' && ctx.path === '/reg') {
+    const chunks = [];
+    for await (const chunk of ctx.req) chunks.push(chunk);
+    const metadata = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    delete metadata.scope;
+    ctx.request.body = metadata;
+  }
+  await next();
+});
 provider.listen(Number(port), '127.0.0.1', () => {
   process.stdout.write(`ready ${issuer}\n`);
 });
