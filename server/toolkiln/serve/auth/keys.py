@@ -48,11 +48,15 @@ class KeySet:
         self._objects: dict[tuple[str, str], Any] = {}  # (kid, alg) -> the key object
         self._fetched_at = -float("inf")
         self._lock = anyio.Lock()
-        self.fetches = 0
+        self.fetches = 0  # how many times the set was fetched: what a token checked before depends on
+
+    def fresh(self) -> bool:
+        """Whether the set was fetched less than `cache_seconds` ago."""
+        return time.monotonic() - self._fetched_at <= self.cache_seconds
 
     def cached(self, kid: str, alg: str) -> Any | None:
         """The key object for `kid` and `alg` if this set holds it and is fresh: no I/O."""
-        if time.monotonic() - self._fetched_at > self.cache_seconds:
+        if not self.fresh():
             return None
         found = self._objects.get((kid, alg))
         return found if found is not None else self._make(kid, alg)
