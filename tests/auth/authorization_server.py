@@ -51,7 +51,9 @@ def install_provider() -> None:
         check=False,
     )
     if done.returncode != 0:
-        pytest.skip(f"npm could not install oidc-provider (is the npm registry reachable?): {done.stderr[-500:]}")
+        pytest.skip(
+            f"npm could not install oidc-provider (is the npm registry reachable?): {done.stderr[-500:]}"
+        )
     stamp.touch()
 
 
@@ -148,7 +150,9 @@ class AuthorizationServer:
 
 
 @contextmanager
-def authorization_server(folder: Path, resources: list[str], *, opaque: bool = False) -> Iterator[AuthorizationServer]:
+def authorization_server(
+    folder: Path, resources: list[str], *, opaque: bool = False
+) -> Iterator[AuthorizationServer]:
     install_provider()
     server = AuthorizationServer(folder, resources, opaque=opaque)
     server.start()

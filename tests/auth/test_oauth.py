@@ -21,10 +21,20 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from mcp import Client
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from mcp.shared.auth import (
+    AuthorizationCodeResult,
+    OAuthClientInformationFull,
+    OAuthClientMetadata,
+    OAuthToken,
+)
 from pydantic import AnyUrl
 
-from tests.auth.authorization_server import AuthorizationServer, DevInteraction, authorization_server, free_port
+from tests.auth.authorization_server import (
+    AuthorizationServer,
+    DevInteraction,
+    authorization_server,
+    free_port,
+)
 from tests.conftest import MakeTool, tune_tool
 from tests.serve.http_server import RunningServer, http_server
 from tests.serve.tasks_wire import RpcError, http_request, wait_for
@@ -75,7 +85,12 @@ class Setup:
 
 
 def write_project(make_tool: MakeTool, tools_dir: Path, config_dir: Path, oauth: dict[str, Any]) -> None:
-    for name, body in {"echo.sh": ECHO, "deploy.sh": DEPLOY, "restart.sh": RESTART, "linger.sh": LINGER}.items():
+    for name, body in {
+        "echo.sh": ECHO,
+        "deploy.sh": DEPLOY,
+        "restart.sh": RESTART,
+        "linger.sh": LINGER,
+    }.items():
         make_tool(name, body)
     assert not discover_tools(tools_dir, config_dir).errors
     path = config_dir / "tools" / "deploy.json"
@@ -155,7 +170,9 @@ def _forged(setup: Setup, kind: str) -> str:
     if kind == "wrong issuer":
         return issuer.sign(issuer.claims(resource, iss="http://127.0.0.1:1"))
     if kind == "unsigned (alg none)":
-        return jwt.encode(issuer.claims(resource), None, algorithm="none", headers={"kid": issuer.keys[0]["kid"]})
+        return jwt.encode(
+            issuer.claims(resource), None, algorithm="none", headers={"kid": issuer.keys[0]["kid"]}
+        )
     if kind == "tampered":
         header, _, signature = setup.token("mcp:tools").split(".")
         more = issuer.claims(resource, scope="mcp:tools tools:deploy tools:admin")
@@ -173,7 +190,9 @@ def _forged(setup: Setup, kind: str) -> str:
 
         stranger = new_key(issuer.keys[0]["kid"])
         private = jwt.algorithms.ECAlgorithm.from_jwk(json.dumps(stranger))
-        return jwt.encode(issuer.claims(resource), private, algorithm="ES256", headers={"kid": stranger["kid"]})  # type: ignore[arg-type]
+        return jwt.encode(
+            issuer.claims(resource), private, algorithm="ES256", headers={"kid": stranger["kid"]}
+        )  # type: ignore[arg-type]
     if kind == "not a JWT":
         return "opaque-token-of-nobody"
     raise AssertionError(kind)
@@ -202,7 +221,10 @@ def test_tokens_that_are_not_good_are_refused_with_a_challenge(setup: Setup) -> 
     assert setup.post(setup.token(), "tools/list").status_code == 200  # the keys are known
     for kind in FORGERIES:
         token = _forged(setup, kind)
-        for method, params in (("tools/list", {}), ("tools/call", {"name": "echo", "arguments": {"word": "x"}})):
+        for method, params in (
+            ("tools/list", {}),
+            ("tools/call", {"name": "echo", "arguments": {"word": "x"}}),
+        ):
             refused = setup.post(token, method, params)
             assert refused.status_code == 401, (kind, refused.text)
             assert 'error="invalid_token"' in refused.headers["www-authenticate"], kind
@@ -315,3 +337,21 @@ def test_the_sdk_client_signs_in_consents_and_calls_tools(setup: Setup) -> None:
     assert not stepped.is_error
     records = [r for r in setup.server.audit_records() if r.get("tool") == "echo"]
     assert records[-1]["subject"] == "alice"
+
+
+def test_a_session_begun_with_one_principals_token_is_not_anothers(setup: Setup) -> None:
+    url = setup.server.mcp_url
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    hello = {
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }  # fmt: skip
+    mine = {**headers, "Authorization": f"Bearer {setup.token('mcp:tools')}"}
+    begun = httpx2.post(url, json=hello, headers=mine, timeout=30)
+    assert begun.status_code == 200, begun.text
+    session = {"Mcp-Session-Id": begun.headers["mcp-session-id"], "MCP-Protocol-Version": "2025-11-25"}
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    theirs = {**headers, **session, "Authorization": f"Bearer {setup.token('mcp:tools', client='other')}"}
+    assert httpx2.post(url, json=listing, headers=theirs, timeout=30).status_code == 404
+    assert httpx2.post(url, json=listing, headers={**mine, **session}, timeout=30).status_code == 200
+    assert "OAuth: /mcp and /rpc take access tokens of" in setup.server.stderr()  # the banner says so

@@ -55,7 +55,9 @@ def test_a_tools_scope_must_be_one_word(make_tool: MakeTool, tools_dir: Path, co
     assert "deploy.json" in error and "scopes" in error and "RFC 6749" in error, error
 
 
-def test_http_is_taken_for_a_loopback_issuer_only(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> None:
+def test_http_is_taken_for_a_loopback_issuer_only(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
     local = {"issuer": "http://127.0.0.1:9000", "resource": "http://localhost:8765/mcp"}
     assert _build(make_tool, tools_dir, config_dir, local) == ""
     catalog = json.loads((config_dir / "tools.json").read_text())
