@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from jwt.algorithms import ECAlgorithm, OKPAlgorithm, RSAAlgorithm
 
 from benchmarks.markdown import table
-from benchmarks.rounds import Figures, Preset
+from benchmarks.rounds import Figures, Preset, rotated
 from toolkiln.model.oauth import OAuthSettings
 from toolkiln.serve.auth.gate import OAuthGate
 from toolkiln.serve.auth.jwt_tokens import JwtVerifier
@@ -44,34 +44,36 @@ TO_JWK = {"ES256": ECAlgorithm, "RS256": RSAAlgorithm, "EdDSA": OKPAlgorithm}
 
 
 def measure_oauth(root: Path, preset: Preset) -> Figures:
+    """Every step is timed REPEAT times in a row, the steps taking turns within each round
+    (the machine is shared: a busy moment weighs on all of them alike); medians of rounds."""
     rounds = max(5, preset.calls // 10)
-    figures: Figures = {}
+    steps: dict[str, tuple[str, Callable[..., Awaitable[Any]], tuple[Any, ...]]] = {}
     for alg, make in KEYS.items():
-        private = make()
-        verifier, token = _verifier(alg, private)
+        verifier, token = _verifier(alg, make())
         anyio.run(verifier.verify_token, token)  # the keys fetched once, as a server's first call
-        figures[f"jwt_{alg}"] = {
-            "label": f"a cached-key JWT ({alg}) first seen: signature, iss, aud, exp, nbf",
-            "median_us": _median_us(rounds, _check_whole, verifier, token, alg),
-        }
-    figures["jwt_repeated"] = {
-        "label": "a JWT already checked (the same token on a later call): hash, look-up, exp",
-        "median_us": _median_us(rounds, verifier.verify_token, token),
-    }
-    private = KEYS["ES256"]()
-    verifier, token = _verifier("ES256", private)
+        label = f"a cached-key JWT ({alg}) first seen: signature, iss, aud, exp, nbf"
+        steps[f"jwt_{alg}"] = (label, _check_whole, (verifier, token, alg))
+    verifier, token = _verifier("ES256", KEYS["ES256"]())
     anyio.run(verifier.verify_token, token)
-    settings = verifier.settings
-    gate = OAuthGate(settings, verifier, lambda name: ["tools:deploy"], 4 * 1024 * 1024)
-    oauth_guard = Guard(_nothing, Admission(token="shared", allowed_hosts=("127.0.0.1:*",), oauth=gate), None)
-    token_guard = Guard(_nothing, Admission(token="shared", allowed_hosts=("127.0.0.1:*",)), None)
-    figures["guard_token"] = {
-        "label": "the Guard with the shared bearer token, to the app (a tools/call)",
-        "median_us": _median_us(rounds, _request, token_guard, "shared"),
-    }
-    figures["guard_oauth"] = {
-        "label": "the Guard with OAuth (ES256 JWT, the call's scopes), to the app",
-        "median_us": _median_us(rounds, _request, oauth_guard, token),
+    label = "a JWT already checked (the same token on a later call): hash, look-up, exp"
+    steps["jwt_repeated"] = (label, verifier.verify_token, (token,))
+    gate = OAuthGate(verifier.settings, verifier, lambda name: ["tools:deploy"], 4 * 1024 * 1024)
+    hosts = ("127.0.0.1:*",)
+    oauth_guard = Guard(_nothing, Admission(token="shared", allowed_hosts=hosts, oauth=gate), None)
+    token_guard = Guard(_nothing, Admission(token="shared", allowed_hosts=hosts), None)
+    label = "the Guard with the shared bearer token, to the app (a tools/call)"
+    steps["guard_token"] = (label, _request, (token_guard, "shared"))
+    label = "the Guard with OAuth (ES256 JWT checked before, the call's scopes), to the app"
+    steps["guard_oauth"] = (label, _request, (oauth_guard, token))
+    timed: dict[str, list[float]] = {name: [] for name in steps}
+    names = list(steps)
+    for turn in range(rounds):
+        for name in rotated(names, turn):
+            _, step, args = steps[name]
+            timed[name].append(anyio.run(_per_call_us, step, args))
+    figures: Figures = {
+        name: {"label": steps[name][0], "median_us": round(statistics.median(values), 1)}
+        for name, values in timed.items()
     }
     figures["guard_oauth"]["over_token_us"] = round(
         figures["guard_oauth"]["median_us"] - figures["guard_token"]["median_us"], 1
@@ -127,17 +129,11 @@ async def _request(guard: Guard, token: str) -> None:
     assert sent[0]["status"] == 200, sent
 
 
-def _median_us(rounds: int, step: Callable[..., Awaitable[Any]], *args: Any) -> float:
-    async def timed() -> list[float]:
-        values = []
-        for _ in range(rounds):
-            started = time.perf_counter()
-            for _ in range(REPEAT):
-                await step(*args)
-            values.append((time.perf_counter() - started) / REPEAT * 1e6)
-        return values
-
-    return round(statistics.median(anyio.run(timed)), 1)
+async def _per_call_us(step: Callable[..., Awaitable[Any]], args: tuple[Any, ...]) -> float:
+    started = time.perf_counter()
+    for _ in range(REPEAT):
+        await step(*args)
+    return (time.perf_counter() - started) / REPEAT * 1e6
 
 
 def oauth_table(figures: Figures) -> str:

@@ -13,7 +13,6 @@ never sees it, in its arguments or its environment.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
@@ -21,8 +20,8 @@ from typing import Any, Protocol
 from mcp.server.auth.middleware.auth_context import auth_context_var
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
+from pydantic_core import from_json
 from starlette.authentication import AuthCredentials
-from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolkiln.model.oauth import OAuthSettings
@@ -59,8 +58,7 @@ class OAuthGate:
         return path in GUARDED_PATHS
 
     async def admit(self, scope: Scope, receive: Receive, send: Send, app: ASGIApp, refuse: Refuse) -> None:
-        headers = Headers(scope=scope)
-        scheme, _, credentials = headers.get("authorization", "").partition(" ")
+        scheme, _, credentials = _authorization(scope).partition(" ")
         if scheme.lower() != "bearer" or not credentials.strip():
             header = challenge(self.settings, self.required)
             await refuse(scope, 401, "no access token (Authorization: Bearer <token>)", _www(header))
@@ -106,7 +104,7 @@ class OAuthGate:
         if size > self.max_body_bytes:
             return replay, []
         try:
-            body = json.loads(b"".join(m.get("body", b"") for m in messages if m["type"] == "http.request"))
+            body = from_json(b"".join(m.get("body", b"") for m in messages if m["type"] == "http.request"))
         except ValueError:
             return replay, []
         missing: set[str] = set()
@@ -115,6 +113,13 @@ class OAuthGate:
             needed = self.tool_scopes(name) if name is not None else None
             missing.update(s for s in needed or () if s not in granted)
         return replay, sorted(missing)
+
+
+def _authorization(scope: Scope) -> str:
+    for name, value in scope["headers"]:
+        if name.lower() == b"authorization":
+            return str(value.decode("latin-1"))
+    return ""
 
 
 def _called_tool(request: Any) -> str | None:
