@@ -342,10 +342,12 @@ def test_the_sdk_client_signs_in_consents_and_calls_tools(setup: Setup) -> None:
 def test_a_session_begun_with_one_principals_token_is_not_anothers(setup: Setup) -> None:
     url = setup.server.mcp_url
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-    hello = {
-        "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-    }  # fmt: skip
+    client = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    }
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": client}
     mine = {**headers, "Authorization": f"Bearer {setup.token('mcp:tools')}"}
     begun = httpx2.post(url, json=hello, headers=mine, timeout=30)
     assert begun.status_code == 200, begun.text
