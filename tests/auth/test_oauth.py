@@ -193,6 +193,8 @@ def _forged(setup: Setup, kind: str) -> str:
         return jwt.encode(
             issuer.claims(resource), private, algorithm="ES256", headers={"kid": stranger["kid"]}
         )  # type: ignore[arg-type]
+    if kind == "a key id made to break the challenge header":
+        return issuer.sign(issuer.claims(resource), kid='x"\r\nSet-Cookie: a=b\\é')
     if kind == "not a JWT":
         return "opaque-token-of-nobody"
     raise AssertionError(kind)
@@ -213,6 +215,7 @@ FORGERIES = [
     "tampered",
     "HMAC keyed with the issuer's public key",
     "signed by a key not the issuer's",
+    "a key id made to break the challenge header",
     "not a JWT",
 ]
 
@@ -228,6 +231,7 @@ def test_tokens_that_are_not_good_are_refused_with_a_challenge(setup: Setup) -> 
             refused = setup.post(token, method, params)
             assert refused.status_code == 401, (kind, refused.text)
             assert 'error="invalid_token"' in refused.headers["www-authenticate"], kind
+            assert "set-cookie" not in refused.headers
     denials = [r for r in setup.server.audit_records() if r.get("status") == 401]
     assert any("not issued for this server" in str(r.get("error")) for r in denials)  # audited (budgeted)
     assert not [r for r in setup.server.audit_records() if r.get("tool") == "echo"]  # nothing ran

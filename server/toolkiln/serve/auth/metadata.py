@@ -57,7 +57,9 @@ def challenge(settings: OAuthSettings, scopes: list[str], error: str | None = No
     if error is not None:
         parts.insert(0, f'error="{error}"')
         if why:
-            parts.append('error_description="' + why.replace("\\", "").replace('"', "'") + '"')
+            # A reason may quote the token (its `kid`, its `alg`): printable ASCII only, no quote.
+            plain = "".join(c if " " <= c <= "~" and c not in '"\\' else "?" for c in why)[:200]
+            parts.append(f'error_description="{plain}"')
     return "Bearer " + ", ".join(parts)
 
 
