@@ -8,6 +8,7 @@ import functools
 import hashlib
 import hmac
 import json
+import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -278,6 +279,13 @@ def test_one_principals_task_is_not_anothers(setup: Setup) -> None:
     assert again("tasks/get", {"taskId": task_id})["status"] == "working"
     again("tasks/cancel", {"taskId": task_id})
     assert wait_for(again, task_id, "cancelled")["status"] == "cancelled"
+    with sqlite3.connect(setup.server.state_dir / "tasks.sqlite3") as db:  # whose it is, readable
+        (owner,) = db.execute("SELECT principal FROM tasks WHERE task_id = ?", (task_id,)).fetchone()
+    assert json.loads(owner.removeprefix("oauth:")) == {
+        "client": "tester",
+        "issuer": setup.issuer.issuer,
+        "subject": "tester",
+    }
 
 
 class MemoryStorage:

@@ -7,7 +7,9 @@
   192 random bits and is never listed (there is no `tasks/list`).
 - HTTP with OAuth (config/server.json `oauth`): the token's issuer, subject and
   client (the SDK's `principal_components`, what it binds a session to), not the token:
-  a refreshed token is the same principal, another user or another client is not.
+  a refreshed token is the same principal, another user or another client is not. It
+  is kept readable (`oauth:{"client":...,"issuer":...,"subject":...}`): `toolkiln tasks`
+  says whose a task is.
 - HTTP with --no-auth (loopback only): every local client is one principal.
 
 A session id is not part of it on purpose: a task must survive a reconnect, and
@@ -30,8 +32,9 @@ def principal_of(ctx: ServerRequestContext[Any] | None) -> str:
         return "stdio"
     user = ctx.request.scope.get("user")
     if isinstance(user, AuthenticatedUser):  # set by the OAuth check (serve/auth/gate.py)
-        components = json.dumps(principal_components(user.access_token))
-        return "oauth:" + hashlib.sha256(components.encode()).hexdigest()[:32]
+        client, issuer, subject = principal_components(user.access_token)
+        named = {"client": client, "issuer": issuer, "subject": subject}  # ASCII: compare_digest
+        return "oauth:" + json.dumps(named, sort_keys=True, separators=(",", ":"))
     header = ctx.request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
