@@ -47,6 +47,14 @@ test: lint  ## Lint, type-check and run the whole test suite
 conformance: $(STAMP)  ## The official MCP conformance suite, every spec version (Node 22 from npm)
 	$(BIN)/python tests/conformance/run.py
 
+OAUTH_PROVIDER := tests/auth/provider/node_modules
+.PHONY: oauth-provider
+$(OAUTH_PROVIDER)/.installed: tests/auth/provider/package-lock.json
+	cd tests/auth/provider && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+oauth-provider: $(OAUTH_PROVIDER)/.installed  ## oidc-provider and Node 22 for tests/auth (the tests install it too)
+
 INSPECTOR := inspector/node_modules
 .PHONY: inspect
 $(INSPECTOR)/.installed: inspector/package.json

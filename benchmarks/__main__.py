@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import toolkiln
-from benchmarks import catalog_search, confinement, pipeline, relay, serving, steps, tasks
+from benchmarks import catalog_search, confinement, oauth, pipeline, relay, serving, steps, tasks
 from benchmarks.report import draw_chart, render_markdown
 from benchmarks.rounds import FULL, QUICK, Figures, Preset
 
@@ -38,6 +38,7 @@ MEASUREMENTS: dict[str, Callable[[Path, Preset], Figures]] = {
     "confinement": confinement.measure_confinement,
     "discovery": pipeline.measure_discovery,
     "flood": serving.measure_flood,
+    "oauth": oauth.measure_oauth,
     "python_worker": serving.measure_python_worker,
     "relay": relay.measure_relay,
     "steps": steps.measure_steps,

@@ -10,6 +10,7 @@ from typing import Any
 
 from benchmarks.catalog_search import render_catalog_search
 from benchmarks.markdown import join, table
+from benchmarks.oauth import oauth_table
 from benchmarks.report_state import TASK_STORES, relay_table, tasks_table
 from benchmarks.report_steps import steps_table
 
@@ -123,6 +124,9 @@ TARGETS = [
            _figure("round_trip_ratio"), 1.5, operator.le),
     Target("what relaying the answers adds to the retry, p50 (relayed - local)", "relay",
            _figure("retry_added_ms"), 5, operator.le, " ms"),
+    # Issue 28: OAuth validation of a cached-key JWT per call.
+    Target("OAuth: what its check adds to a call (ES256 JWT, key cached), over the shared token",
+           "oauth", _value("guard_oauth", "over_token_us"), 200, operator.le, " µs"),
 ]  # fmt: skip
 
 
@@ -182,6 +186,9 @@ def render_markdown(results: Results, chart: str | None) -> str:
     if "tasks" in results:
         parts += ["## Tasks: creating and polling one against a plain call\n", tasks_table(results["tasks"])]
         parts += _measured_alone(results, "tasks")
+    if "oauth" in results:
+        parts += ["## OAuth: an access token checked per request\n", oauth_table(results["oauth"])]
+        parts += _measured_alone(results, "oauth")
     if "relay" in results:
         parts += ["## Replicas: an answer relayed to the replica that asked\n", relay_table(results["relay"])]
         parts += _measured_alone(results, "relay")

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from toolkiln.build_catalog_search import catalog_search_collisions
-from toolkiln.build_compile import compile_prompt, compile_resource, compile_tool
+from toolkiln.build_compile import compile_prompt, compile_resource, compile_tool, tool_scopes
 from toolkiln.build_run_command import catalog_run_command, compile_run_command
 from toolkiln.build_writable_binds import leave_out_unsafe_writable
 from toolkiln.containment import escape_reason
@@ -81,6 +81,7 @@ def build_catalog(
             update={
                 "limits": tool.limits.over(server.limits),
                 "confinement": tool.confinement.over(server.confinement),
+                "scopes": tool_scopes(tool, server.oauth),
             }
         )
         for tool in report.tools
@@ -128,6 +129,7 @@ def build_catalog(
         interactive=server.interactive,
         state=server.state,
         catalog_search=server.catalog,
+        oauth=server.oauth,
     )
     write_catalog(report.path, catalog)
     counts = (("tool", report.tools), ("prompt", report.prompts), ("resource", report.resources))

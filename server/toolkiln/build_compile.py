@@ -14,6 +14,7 @@ from toolkiln.model import (
     ToolConfig,
     ToolHints,
 )
+from toolkiln.model.oauth import OAuthSettings
 from toolkiln.model.tools import TaskSupport
 from toolkiln.schema import parameters_to_schema
 
@@ -45,6 +46,7 @@ def compile_tool(config: ToolConfig, config_file: str) -> CompiledTool:
         limits=script.limits,
         confinement=script.confinement,
         tags=config.tags,
+        scopes=sorted(set(config.scopes)),
         state=script.state,
         version=script.version,
         python_entry=script.python_entry,
@@ -54,6 +56,13 @@ def compile_tool(config: ToolConfig, config_file: str) -> CompiledTool:
         env_reads=script.env_reads or [],
         config_file=config_file,
     )
+
+
+def tool_scopes(tool: CompiledTool, oauth: OAuthSettings | None) -> list[str]:
+    """The OAuth scopes a call of `tool` needs: its own, and those of its tags in
+    config/server.json `oauth.tag_scopes`; sorted, each once."""
+    by_tag = oauth.tag_scopes if oauth is not None else {}
+    return sorted({*tool.scopes, *(scope for tag in tool.tags for scope in by_tag.get(tag, ()))})
 
 
 # A tool allowed more than this may run as a task unless its config says otherwise.

@@ -99,3 +99,16 @@ def _words(folder: Path | None) -> str:
 
 def _indent(text: str) -> str:
     return "\n".join(f"  {line}" for line in text.splitlines())
+
+
+def oauth_banner(banner: str, issuer: str, resource: str) -> str:
+    """The HTTP banner's first lines, and what OAuth changes (docs/operations.md#oauth):
+    clients sign in through the issuer; the token file is the dashboard's alone."""
+    head = [line for line in banner.splitlines()[:3] if not line.startswith(("The bearer", "No auth"))]
+    return "\n".join(
+        [
+            *head,
+            f"OAuth: /mcp and /rpc take access tokens of {issuer} issued for {resource};",
+            "MCP clients sign in there (they find it at /.well-known/oauth-protected-resource).",
+        ]
+    )

@@ -21,7 +21,7 @@ import click
 
 from toolkiln.cli.app import Folders, RunOptions, cli, folder_options, run_options
 from toolkiln.cli.auditing import AUDIT_FILE
-from toolkiln.cli.banner import http_banner, stdio_banner
+from toolkiln.cli.banner import http_banner, oauth_banner, stdio_banner
 from toolkiln.cli.fallback_flag import FALLBACK_HELP, opt_in_unread
 from toolkiln.cli.folder_argument import folder_argument, served_folder
 from toolkiln.cli.rebuilding import build_folders, built_from, rebuild_folders
@@ -331,9 +331,16 @@ async def _serve_http(
     admission = Admission.for_bind(
         http.host, token, extra_hosts=http.allow_host, extra_origins=http.allow_origin
     )
+    if registry.catalog.oauth is not None:  # /mcp and /rpc take the issuer's access tokens
+        from toolkiln.serve.auth.setup import gate_for
+
+        gate = gate_for(registry.catalog.oauth, lambda: service.registry, http.max_body)
+        admission = dataclasses.replace(admission, oauth=gate)
 
     def on_ready(base_url: str) -> None:
         banner = http_banner(len(registry.tools), base_url, token_file, http.stateless, settings.dashboard)
+        if registry.catalog.oauth is not None:
+            banner = oauth_banner(banner, registry.catalog.oauth.issuer, registry.catalog.oauth.resource)
         click.echo(banner, err=True)
 
     await _with_watcher(

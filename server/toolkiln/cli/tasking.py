@@ -279,7 +279,7 @@ def _all(store: TaskStore | None, place: str) -> list[TaskRecord]:
 
 
 def _summary(record: TaskRecord, running: Running) -> dict[str, Any]:
-    from toolkiln.serve.tasks.overview import seen_status
+    from toolkiln.serve.tasks.overview import client_of, seen_status
 
     status, message = seen_status(record, running)
     return {
@@ -290,7 +290,9 @@ def _summary(record: TaskRecord, running: Running) -> dict[str, Any]:
         "createdAt": record.created_at,
         "updatedAt": record.updated_at,
         "progress": record.progress,
-        "client": record.principal.partition(":")[0],
+        "client": client_of(record)
+        if record.principal.startswith("oauth:")
+        else record.principal.partition(":")[0],
         "serverPid": record.owner.get("pid"),
         "server": {key: record.owner.get(key) for key in ("instance", "host", "pid")},
     }

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler
 
 from toolkiln.model.confinement import ConfinementSettings, ServerConfinement
 from toolkiln.model.limits import Limits
+from toolkiln.model.oauth import OAuthSettings
 from toolkiln.model.parameter import Parameter
 from toolkiln.model.server import CatalogSettings, InteractiveSettings, RunCommandSettings, TaskSettings
 from toolkiln.model.state import StateSettings
@@ -55,6 +56,9 @@ class CompiledTool(BaseModel):
     # The tool's own confinement over the server's defaults (every setting has a value).
     confinement: ConfinementSettings = Field(default_factory=ServerConfinement)
     tags: list[str] = Field(default_factory=list)
+    # OAuth scopes a caller needs to see and call it: its config's `scopes` and those of
+    # its tags (config/server.json `oauth.tag_scopes`). Unused with the shared token.
+    scopes: list[str] = Field(default_factory=list)
     state: bool = False
     version: str | None = None
     python_entry: PythonEntry | None = None
@@ -143,3 +147,5 @@ class Catalog(BaseModel):
     state: StateSettings = Field(default_factory=lambda: StateSettings())
     # Search mode for big catalogs (config/server.json `catalog`).
     catalog_search: CatalogSettings = Field(default_factory=lambda: CatalogSettings())
+    # Whose access tokens are taken (config/server.json `oauth`); None: the shared bearer token.
+    oauth: OAuthSettings | None = None

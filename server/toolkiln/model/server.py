@@ -15,6 +15,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 from toolkiln.fallback_globs import check_fallback_pattern
 from toolkiln.model.confinement import ConfinementSettings, ServerConfinement
 from toolkiln.model.limits import Limits
+from toolkiln.model.oauth import OAuthSettings
 from toolkiln.model.state import StateSettings
 from toolkiln.model.tools import ToolName
 
@@ -185,3 +186,5 @@ class ServerConfig(BaseModel):
     interactive: InteractiveSettings = Field(default_factory=InteractiveSettings)
     state: StateSettings = Field(default_factory=StateSettings)
     catalog: CatalogSettings = Field(default_factory=CatalogSettings)
+    # OAuth 2.1 resource server (model/oauth.py); None: the shared bearer token.
+    oauth: OAuthSettings | None = None

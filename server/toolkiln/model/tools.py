@@ -16,6 +16,7 @@ from pydantic import (
 
 from toolkiln.model.confinement import ConfinementSettings
 from toolkiln.model.limits import Limits
+from toolkiln.model.oauth import Scope
 from toolkiln.model.parameter import Parameter
 from toolkiln.vocabulary import DialectName, PythonEntry, check_tool_name
 
@@ -157,7 +158,7 @@ class ScriptConfig(BaseModel):
         return parameters
 
 
-USER_KEYS = ("enabled", "tags")
+USER_KEYS = ("enabled", "tags", "scopes")
 USER_SCRIPT_KEYS = (
     "name", "title", "requires_confirmation", "read_only", "destructive", "idempotent",
     "open_world", "timeout_seconds", "max_concurrency", "interactive", "task", "ask_before_task",
@@ -174,6 +175,8 @@ class ToolConfig(BaseModel):
     format_version: Literal[1] = 1
     enabled: bool = True
     tags: list[str] = Field(default_factory=list)
+    # OAuth scopes a caller needs to see and call this tool (config/server.json `oauth`).
+    scopes: list[Scope] = Field(default_factory=list)
     auto_detected: bool = True
     created_by: str = "toolkiln discover"
     last_modified: str = ""

@@ -4,7 +4,9 @@ One ASGI middleware in front of every route: a bad Host gets 421 (DNS rebinding)
 request a browser sends from another origin 403 (what the MCP spec asks), a POST to
 `/rpc` or `/mcp` whose body is not declared JSON 415, then every route but `/health`
 needs `Authorization: Bearer <token>`, compared in constant time; without it, 401 with
-`WWW-Authenticate`. The dashboard's routes (`delegated`) check the token themselves, as
+`WWW-Authenticate`. With config/server.json `oauth`, `/mcp` and `/rpc` take OAuth access
+tokens instead, checked by the `Authenticator` it names (serve/auth/gate.py). The
+dashboard's routes (`delegated`) check the token themselves, as
 a header or a session cookie; no other route ever looks at a cookie. Every denial goes
 to the audit log.
 
@@ -27,12 +29,14 @@ in `Sec-Fetch-Site`: from another site it is refused, but a link followed to a p
 
 from __future__ import annotations
 
+import functools
 import hmac
 import ipaddress
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -57,6 +61,21 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+Refuse = Callable[[Scope, int, str, list[tuple[bytes, bytes]]], Awaitable[None]]
+
+
+class Authenticator(Protocol):
+    """Who checks the credentials of some paths instead of the shared token (OAuth)."""
+
+    open_paths: frozenset[str]  # its own public documents (the resource metadata)
+
+    def guards(self, path: str) -> bool: ...
+
+    async def admit(
+        self, scope: Scope, receive: Receive, send: Send, app: ASGIApp, refuse: Refuse
+    ) -> None: ...
+
+
 @dataclass(frozen=True)
 class Admission:
     """Which Host and Origin headers are allowed, and the token (None: no auth)."""
@@ -65,6 +84,7 @@ class Admission:
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
     check_hosts: bool = True
+    oauth: Authenticator | None = None  # config/server.json `oauth`: /mcp and /rpc take its tokens
 
     @classmethod
     def for_bind(
@@ -204,15 +224,26 @@ class Guard:
             return
         headers = Headers(scope=scope)
         denial = self._denial(scope, headers)
+        oauth = self.admission.oauth
+        if denial is None and oauth is not None and oauth.guards(scope["path"]):
+            refuse = functools.partial(self._refuse, send=send)
+            await oauth.admit(scope, receive, send, self.app, refuse)
+            return
         if denial is None:
             await self.app(scope, receive, send)
             return
         status, reason = denial
+        extra = [(b"www-authenticate", b'Bearer realm="toolkiln"')] if status == 401 else []
+        await self._refuse(scope, status, reason, extra, send)
+
+    async def _refuse(
+        self, scope: Scope, status: int, reason: str, extra: list[tuple[bytes, bytes]], send: Send
+    ) -> None:
+        """Answer `status` with the reason, and audit it."""
         client = scope.get("client")
         record_denial(
             self.audit, scope["method"], scope["path"], client[0] if client else None, status, reason
         )
-        extra = [(b"www-authenticate", b'Bearer realm="toolkiln"')] if status == 401 else []
         body = json.dumps({"error": reason}).encode()
         await send(
             {
@@ -241,6 +272,9 @@ class Guard:
             return 415, "the body must be JSON (Content-Type: application/json)"
         if path in OPEN_PATHS or (self.delegated is not None and self.delegated(path)):
             return None
+        oauth = self.admission.oauth
+        if oauth is not None and (oauth.guards(path) or path in oauth.open_paths):
+            return None  # its own check (after Host and Origin), or its public metadata
         if not self.admission.token_accepted(headers.get("authorization")):
             return 401, "missing or wrong bearer token (Authorization: Bearer <token>)"
         return None

@@ -210,6 +210,8 @@ def build_app(
             revocations=Revocations(ended),
         )
         routes += Dashboard(service, sessions, config_dir, rebuild, status, news=news).routes()
+    if admission.oauth is not None:  # RFC 9728: where a client learns whose tokens to bring
+        routes += _oauth_routes(service)
     app = Starlette(routes=routes, lifespan=lifespan)
     guarded = Guard(
         RequestBodyLimitMiddleware(app, settings.max_body_bytes),
@@ -233,6 +235,13 @@ def shared_events(service: ToolService) -> SharedEvents | None:
 
     instance = str(service.tasks.owner["instance"])
     return SharedEvents(state.url, prefix=state.key_prefix, instance=instance, seals=service.seals)
+
+
+def _oauth_routes(service: ToolService) -> list[BaseRoute]:
+    from toolkiln.serve.auth.setup import metadata_routes, supported_scopes
+
+    settings = service.registry.catalog.oauth
+    return list(metadata_routes(settings, supported_scopes(service.registry))) if settings else []
 
 
 def _resuming(app: Any, shared: SharedEvents) -> Any:

@@ -16,8 +16,10 @@ from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
+from starlette.types import Scope
 
 from toolkiln import __version__
+from toolkiln.serve.auth.principal import granted_scopes
 from toolkiln.serve.handlers import SERVER_NAME
 from toolkiln.serve.service import ToolService
 
@@ -52,7 +54,7 @@ def rpc_endpoint(service: ToolService) -> Endpoint:
 
         async def answer() -> None:
             nonlocal outcome
-            outcome = await _answer(service, message, request_id)
+            outcome = await _answer(service, message, request_id, request.scope)
             group.cancel_scope.cancel()
 
         async def watch() -> None:
@@ -89,9 +91,11 @@ def _parse(body: bytes) -> dict[str, Any]:
     return message
 
 
-async def _answer(service: ToolService, message: dict[str, Any], request_id: Any) -> Response:
+async def _answer(
+    service: ToolService, message: dict[str, Any], request_id: Any, scope: Scope | None = None
+) -> Response:
     try:
-        result = await _dispatch(service, message["method"], message.get("params"))
+        result = await _dispatch(service, message["method"], message.get("params"), scope)
     except _RpcError as error:
         return _error(request_id, error)
     except MCPError as error:
@@ -101,7 +105,8 @@ async def _answer(service: ToolService, message: dict[str, Any], request_id: Any
     return JSONResponse({"jsonrpc": "2.0", "id": request_id, "result": result})
 
 
-async def _dispatch(service: ToolService, method: str, params: Any) -> dict[str, Any]:
+async def _dispatch(service: ToolService, method: str, params: Any, scope: Scope | None) -> dict[str, Any]:
+    """`scope`: the HTTP request's, whose OAuth principal (if any) decides what it sees."""
     if params is not None and not isinstance(params, dict):
         raise _RpcError(INVALID_PARAMS, 'Invalid params: "params" must be an object')
     params = params or {}
@@ -114,14 +119,14 @@ async def _dispatch(service: ToolService, method: str, params: Any) -> dict[str,
     if method == "ping":
         return {}
     if method == "tools/list":
-        return service.list_tools()
+        return service.list_tools(granted=granted_scopes(scope))
     if method == "tools/call":
         name, arguments = params.get("name"), params.get("arguments", {})
         if not isinstance(name, str):
             raise _RpcError(INVALID_PARAMS, 'Invalid params: "name" must be the tool\'s name')
         if not isinstance(arguments, dict):
             raise _RpcError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
-        return _dump(await service.call_tool(name, arguments, transport="rpc"))
+        return _dump(await service.call_tool(name, arguments, transport="rpc", http_scope=scope))
     raise _RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
 
 

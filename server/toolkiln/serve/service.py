@@ -19,10 +19,12 @@ from anyio.abc import TaskStatus
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from starlette.types import Scope
 
 from toolkiln.audit import AuditLog
 from toolkiln.model import CompiledTool, StateSettings
 from toolkiln.runner import Registry, ToolResult, ToolRunner, UnknownToolError
+from toolkiln.serve.auth.principal import granted_scopes, principal_fields
 from toolkiln.serve.call_record import CallRecord, client_name
 from toolkiln.serve.catalog_search import CatalogSearch
 from toolkiln.serve.changes import Broadcaster
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 # The SDK's defaults of a `tools/list` result (cache hints, result type) in wire form.
+MAX_TOOL_LISTS = 256  # tools/list results kept (one per scope set seen)
 _EMPTY_TOOL_LIST = types.ListToolsResult(tools=[]).model_dump(by_alias=True, mode="json", exclude_none=True)
 
 __all__ = ["ToolService", "client_name", "listed_tool", "mcp_result"]
@@ -68,7 +71,8 @@ class ToolService:
         self.registry = runner.registry
         self.audit = audit
         self.broadcaster = broadcaster or Broadcaster()
-        self._tool_lists: dict[bool, dict[str, Any]] = {}
+        # by (a `confirm` argument, the caller's OAuth scopes: None without OAuth)
+        self._tool_lists: dict[tuple[bool, frozenset[str] | None], dict[str, Any]] = {}
         # Search mode for big catalogs: whether `tools/list` shows two tools instead of all.
         self.catalog_search = CatalogSearch()
         self.state = state or StateSettings()
@@ -134,14 +138,26 @@ class ToolService:
         self._tool_lists.clear()
         return changed
 
-    def list_tools(self, ctx: ServerRequestContext[Any] | None = None) -> dict[str, Any]:
+    def list_tools(
+        self, ctx: ServerRequestContext[Any] | None = None, granted: frozenset[str] | None = None
+    ) -> dict[str, Any]:
         """The `tools/list` result as this client sees it (with a `confirm` argument where it
-        cannot be asked), in its wire form: built on the first request, then kept."""
+        cannot be asked; with OAuth, only the tools its token's scopes let it call), in its
+        wire form: built on the first request, then kept."""
         by_argument = elicitation_mode(ctx) == "none"
-        if by_argument not in self._tool_lists:
-            tools = [listed_tool(tool, by_argument) for tool in self.registry.tools.values()]
-            self._tool_lists[by_argument] = {**_EMPTY_TOOL_LIST, "tools": tools}
-        return self._tool_lists[by_argument]
+        if granted is None and ctx is not None and ctx.request is not None:
+            granted = granted_scopes(ctx.request.scope)
+        key = (by_argument, granted)
+        if key not in self._tool_lists:
+            if len(self._tool_lists) >= MAX_TOOL_LISTS:
+                self._tool_lists.clear()
+            tools = [
+                listed_tool(tool, by_argument)
+                for tool in self.registry.tools.values()
+                if granted is None or granted.issuperset(tool.scopes)
+            ]
+            self._tool_lists[key] = {**_EMPTY_TOOL_LIST, "tools": tools}
+        return self._tool_lists[key]
 
     async def call_tool(
         self,
@@ -152,17 +168,25 @@ class ToolService:
         ctx: ServerRequestContext[Any] | None = None,
         params: types.CallToolRequestParams | None = None,
         notifier: ThrottledNotifier | None = None,
+        http_scope: Scope | None = None,
     ) -> types.CallToolResult | types.InputRequiredResult | CreateTaskResult:
         """The call's result; for a client that can follow a task and a tool that may run
         as one, a `CreateTaskResult` (the call goes on in the background)."""
+        scope = ctx.request.scope if ctx is not None and ctx.request is not None else http_scope
         record = CallRecord(
             self.audit, self.registry.tools.get(name), name, arguments, transport, client_name(ctx)
         )
+        record.fields |= principal_fields(scope)  # with OAuth: the token's subject and client
         try:
             tool = self.registry.get(name)
         except UnknownToolError as unknown:
             record(success=False, exit_code=None, error=str(unknown))
             raise MCPError(code=types.INVALID_PARAMS, message=str(unknown)) from None
+        granted = granted_scopes(scope)
+        if granted is not None and not granted.issuperset(tool.scopes):  # the gate refused it already
+            missing = " ".join(sorted(set(tool.scopes) - granted))
+            record(success=False, exit_code=None, error=f"insufficient scope: {missing}")
+            raise MCPError(code=types.INVALID_REQUEST, message=f"{name} needs the OAuth scope {missing}")
         # A retry that brings a parked call's answers was confirmed when that call started:
         # its sealed state, bound to this tool and these arguments, was minted only then.
         resuming = params is not None and params.request_state not in (None, CONFIRM)

@@ -9,6 +9,7 @@ asked for, as text that cannot drive a terminal or a page.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -80,10 +81,18 @@ def age_text(record: TaskRecord, now: float | None = None) -> str:
 
 
 def client_of(record: TaskRecord) -> str:
-    """Which kind of client started it: `stdio`, `http` (the token's clients) or `http (no auth)`."""
+    """Which kind of client started it: `stdio`, `http` (the token's clients), `http (no auth)`,
+    or with OAuth whose it is: `oauth alice (client my-app)`."""
     if record.principal == "http:anonymous":
         return "http (no auth)"
-    return record.principal.partition(":")[0]
+    kind, _, rest = record.principal.partition(":")
+    if kind == "oauth":
+        try:
+            named = json.loads(rest)
+            return f"oauth {named.get('subject')} (client {named.get('client')})"
+        except (ValueError, AttributeError):
+            return kind
+    return kind
 
 
 def find_task(records: list[TaskRecord], given: str) -> TaskRecord:
