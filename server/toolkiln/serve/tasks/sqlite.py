@@ -131,7 +131,7 @@ class SqliteTaskStore:
         """The process table of this machine says so for certain."""
         if still_running(owner):
             return None
-        return f"its server ({describe_owner(owner)}) is no longer running on this machine"
+        return f"its server ({describe_owner(owner)}) has stopped (it no longer runs on this machine)"
 
     def close(self) -> None:
         with self._lock:
