@@ -237,7 +237,14 @@ async def _serve_http(
     from toolkiln.runner import ToolRunner
     from toolkiln.serve import Admission, HttpSettings, ToolService, bind, is_loopback, serve_http
     from toolkiln.serve.forwarded import TrustedProxies
-    from toolkiln.token import SERVER_FILE, TOKEN_FILE, default_state_dir, read_or_create_token
+    from toolkiln.token import (
+        SERVER_FILE,
+        TOKEN_FILE,
+        Tokens,
+        default_state_dir,
+        read_or_create_token,
+        read_tokens,
+    )
 
     if (http.tls_cert is None) != (http.tls_key is None):
         raise ConfigError("--tls-cert and --tls-key go together")
@@ -254,8 +261,9 @@ async def _serve_http(
     state_dir = http.token_file.parent if http.token_file else default_state_dir()
     token_file = None if http.no_auth else (http.token_file or state_dir / TOKEN_FILE)
     token = read_or_create_token(token_file)[0] if token_file else None
+    tokens = Tokens(read_tokens(token_file)) if token_file else None  # every line; read again on change
     if audit is not None:  # never written, wherever it appears: an argument, a tool's output
-        for secret in (token, _http_token()):
+        for secret in (*(tokens.all if tokens else ()), _http_token()):
             audit.redactor.add_known(secret or "")
     listener = bind(http.host, http.port)
     port = listener.getsockname()[1]
@@ -274,6 +282,7 @@ async def _serve_http(
         max_sessions=http.max_sessions,
         max_event_memory=http.max_event_memory,
         forwarded_allow_ips=proxies,
+        drain_seconds=http.drain_seconds,
     )
     server_vars = {"host": http.host, "port": port, "https": http.tls_cert is not None}
     service = ToolService(
@@ -290,7 +299,7 @@ async def _serve_http(
         state=chosen_state(registry.catalog.state, state_url, state_dir, token),
     )
     admission = Admission.for_bind(
-        http.host, token, extra_hosts=http.allow_host, extra_origins=http.allow_origin
+        http.host, token, extra_hosts=http.allow_host, extra_origins=http.allow_origin, tokens=tokens
     )
 
     def on_ready(base_url: str) -> None:

@@ -32,10 +32,11 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from toolkiln.audit import AuditLog
 from toolkiln.audit.denials import shorten
+from toolkiln.token import Tokens
 
 logger = logging.getLogger(__name__)
 
-OPEN_PATHS = frozenset({"/health"})
+OPEN_PATHS = frozenset({"/health", "/ready"})
 JSON_ONLY_PATHS = frozenset({"/rpc", "/mcp"})  # their POST bodies: application/json only
 FOREIGN_SITES = frozenset({"cross-site", "same-site"})  # Sec-Fetch-Site; another port is same-site
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
@@ -58,6 +59,8 @@ class Admission:
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
     check_hosts: bool = True
+    # Every token of the token file, read again when it changes (serve/credentials.py).
+    tokens: Tokens | None = None
 
     @classmethod
     def for_bind(
@@ -67,6 +70,7 @@ class Admission:
         *,
         extra_hosts: tuple[str, ...] = (),
         extra_origins: tuple[str, ...] = (),
+        tokens: Tokens | None = None,
     ) -> Admission:
         """Loopback binds accept only loopback names; elsewhere the Host check needs --allow-host."""
         loopback = is_loopback(host)
@@ -76,6 +80,7 @@ class Admission:
             allowed_hosts=(*hosts, *extra_hosts),
             allowed_origins=extra_origins,
             check_hosts=loopback or bool(extra_hosts),
+            tokens=tokens,
         )
 
     def host_allowed(self, host: str | None) -> bool:
@@ -90,7 +95,12 @@ class Admission:
         return own or _matches(origin, self.allowed_origins)
 
     def token_accepted(self, authorization: str | None) -> bool:
-        return self.token is None or bearer_matches(authorization, self.token)
+        if self.token is None:
+            return True
+        if self.tokens is None:
+            return bearer_matches(authorization, self.token)
+        scheme, _, credentials = (authorization or "").partition(" ")
+        return scheme.lower() == "bearer" and self.tokens.accepts(credentials)
 
 
 def token_matches(presented: str, token: str) -> bool:

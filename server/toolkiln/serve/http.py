@@ -34,8 +34,11 @@ from toolkiln import __version__
 from toolkiln.files import write_json_atomic
 from toolkiln.liveness import process_identity
 from toolkiln.process import kill_all_groups
+from toolkiln.serve import readiness
 from toolkiln.serve.connections import DEFAULT_READ_TIMEOUT, connection_cap, protocol_with
+from toolkiln.serve.credentials import Credentials
 from toolkiln.serve.dashboard import REVOKED_FILE, Dashboard, Revocations, Sessions, is_dashboard_path
+from toolkiln.serve.drain import CUT_SECONDS, DEFAULT_DRAIN_SECONDS, DRAINING, Drain, DrainingServer
 from toolkiln.serve.event_budget import DEFAULT_MAX_SESSIONS, EventBudget
 from toolkiln.serve.events import RETRY_MILLISECONDS, ResumableSessionManager
 from toolkiln.serve.forwarded import ForwardedHeaders, TrustedProxies
@@ -54,9 +57,6 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_PORT = 8765
 DEFAULT_MAX_BODY = 4 * 1024 * 1024
-# How long calls in flight may finish after a stop is asked; then they are cancelled,
-# which stops their process groups.
-SHUTDOWN_GRACE_SECONDS = 1
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,8 @@ class HttpSettings:
     max_event_memory: int | None = None  # bytes of resumable events, all sessions (None: event_budget.py)
     # Proxies whose X-Forwarded-For/-Proto are believed (uvicorn's syntax; "*": all).
     forwarded_allow_ips: tuple[str, ...] = ()
+    # How long calls and tasks in flight may finish after SIGTERM (drain.py).
+    drain_seconds: float = DEFAULT_DRAIN_SECONDS
 
     @property
     def scheme(self) -> str:
@@ -90,13 +92,18 @@ async def serve_http(
     on_ready: Callable[[str], None],
     rebuild: Rebuild | None = None,
 ) -> None:
-    """Serve on `listener` (see `bind`) until SIGINT or SIGTERM; `on_ready(base_url)` runs
-    once clients can connect, after the discovery file is written. `rebuild` is what the
-    dashboard's switches run after writing a tool's config (None: they are read-only)."""
+    """Serve on `listener` (see `bind`) until SIGINT or SIGTERM, then drain (drain.py);
+    `on_ready(base_url)` runs once clients can connect, after the discovery file is
+    written. `rebuild` is what the dashboard's switches run after writing a tool's config
+    (None: they are read-only). The token and secret files are read again when they
+    change or on SIGHUP (credentials.py)."""
     base_url = f"{settings.scheme}://{_url_host(settings.host)}:{listener.getsockname()[1]}"
+    drain = Drain(settings.drain_seconds, lambda: service.tasks.running)
     app = build_app(
         service, admission, settings, lambda: _announce(service, settings, base_url, on_ready), rebuild
     )
+    app = drain.wrap(app, stateless=settings.stateless)
+    credentials = Credentials(service, settings.token_file, admission.tokens)
     limits = connection_cap(service.runner.settings.max_concurrency, settings.max_connections)
     limits = replace(limits, read_timeout=settings.read_timeout)
     config = uvicorn.Config(
@@ -109,7 +116,7 @@ async def serve_http(
         ws="none",  # MCP needs no websockets: skips importing them (~30 ms of a start)
         ssl_certfile=settings.tls_cert,
         ssl_keyfile=settings.tls_key,
-        timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
+        timeout_graceful_shutdown=CUT_SECONDS,  # what is left after the drain
         # X-Forwarded-For and -Proto: forwarded.py (uvicorn's own would believe more).
         proxy_headers=False,
     )
@@ -118,10 +125,17 @@ async def serve_http(
     )
     quiet_accept_errors(asyncio.get_running_loop())
     repeat = install_repeat_filter()
+    server = DrainingServer(config)
     try:
-        await uvicorn.Server(config).serve(sockets=[listener])
+        async with anyio.create_task_group() as group:
+            await group.start(drain.run_signals, server, credentials.reload)
+            group.start_soon(credentials.watch)
+            await server.serve(sockets=[listener])
+            group.cancel_scope.cancel()
     finally:
         remove_repeat_filter(repeat)
+        readiness.clear(DRAINING)
+    service.tasks.stop_message = drain.stop_message
 
 
 def build_app(
@@ -196,6 +210,7 @@ def build_app(
         Route("/mcp", mcp_app if shared is None else _resuming(mcp_app, shared)),
         Route("/rpc", rpc_endpoint(service), methods=["POST"]),
         Route("/health", health, methods=["GET"]),
+        Route("/ready", readiness.ready, methods=["GET"]),
     ]
     if settings.dashboard:
         # Logouts are kept beside the token file: replicas that share it share them.

@@ -91,6 +91,7 @@ class TaskService:
         self._jobs: dict[str, Job] = {}
         self.notices = TaskNotices()  # the listen streams that follow a task (listen.py)
         self.relayed: Relayer | None = None  # with Redis: how answers reach the replica running a task
+        self.stop_message: str | None = None  # why the tasks still running at a stop were stopped (drain.py)
 
     @property
     def shared(self) -> bool:
@@ -144,7 +145,7 @@ class TaskService:
     async def _close(self, store: TaskStore) -> None:
         """The tasks this server still ran are failed (their processes stopped with the
         task group), then the store is closed."""
-        message = "The server stopped while the task ran."
+        message = self.stop_message or "The server stopped while the task ran."
         error = {"code": types.INTERNAL_ERROR, "message": message}
         for task_id in list(self._jobs):
             update = functools.partial(
@@ -155,6 +156,11 @@ class TaskService:
             except TaskStoreError as unreachable:  # its heartbeat stops: others will fail it
                 logger.warning("task %s was not marked failed: %s", task_id, unreachable)
         await anyio.to_thread.run_sync(store.close)
+
+    @property
+    def running(self) -> int:
+        """How many tasks this server runs now."""
+        return len(self._jobs)
 
     @property
     def serving(self) -> bool:
