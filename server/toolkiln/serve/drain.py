@@ -42,6 +42,7 @@ DEFAULT_DRAIN_SECONDS = 30.0
 DRAINING = "draining"
 CUT_SECONDS = 1  # after the drain: how long uvicorn waits for what is left before cancelling it
 POLL_SECONDS = 0.05
+SETTLE_SECONDS = 0.5
 RETRY_AFTER_SECONDS = 1
 _REFUSAL = b'{"error": "this server is stopping (draining): try again, another replica will answer"}'
 
@@ -121,11 +122,14 @@ class Drain:
             "within %g s (a second signal stops at once)",
             why, self.in_flight, self.running_tasks(), self.seconds,
         )  # fmt: skip
+        deadline = time.monotonic() + self.seconds
         for listening in server.servers:
             listening.close()
-        for connection in list(server.server_state.connections):
-            connection.shutdown()  # idle ones close now, busy ones after their response
-        deadline = time.monotonic() + self.seconds
+        _end_keep_alive(server, idle_too=False)  # busy connections close after their response
+        # A connection accepted a moment ago has not sent its request yet; closing it
+        # would lose the request. What is still idle after SETTLE_SECONDS was kept alive.
+        await anyio.sleep(SETTLE_SECONDS)
+        _end_keep_alive(server, idle_too=True)
         while self.busy and time.monotonic() < deadline and not server.should_exit:
             await anyio.sleep(POLL_SECONDS)
         if self.busy:
@@ -170,6 +174,13 @@ async def _refuse(send: Send) -> None:
     ]
     await send({"type": "http.response.start", "status": 503, "headers": headers})
     await send({"type": "http.response.body", "body": _REFUSAL})
+
+
+def _end_keep_alive(server: uvicorn.Server, *, idle_too: bool) -> None:
+    """A busy connection closes after its response; with `idle_too`, an idle one now."""
+    for connection in list(server.server_state.connections):
+        if idle_too or getattr(connection, "cycle", None) is not None:
+            connection.shutdown()
 
 
 def _close_streams(server: uvicorn.Server) -> None:
