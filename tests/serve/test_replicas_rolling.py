@@ -86,7 +86,9 @@ def stop(server: Replica) -> tuple[int, str]:
 
 @contextlib.contextmanager
 def started(config_dir: Path, token_file: Path, folder: Path, port: int, **env: str) -> Iterator[Replica]:
-    with replica(config_dir, token_file, folder, "--port", str(port), "--drain-seconds", "30", **env) as server:
+    with replica(
+        config_dir, token_file, folder, "--port", str(port), "--drain-seconds", "30", **env
+    ) as server:
         assert server.port == port
         yield server
 

@@ -58,12 +58,17 @@ class DrainingServer(uvicorn.Server):
 class Drain:
     """Counts the requests in flight, and drains the server when told to stop."""
 
-    def __init__(self, seconds: float, running_tasks: Callable[[], int] = lambda: 0) -> None:
+    def __init__(
+        self,
+        seconds: float,
+        running_tasks: Callable[[], int] = lambda: 0,
+        stop_tasks: Callable[[str], None] = lambda message: None,
+    ) -> None:
         self.seconds = seconds
         self.running_tasks = running_tasks
+        self.stop_tasks = stop_tasks  # ends the tasks still running, failed with this message
         self.draining = False
         self.in_flight = 0
-        self.stop_message: str | None = None  # what a task stopped by the end of the drain is told
 
     def wrap(self, app: ASGIApp, *, stateless: bool) -> ASGIApp:
         """`app`, its requests counted; while draining, no new stateful session opens."""
@@ -138,10 +143,13 @@ class Drain:
                 "the drain's %g s are over: %d call(s) and %d task(s) still running are stopped",
                 self.seconds, calls, tasks,
             )  # fmt: skip
-            self.stop_message = (
+            self.stop_tasks(
                 f"The server was stopped ({why}) and its drain of {self.seconds:g} s ended before "
                 "the task finished; its script was stopped. Call the tool again."
             )
+            with anyio.move_on_after(CUT_SECONDS):  # each task's end written to the store
+                while self.running_tasks():
+                    await anyio.sleep(POLL_SECONDS)
         else:
             _close_streams(server)
             logger.info("drained: no call or task running; stopping")

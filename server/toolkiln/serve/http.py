@@ -98,7 +98,7 @@ async def serve_http(
     (None: they are read-only). The token and secret files are read again when they
     change or on SIGHUP (credentials.py)."""
     base_url = f"{settings.scheme}://{_url_host(settings.host)}:{listener.getsockname()[1]}"
-    drain = Drain(settings.drain_seconds, lambda: service.tasks.running)
+    drain = Drain(settings.drain_seconds, lambda: service.tasks.running, service.tasks.stop_running)
     app = build_app(
         service, admission, settings, lambda: _announce(service, settings, base_url, on_ready), rebuild
     )
@@ -135,7 +135,6 @@ async def serve_http(
     finally:
         remove_repeat_filter(repeat)
         readiness.clear(DRAINING)
-    service.tasks.stop_message = drain.stop_message
 
 
 def build_app(

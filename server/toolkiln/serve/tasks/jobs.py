@@ -91,7 +91,6 @@ class TaskService:
         self._jobs: dict[str, Job] = {}
         self.notices = TaskNotices()  # the listen streams that follow a task (listen.py)
         self.relayed: Relayer | None = None  # with Redis: how answers reach the replica running a task
-        self.stop_message: str | None = None  # why the tasks still running at a stop were stopped (drain.py)
 
     @property
     def shared(self) -> bool:
@@ -145,7 +144,7 @@ class TaskService:
     async def _close(self, store: TaskStore) -> None:
         """The tasks this server still ran are failed (their processes stopped with the
         task group), then the store is closed."""
-        message = self.stop_message or "The server stopped while the task ran."
+        message = "The server stopped while the task ran."
         error = {"code": types.INTERNAL_ERROR, "message": message}
         for task_id in list(self._jobs):
             update = functools.partial(
@@ -161,6 +160,13 @@ class TaskService:
     def running(self) -> int:
         """How many tasks this server runs now."""
         return len(self._jobs)
+
+    def stop_running(self, message: str) -> None:
+        """End every task running here as failed with `message` (the server is stopping:
+        serve/drain.py); their scripts are stopped, and each task's end is written."""
+        for job in list(self._jobs.values()):
+            job.failure = {"code": types.INTERNAL_ERROR, "message": message}
+            job.scope.cancel()
 
     @property
     def serving(self) -> bool:
