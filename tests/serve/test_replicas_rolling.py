@@ -15,7 +15,6 @@ import contextlib
 import functools
 import signal
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -137,20 +136,20 @@ async def test_a_rolling_restart_under_load_fails_no_call(rolling: Path, tmp_pat
             await enough_calls()
             for restart, name in enumerate(("a", "b"), start=2):
                 server = servers[name]
-                direct = functools.partial(http_request, f"http://127.0.0.1:{server.port}/mcp", token)
                 task: dict[str, Any] = {}
                 if name == "a":  # a task running on the replica told to stop
-                    task = await anyio.to_thread.run_sync(
-                        lambda: direct("tools/call", {"name": "long", "arguments": {"seconds": 3}})
-                    )
+                    long_call = {"name": "long", "arguments": {"seconds": 3}}
+                    url = f"http://127.0.0.1:{server.port}/mcp"
+                    task = await anyio.to_thread.run_sync(http_request, url, token, "tools/call", long_call)
                     assert task["resultType"] == "task", task
-                    await wait_until(lambda: (running / f"long.{server.port}").exists(), "the task to start")
+                    mark = running / f"long.{server.port}"
+                    await wait_until(mark.exists, "the task to start")
                 stopped[name] = await anyio.to_thread.run_sync(stop, server)
                 if task:  # read through the other replica: the state is in Redis
-                    other = servers["b"].port
-                    get = functools.partial(http_request, f"http://127.0.0.1:{other}/mcp", token)
+                    other = f"http://127.0.0.1:{servers['b'].port}/mcp"
+                    asked = {"taskId": task["taskId"]}
                     task_ended = await anyio.to_thread.run_sync(
-                        lambda: get("tasks/get", {"taskId": task["taskId"]})
+                        http_request, other, token, "tasks/get", asked
                     )
                 await enough_calls()  # all on the other replica meanwhile
                 servers[name] = stack.enter_context(
