@@ -57,6 +57,10 @@ def status(url: str, token: str, **headers: str) -> int:
     return httpx2.post(f"{url}/rpc", json=body, headers=auth, timeout=30).status_code
 
 
+def dashboard(url: str, token: str) -> int:
+    return httpx2.get(f"{url}/dashboard/tasks", headers={"Authorization": f"Bearer {token}"}).status_code
+
+
 def wait_for(condition: Callable[[], bool], what: str) -> None:
     deadline = time.monotonic() + LOG_SECONDS
     while not condition():
@@ -71,10 +75,13 @@ def test_every_token_in_the_file_is_accepted_and_a_change_is_read(served: Path, 
         url = running.base_url
         assert running.token.startswith("#")  # the file as written; clients take the first token
         assert (status(url, NEW), status(url, OLD), status(url, "#")) == (200, 200, 401)
-        # The old token removed: refused once the change is read, without a restart.
+        assert dashboard(url, OLD) == dashboard(url, NEW) == 200
+        # The old token removed: refused once the change is read, without a restart, by
+        # the dashboard too.
         write_tokens(token_file, NEW)
         wait_for(lambda: status(url, OLD) == 401, "the old token to be refused")
         assert status(url, NEW) == 200
+        assert (dashboard(url, OLD), dashboard(url, NEW)) == (401, 200)
         # SIGHUP reads it whatever the file's inode, size and times say (here: all kept).
         before = token_file.stat()
         with token_file.open("r+") as handle:

@@ -219,6 +219,7 @@ def build_app(
             port=settings.port,
             secure=settings.tls_cert is not None,
             revocations=Revocations(ended),
+            tokens=admission.tokens,
         )
         routes += Dashboard(service, sessions, config_dir, rebuild, status, news=news).routes()
     app = Starlette(routes=routes, lifespan=lifespan)
