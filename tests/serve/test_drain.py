@@ -7,6 +7,8 @@ killed by its own re-raised signal (exit -15)."""
 from __future__ import annotations
 
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -15,7 +17,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from tests.conftest import MakeTool, tune_tool
+from tests.conftest import MakeTool, child_env, tune_tool
 from tests.serve.http_server import http_server
 from tests.serve.tasks_wire import http_request
 from toolkiln.build import build_catalog
@@ -127,3 +129,30 @@ def test_a_second_sigterm_stops_at_once(slow: Path, state: Path, tmp_path: Path)
         call.join(timeout=30)
     assert code == 0, stderr
     assert "SIGTERM again: stopping now" in stderr
+
+
+def test_a_stdio_server_ends_cleanly_on_sigterm(slow: Path, tmp_path: Path) -> None:
+    log = tmp_path / "stderr"
+    with log.open("wb") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "toolkiln", "serve", "--config-dir", str(slow)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            env=child_env(),
+        )
+    try:
+        deadline = time.monotonic() + 30
+        while "over stdio" not in log.read_text():
+            assert process.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.05)
+        process.send_signal(signal.SIGTERM)
+        code = process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        assert process.stdin is not None
+        process.stdin.close()
+    assert code == 0, log.read_text()
+    assert "stopping on SIGTERM" in log.read_text() and "Traceback" not in log.read_text()

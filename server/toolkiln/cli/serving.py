@@ -219,8 +219,9 @@ async def _serve_stdio(
     # The client snippet names DIR when DIR alone says what is served (no --config-dir given).
     folder = served.root if served and (served.owned or served.config == served.root / "config") else None
     banner = stdio_banner(len(registry.tools), registry.tools_dir, folders.config, folder=folder)
-    click.echo(banner, err=True)
-    await _with_watcher(service, folders, rebuild, serve_stdio(service))
+    # Printed once SIGTERM stops it cleanly: a supervisor that reads it may stop it at once.
+    ready = functools.partial(click.echo, banner, err=True)
+    await _with_watcher(service, folders, rebuild, serve_stdio(service, ready))
 
 
 async def _serve_http(
