@@ -5,10 +5,10 @@
    replica: `proxy_next_upstream error`, which is safe, since nothing of it was sent),
    idle keep-alive connections are closed, and busy ones close after their response;
    a request that would open a new stateful session gets 503 with `Retry-After`;
-2. the calls in flight and the tasks this server runs finish, for up to the drain's
-   grace (`--drain-seconds`, TOOLKILN_DRAIN_SECONDS, default DEFAULT_DRAIN_SECONDS);
-   what is left then (long-lived event streams, which a client reopens elsewhere) is
-   closed;
+2. the calls in flight, the interactive calls waiting here for their answers and the
+   tasks this server runs finish, for up to the drain's grace (`--drain-seconds`,
+   TOOLKILN_DRAIN_SECONDS, default DEFAULT_DRAIN_SECONDS); what is left then
+   (long-lived event streams, which a client reopens elsewhere) is closed;
 3. the server exits 0, without a traceback. Calls still running when the grace ends are
    stopped (their process groups too), and their tasks are failed with a message that
    says the server was stopped, not that it crashed.
@@ -24,9 +24,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import signal
+import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from typing import Any
 
 import anyio
@@ -55,6 +56,26 @@ class DrainingServer(uvicorn.Server):
         yield
 
 
+async def serve_draining(
+    config: uvicorn.Config,
+    listener: socket.socket,
+    drain: Drain,
+    reload: Callable[[str], None],
+    watch: Callable[[], Coroutine[Any, Any, None]],
+) -> None:
+    """Serve on `listener` until a signal has drained the server; `watch` runs beside
+    (the token and secret files' watch), SIGHUP calls `reload`."""
+    server = DrainingServer(config)
+    try:
+        async with anyio.create_task_group() as group:
+            await group.start(drain.run_signals, server, reload)
+            group.start_soon(watch)
+            await server.serve(sockets=[listener])
+            group.cancel_scope.cancel()
+    finally:
+        readiness.clear(DRAINING)
+
+
 class Drain:
     """Counts the requests in flight, and drains the server when told to stop."""
 
@@ -63,10 +84,12 @@ class Drain:
         seconds: float,
         running_tasks: Callable[[], int] = lambda: 0,
         stop_tasks: Callable[[str], None] = lambda message: None,
+        parked_calls: Callable[[], int] = lambda: 0,
     ) -> None:
         self.seconds = seconds
         self.running_tasks = running_tasks
         self.stop_tasks = stop_tasks  # ends the tasks still running, failed with this message
+        self.parked_calls = parked_calls  # interactive calls waiting here for their answers
         self.draining = False
         self.in_flight = 0
 
@@ -89,8 +112,13 @@ class Drain:
         return counted
 
     @property
+    def calls(self) -> int:
+        """Requests in flight, and interactive calls waiting here for their answers."""
+        return self.in_flight + self.parked_calls()
+
+    @property
     def busy(self) -> bool:
-        return self.in_flight > 0 or self.running_tasks() > 0
+        return self.calls > 0 or self.running_tasks() > 0
 
     async def run_signals(
         self,
@@ -125,7 +153,7 @@ class Drain:
         logger.info(
             "draining on %s: no new connections; %d call(s) and %d task(s) running may finish "
             "within %g s (a second signal stops at once)",
-            why, self.in_flight, self.running_tasks(), self.seconds,
+            why, self.calls, self.running_tasks(), self.seconds,
         )  # fmt: skip
         deadline = time.monotonic() + self.seconds
         for listening in server.servers:
@@ -138,7 +166,7 @@ class Drain:
         while self.busy and time.monotonic() < deadline and not server.should_exit:
             await anyio.sleep(POLL_SECONDS)
         if self.busy:
-            calls, tasks = self.in_flight, self.running_tasks()
+            calls, tasks = self.calls, self.running_tasks()
             logger.warning(
                 "the drain's %g s are over: %d call(s) and %d task(s) still running are stopped",
                 self.seconds, calls, tasks,

@@ -38,7 +38,7 @@ from toolkiln.serve import readiness
 from toolkiln.serve.connections import DEFAULT_READ_TIMEOUT, connection_cap, protocol_with
 from toolkiln.serve.credentials import Credentials
 from toolkiln.serve.dashboard import REVOKED_FILE, Dashboard, Revocations, Sessions, is_dashboard_path
-from toolkiln.serve.drain import CUT_SECONDS, DEFAULT_DRAIN_SECONDS, DRAINING, Drain, DrainingServer
+from toolkiln.serve.drain import CUT_SECONDS, DEFAULT_DRAIN_SECONDS, Drain, serve_draining
 from toolkiln.serve.event_budget import DEFAULT_MAX_SESSIONS, EventBudget
 from toolkiln.serve.events import RETRY_MILLISECONDS, ResumableSessionManager
 from toolkiln.serve.forwarded import ForwardedHeaders, TrustedProxies
@@ -98,7 +98,10 @@ async def serve_http(
     (None: they are read-only). The token and secret files are read again when they
     change or on SIGHUP (credentials.py)."""
     base_url = f"{settings.scheme}://{_url_host(settings.host)}:{listener.getsockname()[1]}"
-    drain = Drain(settings.drain_seconds, lambda: service.tasks.running, service.tasks.stop_running)
+    tasks = service.tasks
+    drain = Drain(
+        settings.drain_seconds, lambda: tasks.running, tasks.stop_running, lambda: service.parked.waiting
+    )
     app = build_app(
         service, admission, settings, lambda: _announce(service, settings, base_url, on_ready), rebuild
     )
@@ -125,16 +128,10 @@ async def serve_http(
     )
     quiet_accept_errors(asyncio.get_running_loop())
     repeat = install_repeat_filter()
-    server = DrainingServer(config)
     try:
-        async with anyio.create_task_group() as group:
-            await group.start(drain.run_signals, server, credentials.reload)
-            group.start_soon(credentials.watch)
-            await server.serve(sockets=[listener])
-            group.cancel_scope.cancel()
+        await serve_draining(config, listener, drain, credentials.reload, credentials.watch)
     finally:
         remove_repeat_filter(repeat)
-        readiness.clear(DRAINING)
 
 
 def build_app(
