@@ -210,7 +210,8 @@ async def _serve_stdio(
     from toolkiln.token import default_state_dir
 
     if audit is not None:  # an HTTP server's token, which a tool may print, is never written
-        audit.redactor.add_known(_http_token() or "")
+        for token in _http_tokens():
+            audit.redactor.add_known(token)
     state = chosen_state(registry.catalog.state, state_url, default_state_dir())
     service = ToolService(
         ToolRunner(registry, run.settings(registry, "stdio", max_concurrency)), audit, state=state
@@ -264,7 +265,7 @@ async def _serve_http(
     token = read_or_create_token(token_file)[0] if token_file else None
     tokens = Tokens(read_tokens(token_file)) if token_file else None  # every line; read again on change
     if audit is not None:  # never written, wherever it appears: an argument, a tool's output
-        for secret in (*(tokens.all if tokens else ()), _http_token()):
+        for secret in (*(tokens.all if tokens else ()), *_http_tokens()):
             audit.redactor.add_known(secret or "")
     listener = bind(http.host, http.port)
     port = listener.getsockname()[1]
@@ -338,11 +339,11 @@ async def _with_watcher(
         group.cancel_scope.cancel()
 
 
-def _http_token() -> str | None:
-    """The token in the default token file, if there is one (made by `serve --http`)."""
-    from toolkiln.token import TOKEN_FILE, default_state_dir
+def _http_tokens() -> tuple[str, ...]:
+    """The tokens in the default token file, if there is one (made by `serve --http`)."""
+    from toolkiln.token import TOKEN_FILE, default_state_dir, read_tokens
 
     try:
-        return (default_state_dir() / TOKEN_FILE).read_text(encoding="utf-8").strip() or None
-    except (OSError, UnicodeDecodeError):
-        return None
+        return read_tokens(default_state_dir() / TOKEN_FILE)
+    except (ConfigError, UnicodeDecodeError):
+        return ()
