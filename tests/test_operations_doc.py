@@ -93,7 +93,7 @@ def test_the_replica_operations_run_as_written(served: Path, tmp_path: Path) -> 
         with http_server(served, state, TOOLKILN_STATE_SECRET_FILE=str(secret_file)) as running:
             shell.run(f"PORT={running.info['url'].rsplit(':', 1)[1].split('/')[0]} PID={running.process.pid}")
             shell.run("export PORT PID")
-            assert '"ready":true' in shell.run(blocks["probe"])
+            assert '"status":"ready"' in shell.run(blocks["probe"])
             old = running.token
 
             def status(token: str) -> int:

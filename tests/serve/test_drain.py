@@ -55,7 +55,7 @@ def test_sigterm_lets_a_running_call_finish_then_exits_0(slow: Path, state: Path
     started = tmp_path / "started"
     started.mkdir()
     with http_server(slow, state, "--drain-seconds", "30", STARTED=str(started)) as running:
-        assert httpx2.get(f"{running.base_url}/ready").json() == {"ready": True}
+        assert httpx2.get(f"{running.base_url}/ready").json() == {"status": "ready"}
         answers: list[httpx2.Response] = []
         call = threading.Thread(
             target=lambda: answers.append(

@@ -35,12 +35,13 @@ import uvicorn
 from anyio.abc import TaskStatus
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from toolkiln.serve import readiness
+from toolkiln.serve.readiness import Readiness
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_DRAIN_SECONDS = 30.0
 DRAINING = "draining"
+DRAINING_REASON = "this server is stopping: what runs here finishes, new work goes to other replicas"
 CUT_SECONDS = 1  # after the drain: how long uvicorn waits for what is left before cancelling it
 POLL_SECONDS = 0.05
 SETTLE_SECONDS = 0.5
@@ -73,7 +74,7 @@ async def serve_draining(
             await server.serve(sockets=[listener])
             group.cancel_scope.cancel()
     finally:
-        readiness.clear(DRAINING)
+        drain.readiness.release(DRAINING)
 
 
 class Drain:
@@ -85,6 +86,7 @@ class Drain:
         running_tasks: Callable[[], int] = lambda: 0,
         stop_tasks: Callable[[str], None] = lambda message: None,
         parked_calls: Callable[[], int] = lambda: 0,
+        readiness: Readiness | None = None,
     ) -> None:
         self.seconds = seconds
         self.running_tasks = running_tasks
@@ -92,6 +94,7 @@ class Drain:
         self.parked_calls = parked_calls  # interactive calls waiting here for their answers
         self.draining = False
         self.in_flight = 0
+        self.readiness = readiness or Readiness()  # says `draining` on GET /ready
 
     def wrap(self, app: ASGIApp, *, stateless: bool) -> ASGIApp:
         """`app`, its requests counted; while draining, no new stateful session opens."""
@@ -149,7 +152,7 @@ class Drain:
     async def drain(self, server: uvicorn.Server, why: str) -> None:
         """Stop taking work, wait for the work in flight (up to `seconds`), then stop."""
         self.draining = True
-        readiness.mark_not_ready(DRAINING)
+        self.readiness.hold(DRAINING, DRAINING_REASON)
         logger.info(
             "draining on %s: no new connections; %d call(s) and %d task(s) running may finish "
             "within %g s (a second signal stops at once)",

@@ -36,7 +36,7 @@ from toolkiln.token import Tokens
 
 logger = logging.getLogger(__name__)
 
-OPEN_PATHS = frozenset({"/health", "/ready"})
+OPEN_PATHS = frozenset({"/health", "/ready"})  # the probes: no token
 JSON_ONLY_PATHS = frozenset({"/rpc", "/mcp"})  # their POST bodies: application/json only
 FOREIGN_SITES = frozenset({"cross-site", "same-site"})  # Sec-Fetch-Site; another port is same-site
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")

@@ -34,7 +34,6 @@ from toolkiln import __version__
 from toolkiln.files import write_json_atomic
 from toolkiln.liveness import process_identity
 from toolkiln.process import kill_all_groups
-from toolkiln.serve import readiness
 from toolkiln.serve.connections import DEFAULT_READ_TIMEOUT, connection_cap, protocol_with
 from toolkiln.serve.credentials import Credentials
 from toolkiln.serve.dashboard import REVOKED_FILE, Dashboard, Revocations, Sessions, is_dashboard_path
@@ -44,6 +43,7 @@ from toolkiln.serve.events import RETRY_MILLISECONDS, ResumableSessionManager
 from toolkiln.serve.forwarded import ForwardedHeaders, TrustedProxies
 from toolkiln.serve.guard import Admission, Guard
 from toolkiln.serve.handlers import build_server
+from toolkiln.serve.readiness import READY_PATH, ready_endpoint
 from toolkiln.serve.repeats import install_repeat_filter, quiet_accept_errors, remove_repeat_filter
 from toolkiln.serve.rpc import rpc_endpoint
 from toolkiln.serve.service import ToolService
@@ -98,9 +98,13 @@ async def serve_http(
     (None: they are read-only). The token and secret files are read again when they
     change or on SIGHUP (credentials.py)."""
     base_url = f"{settings.scheme}://{_url_host(settings.host)}:{listener.getsockname()[1]}"
-    tasks = service.tasks
+    tasks, parked = service.tasks, service.parked
     drain = Drain(
-        settings.drain_seconds, lambda: tasks.running, tasks.stop_running, lambda: service.parked.waiting
+        settings.drain_seconds,
+        lambda: tasks.running,
+        tasks.stop_running,
+        lambda: parked.waiting,
+        readiness=service.readiness,
     )
     app = build_app(
         service, admission, settings, lambda: _announce(service, settings, base_url, on_ready), rebuild
@@ -206,7 +210,7 @@ def build_app(
         Route("/mcp", mcp_app if shared is None else _resuming(mcp_app, shared)),
         Route("/rpc", rpc_endpoint(service), methods=["POST"]),
         Route("/health", health, methods=["GET"]),
-        Route("/ready", readiness.ready, methods=["GET"]),
+        Route(READY_PATH, ready_endpoint(service.readiness), methods=["GET"]),
     ]
     if settings.dashboard:
         # Logouts are kept beside the token file: replicas that share it share them.

@@ -28,6 +28,7 @@ from toolkiln.serve.changes import Broadcaster
 from toolkiln.serve.confirm import CONFIRM, confirm, elicitation_mode
 from toolkiln.serve.notify import ThrottledNotifier
 from toolkiln.serve.parked import ParkedCalls, RunningCall
+from toolkiln.serve.readiness import Readiness
 from toolkiln.serve.resources import state_uris
 from toolkiln.serve.results import listed_tool, mcp_result
 from toolkiln.serve.sealed_messages import Seals
@@ -78,6 +79,7 @@ class ToolService:
         self.seals: Seals | None = Seals(self.secret.secrets, self.state.key_prefix) if self.secret else None
         self.reloading = anyio.Lock()  # one rebuild and swap at a time (watch.reload)
         self.instance = new_instance()  # this server's one name among replicas (tasks/owners.py)
+        self.readiness = Readiness()  # why it should get no new work now: GET /ready
         # `run` it beside the server (cli/serving.py does)
         self.parked = ParkedCalls(
             max_waiting=max(1, runner.settings.max_concurrency // 2),
