@@ -1,9 +1,17 @@
 """The bearer token of `serve --http`, and the folder where it and the running server's
 discovery file live. The server and `toolkiln config`/`doctor` share this one module,
-which imports nothing of the SDK."""
+which imports nothing of the SDK.
+
+A token file holds one token per line (blank lines and lines starting with `#` are
+skipped): the first is the one clients are given, every one is accepted, so a token is
+replaced without refusing a client that still holds the old one (docs/operations.md,
+Rotating the token). A running server reads the file again when it changes or on
+SIGHUP (`Tokens`, serve/credentials.py).
+"""
 
 from __future__ import annotations
 
+import hmac
 import logging
 import os
 import secrets
@@ -37,11 +45,8 @@ def read_or_create_token(path: Path) -> tuple[str, bool]:
             raise ConfigError(f"{path}: cannot read the token: {error.strerror}") from None
         if mode & 0o077:
             logger.warning("%s can be read by other users (mode %o); run: chmod 600 %s", path, mode, path)
-        if not token:
-            raise ConfigError(
-                f"{path}: the token file is empty; delete it to have a new token made"
-            ) from None
-        return token, False
+        tokens = parse_tokens(path, token)
+        return tokens[0], False
     except FileNotFoundError:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         return read_or_create_token(path)
@@ -50,3 +55,47 @@ def read_or_create_token(path: Path) -> tuple[str, bool]:
         handle.write(token + "\n")
     logger.info("created a new token in %s", path)
     return token, True
+
+
+def parse_tokens(path: Path, text: str) -> tuple[str, ...]:
+    """The tokens of a token file's `text`: one a line, `#` comments and blank lines
+    skipped; a `ConfigError` naming `path` when there is none."""
+    tokens = tuple(
+        line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")
+    )
+    if not tokens:
+        raise ConfigError(
+            f"{path}: the token file is empty (no token in it); delete it to have a new token made"
+        )
+    for number, token in enumerate(tokens, start=1):
+        if any(character.isspace() for character in token):
+            raise ConfigError(f"{path}: token {number} holds a space; put one token on each line")
+    return tokens
+
+
+def read_tokens(path: Path) -> tuple[str, ...]:
+    """Every token in `path` (the first is the one clients are given)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read the token: {error.strerror}") from None
+    return parse_tokens(path, text)
+
+
+class Tokens:
+    """The tokens a server accepts, replaced whole when its token file is read again."""
+
+    def __init__(self, tokens: tuple[str, ...]) -> None:
+        if not tokens:
+            raise ValueError("no token to accept")
+        self.all = tokens
+
+    @property
+    def first(self) -> str:
+        return self.all[0]
+
+    def accepts(self, presented: str) -> bool:
+        """Whether `presented` is one of the tokens; every one compared, in constant time."""
+        given = presented.strip().encode()
+        matched = [hmac.compare_digest(given, token.encode()) for token in self.all]
+        return any(matched)

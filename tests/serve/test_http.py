@@ -405,8 +405,9 @@ def test_a_client_that_disconnects_has_its_tool_stopped(served: Path, state: Pat
 
 
 def test_shutdown_stops_calls_in_flight(served: Path, state: Path, tmp_path: Path) -> None:
+    """Past the drain's grace (serve/drain.py), what still runs is stopped."""
     pids = tmp_path / "pids"
-    with http_server(served, state, PIDS=str(pids)) as running:
+    with http_server(served, state, "--drain-seconds", "0.5", PIDS=str(pids)) as running:
         address = urlsplit(running.base_url)
         with socket.create_connection((address.hostname, address.port)) as raw:
             body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "hang"}})

@@ -29,6 +29,7 @@ class HttpOptions:
     max_sessions: int
     max_event_memory: int | None
     forwarded_allow_ips: tuple[str, ...]
+    drain_seconds: float
 
 
 def http_options(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -112,6 +113,16 @@ def http_options(function: Callable[..., Any]) -> Callable[..., Any]:
             metavar="ADDRESSES",
             help="Believe X-Forwarded-For/-Proto only from these proxies (comma-separated; "
             "repeatable) [default: from none].",
+        ),
+        click.option(
+            "--drain-seconds",
+            type=click.FloatRange(min=0),
+            default=30.0,
+            show_default=True,
+            envvar="TOOLKILN_DRAIN_SECONDS",
+            metavar="SECONDS",
+            help="On SIGTERM: stop taking connections, and let calls and tasks running finish for this "
+            "long before stopping them (env TOOLKILN_DRAIN_SECONDS).",
         ),
     ]
     for option in reversed(options):

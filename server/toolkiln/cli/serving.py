@@ -243,7 +243,8 @@ async def _serve_stdio(
     from toolkiln.token import default_state_dir
 
     if audit is not None:  # an HTTP server's token, which a tool may print, is never written
-        audit.redactor.add_known(_http_token() or "")
+        for token in _http_tokens():
+            audit.redactor.add_known(token)
     state = chosen_state(registry.catalog.state, state_url, default_state_dir())
     service = ToolService(
         ToolRunner(registry, run.settings(registry, "stdio", max_concurrency)), audit, state=state
@@ -253,8 +254,9 @@ async def _serve_stdio(
     # The client snippet names DIR when DIR alone says what is served (no --config-dir given).
     folder = served.root if served and (served.owned or served.config == served.root / "config") else None
     banner = stdio_banner(len(registry.tools), registry.tools_dir, folders.config, folder=folder)
-    click.echo(banner, err=True)
-    await _with_watcher(service, folders, rebuild, serve_stdio(service))
+    # Printed once SIGTERM stops it cleanly: a supervisor that reads it may stop it at once.
+    ready = functools.partial(click.echo, banner, err=True)
+    await _with_watcher(service, folders, rebuild, serve_stdio(service, ready))
 
 
 async def _serve_http(
@@ -275,7 +277,14 @@ async def _serve_http(
     from toolkiln.serve.http import HttpSettings, serve_http
     from toolkiln.serve.listener import bind
     from toolkiln.serve.service import ToolService
-    from toolkiln.token import SERVER_FILE, TOKEN_FILE, default_state_dir, read_or_create_token
+    from toolkiln.token import (
+        SERVER_FILE,
+        TOKEN_FILE,
+        Tokens,
+        default_state_dir,
+        read_or_create_token,
+        read_tokens,
+    )
 
     if (http.tls_cert is None) != (http.tls_key is None):
         raise ConfigError("--tls-cert and --tls-key go together")
@@ -292,8 +301,9 @@ async def _serve_http(
     state_dir = http.token_file.parent if http.token_file else default_state_dir()
     token_file = None if http.no_auth else (http.token_file or state_dir / TOKEN_FILE)
     token = read_or_create_token(token_file)[0] if token_file else None
+    tokens = Tokens(read_tokens(token_file)) if token_file else None  # every line; read again on change
     if audit is not None:  # never written, wherever it appears: an argument, a tool's output
-        for secret in (token, _http_token()):
+        for secret in (*(tokens.all if tokens else ()), *_http_tokens()):
             audit.redactor.add_known(secret or "")
     listener = bind(http.host, http.port)
     port = listener.getsockname()[1]
@@ -312,6 +322,7 @@ async def _serve_http(
         max_sessions=http.max_sessions,
         max_event_memory=http.max_event_memory,
         forwarded_allow_ips=proxies,
+        drain_seconds=http.drain_seconds,
     )
     server_vars = {"host": http.host, "port": port, "https": http.tls_cert is not None}
     service = ToolService(
@@ -329,7 +340,7 @@ async def _serve_http(
     )
     search.apply(service)
     admission = Admission.for_bind(
-        http.host, token, extra_hosts=http.allow_host, extra_origins=http.allow_origin
+        http.host, token, extra_hosts=http.allow_host, extra_origins=http.allow_origin, tokens=tokens
     )
     if registry.catalog.oauth is not None:  # /mcp and /rpc take the issuer's access tokens
         from toolkiln.serve.auth.setup import gate_for
@@ -374,11 +385,11 @@ async def _with_watcher(
         group.cancel_scope.cancel()
 
 
-def _http_token() -> str | None:
-    """The token in the default token file, if there is one (made by `serve --http`)."""
-    from toolkiln.token import TOKEN_FILE, default_state_dir
+def _http_tokens() -> tuple[str, ...]:
+    """The tokens in the default token file, if there is one (made by `serve --http`)."""
+    from toolkiln.token import TOKEN_FILE, default_state_dir, read_tokens
 
     try:
-        return (default_state_dir() / TOKEN_FILE).read_text(encoding="utf-8").strip() or None
-    except (OSError, UnicodeDecodeError):
-        return None
+        return read_tokens(default_state_dir() / TOKEN_FILE)
+    except (ConfigError, UnicodeDecodeError):
+        return ()

@@ -43,6 +43,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from toolkiln.audit import AuditLog
 from toolkiln.audit.denials import shorten
+from toolkiln.token import Tokens
 
 logger = logging.getLogger(__name__)
 
@@ -85,6 +86,8 @@ class Admission:
     allowed_origins: tuple[str, ...] = ()
     check_hosts: bool = True
     oauth: Authenticator | None = None  # config/server.json `oauth`: /mcp and /rpc take its tokens
+    # Every token of the token file, read again when it changes (serve/credentials.py).
+    tokens: Tokens | None = None
 
     @classmethod
     def for_bind(
@@ -94,6 +97,7 @@ class Admission:
         *,
         extra_hosts: tuple[str, ...] = (),
         extra_origins: tuple[str, ...] = (),
+        tokens: Tokens | None = None,
     ) -> Admission:
         """Loopback binds accept only loopback names; elsewhere the Host check needs --allow-host."""
         loopback = is_loopback(host)
@@ -103,6 +107,7 @@ class Admission:
             allowed_hosts=(*hosts, *extra_hosts),
             allowed_origins=extra_origins,
             check_hosts=loopback or bool(extra_hosts),
+            tokens=tokens,
         )
 
     def host_allowed(self, host: str | None, reached: str | None = None) -> bool:
@@ -125,7 +130,12 @@ class Admission:
         return own or _matches(origin, self.allowed_origins)
 
     def token_accepted(self, authorization: str | None) -> bool:
-        return self.token is None or bearer_matches(authorization, self.token)
+        if self.token is None:
+            return True
+        if self.tokens is None:
+            return bearer_matches(authorization, self.token)
+        scheme, _, credentials = (authorization or "").partition(" ")
+        return scheme.lower() == "bearer" and self.tokens.accepts(credentials)
 
 
 def token_matches(presented: str, token: str) -> bool:

@@ -169,5 +169,5 @@ def build_server(service: ToolService) -> Server[Any]:
     # requestState (2026-07-28) sealed on the way out and checked on the way back, so a
     # client can neither read nor forge the state of a waiting call or a confirmation;
     # under keys from `state.secret_file`, any replica given that secret opens it.
-    server.middleware.append(SealedRequestState(service.secret, audience=SERVER_NAME))
+    server.middleware.append(SealedRequestState(service.secret, SERVER_NAME, lambda: service.secret))
     return server

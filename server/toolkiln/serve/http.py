@@ -35,7 +35,9 @@ from toolkiln.files import write_json_atomic
 from toolkiln.liveness import process_identity
 from toolkiln.process import kill_all_groups
 from toolkiln.serve.connections import DEFAULT_READ_TIMEOUT, connection_cap, protocol_with
+from toolkiln.serve.credentials import Credentials
 from toolkiln.serve.dashboard import REVOKED_FILE, Dashboard, Revocations, Sessions, is_dashboard_path
+from toolkiln.serve.drain import CUT_SECONDS, DEFAULT_DRAIN_SECONDS, Drain, serve_draining
 from toolkiln.serve.event_budget import DEFAULT_MAX_SESSIONS, EventBudget
 from toolkiln.serve.events import RETRY_MILLISECONDS, ResumableSessionManager
 from toolkiln.serve.forwarded import ForwardedHeaders, TrustedProxies
@@ -56,9 +58,6 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_PORT = 8765
 DEFAULT_MAX_BODY = 4 * 1024 * 1024
-# How long calls in flight may finish after a stop is asked; then they are cancelled,
-# which stops their process groups.
-SHUTDOWN_GRACE_SECONDS = 1
 
 
 @dataclass(frozen=True)
@@ -78,6 +77,8 @@ class HttpSettings:
     max_event_memory: int | None = None  # bytes of resumable events, all sessions (None: event_budget.py)
     # Proxies whose X-Forwarded-For/-Proto are believed (uvicorn's syntax; "*": all).
     forwarded_allow_ips: tuple[str, ...] = ()
+    # How long calls and tasks in flight may finish after SIGTERM (drain.py).
+    drain_seconds: float = DEFAULT_DRAIN_SECONDS
 
     @property
     def scheme(self) -> str:
@@ -92,13 +93,25 @@ async def serve_http(
     on_ready: Callable[[str], None],
     rebuild: Rebuild | None = None,
 ) -> None:
-    """Serve on `listener` (see `bind`) until SIGINT or SIGTERM; `on_ready(base_url)` runs
-    once clients can connect, after the discovery file is written. `rebuild` is what the
-    dashboard's switches run after writing a tool's config (None: they are read-only)."""
+    """Serve on `listener` (see `bind`) until SIGINT or SIGTERM, then drain (drain.py);
+    `on_ready(base_url)` runs once clients can connect, after the discovery file is
+    written. `rebuild` is what the dashboard's switches run after writing a tool's config
+    (None: they are read-only). The token and secret files are read again when they
+    change or on SIGHUP (credentials.py)."""
     base_url = f"{settings.scheme}://{_url_host(settings.host)}:{listener.getsockname()[1]}"
+    tasks, parked = service.tasks, service.parked
+    drain = Drain(
+        settings.drain_seconds,
+        lambda: tasks.running,
+        tasks.stop_running,
+        lambda: parked.waiting,
+        readiness=service.readiness,
+    )
     app = build_app(
         service, admission, settings, lambda: _announce(service, settings, base_url, on_ready), rebuild
     )
+    app = drain.wrap(app, stateless=settings.stateless)
+    credentials = Credentials(service, settings.token_file, admission.tokens)
     limits = connection_cap(service.runner.settings.max_concurrency, settings.max_connections)
     limits = replace(limits, read_timeout=settings.read_timeout)
     config = uvicorn.Config(
@@ -111,7 +124,7 @@ async def serve_http(
         ws="none",  # MCP needs no websockets: skips importing them (~30 ms of a start)
         ssl_certfile=settings.tls_cert,
         ssl_keyfile=settings.tls_key,
-        timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
+        timeout_graceful_shutdown=CUT_SECONDS,  # what is left after the drain
         # X-Forwarded-For and -Proto: forwarded.py (uvicorn's own would believe more).
         proxy_headers=False,
     )
@@ -121,7 +134,7 @@ async def serve_http(
     quiet_accept_errors(asyncio.get_running_loop())
     repeat = install_repeat_filter()
     try:
-        await uvicorn.Server(config).serve(sockets=[listener])
+        await serve_draining(config, listener, drain, credentials.reload, credentials.watch)
     finally:
         remove_repeat_filter(repeat)
 
@@ -208,6 +221,7 @@ def build_app(
             port=settings.port,
             secure=settings.tls_cert is not None,
             revocations=Revocations(ended),
+            tokens=admission.tokens,
         )
         routes += Dashboard(service, sessions, config_dir, rebuild, status, news=news).routes()
     if admission.oauth is not None:  # RFC 9728: where a client learns whose tokens to bring

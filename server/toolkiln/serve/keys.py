@@ -12,6 +12,7 @@ The secret file is read and checked by toolkiln/state_secret.py.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -38,13 +39,31 @@ class SealedRequestState:
     the way out, opened and checked against the tool and arguments on the way back),
     whose refusal also says why a state this server cannot open may come back."""
 
-    def __init__(self, secret: StateSecret | None, audience: str) -> None:
+    def __init__(
+        self,
+        secret: StateSecret | None,
+        audience: str,
+        current: Callable[[], StateSecret | None] | None = None,
+    ) -> None:
         self.shared = secret is not None
+        self._audience = audience
+        # Where the secret is read again (ToolService.secret, after a reload): keys follow it.
+        self._current = current
+        self._secret = secret
         self._boundary = RequestStateBoundary(request_state_security(secret), default_audience=audience)
+
+    def _rekeyed(self) -> RequestStateBoundary:
+        secret = self._current() if self._current is not None else self._secret
+        if secret is not self._secret and secret is not None and self._secret is not None:
+            self._secret = secret
+            self._boundary = RequestStateBoundary(
+                request_state_security(secret), default_audience=self._audience
+            )
+        return self._boundary
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         try:
-            return await self._boundary(ctx, call_next)
+            return await self._rekeyed()(ctx, call_next)
         except MCPError as error:
             if error.error.data != {"reason": "invalid_request_state"}:
                 raise

@@ -181,6 +181,11 @@ class ParkedCalls:
         self._waiting: dict[str, _WaitingCall] = {}  # by state, oldest first
         self._timed_out: OrderedDict[str, float] = OrderedDict()  # recent states stopped unanswered
 
+    @property
+    def waiting(self) -> int:
+        """How many calls wait for their answers here (a drain waits for them: drain.py)."""
+        return len(self._waiting)
+
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         async with anyio.create_task_group() as group:
             self._group = group

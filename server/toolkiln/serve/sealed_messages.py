@@ -69,6 +69,13 @@ class Seals:
         if not secrets:
             raise ValueError("no secret to seal with")
         self.deployment = deployment
+        self.rekey(secrets)
+
+    def rekey(self, secrets: Sequence[bytes]) -> None:
+        """Seal with `secrets[0]` and open with any of them from now on (the secret file
+        was read again: serve/credentials.py). Every holder of these seals sees the change."""
+        if not secrets:
+            raise ValueError("no secret to seal with")
         self._keys = {purpose: [_key(secret, purpose) for secret in secrets] for purpose in PURPOSES}
 
     def seal(self, purpose: Purpose, payload: str, *, about: str = "", now: float | None = None) -> str:

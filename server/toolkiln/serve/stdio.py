@@ -19,12 +19,13 @@ import os
 import signal
 import stat
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 import anyio
 import mcp.types as types
 import pydantic_core
+from anyio.abc import TaskStatus
 from mcp.server.stdio import stdio_server
 from mcp.shared.dispatcher import coerce_request_id
 
@@ -42,12 +43,15 @@ MAX_UNANSWERED = 32
 MAX_HELD_BYTES = 1024 * 1024
 
 
-async def serve_stdio(service: ToolService) -> None:
-    """Serve until the client closes stdin or a signal asks us to stop."""
+async def serve_stdio(service: ToolService, on_ready: Callable[[], None] | None = None) -> None:
+    """Serve until the client closes stdin or a signal asks us to stop. `on_ready` runs
+    once a signal would stop the server cleanly (exit 0), before the protocol starts."""
     server = build_server(service)
     with _protocol_fds() as (wire_in, wire_out):
         async with anyio.create_task_group() as group:
-            group.start_soon(_stop_on_signal, group.cancel_scope)
+            await group.start(_stop_on_signal, group.cancel_scope)
+            if on_ready is not None:
+                on_ready()
             backlog = Backlog(MAX_UNANSWERED)
             writer = _Writer(wire_out, backlog)
             streams = cast(Any, _LineReader(wire_in, writer, backlog)), cast(Any, writer)
@@ -56,8 +60,11 @@ async def serve_stdio(service: ToolService) -> None:
             group.cancel_scope.cancel()
 
 
-async def _stop_on_signal(scope: anyio.CancelScope) -> None:
+async def _stop_on_signal(
+    scope: anyio.CancelScope, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+) -> None:
     with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP, signal.SIGINT) as signals:
+        task_status.started()
         async for signum in signals:
             logger.info("stopping on %s", signal.Signals(signum).name)
             scope.cancel()

@@ -35,8 +35,9 @@ from dataclasses import dataclass
 from starlette.responses import Response
 
 from toolkiln.serve.dashboard.revoked import Revocations
-from toolkiln.serve.guard import bearer_matches, token_matches
+from toolkiln.serve.guard import token_matches
 from toolkiln.signing import Binding, Purpose, Signer
+from toolkiln.token import Tokens
 
 SESSION_SECONDS = 12 * 3600
 LOGIN_SECONDS = 600
@@ -68,15 +69,39 @@ class Session:
 
 class Sessions:
     def __init__(
-        self, token: str | None, *, port: int, secure: bool, revocations: Revocations | None = None
+        self,
+        token: str | None,
+        *,
+        port: int,
+        secure: bool,
+        revocations: Revocations | None = None,
+        tokens: Tokens | None = None,
     ) -> None:
         self._token = token
+        # Every token of the token file, read again when it changes (serve/credentials.py):
+        # each logs in, and a change of the tokens ends every session, as a restart would.
+        self._tokens = tokens
+        self._signed_for = tokens.all if tokens is not None else ()
         self.revocations = revocations or Revocations(None)
         secret = token.encode() if token is not None else secrets.token_bytes(32)
-        self._signer = Signer(secret, AUDIENCE)
+        self._signer_of_token = Signer(secret, AUDIENCE)
         self.cookie = f"toolkiln_session_{port}"
         self.login_cookie = f"toolkiln_login_{port}"
         self.secure = secure
+
+    @property
+    def _signer(self) -> Signer:
+        if self._tokens is not None and self._tokens.all != self._signed_for:
+            self._signed_for = self._tokens.all
+            self._signer_of_token = Signer("\n".join(self._signed_for).encode(), AUDIENCE)
+        return self._signer_of_token
+
+    def _accepts(self, presented: str) -> bool:
+        if self._token is None:
+            return False
+        if self._tokens is not None:
+            return self._tokens.accepts(presented)
+        return token_matches(presented, self._token)
 
     @property
     def open(self) -> bool:
@@ -84,11 +109,12 @@ class Sessions:
         return self._token is None
 
     def token_matches(self, pasted: str) -> bool:
-        return self._token is not None and token_matches(pasted, self._token)
+        return self._accepts(pasted)
 
     def session(self, cookies: Mapping[str, str], authorization: str | None = None) -> Session | None:
         """The session of a request, or None: it must log in."""
-        if self._token is not None and bearer_matches(authorization, self._token):
+        scheme, _, credentials = (authorization or "").partition(" ")
+        if scheme.lower() == "bearer" and self._accepts(credentials):
             return Session(
                 csrf=None, owner="bearer"
             )  # not a browser: a cross-site page cannot set this header

@@ -162,6 +162,18 @@ class TaskService:
         await anyio.to_thread.run_sync(store.close)
 
     @property
+    def running(self) -> int:
+        """How many tasks this server runs now."""
+        return len(self._jobs)
+
+    def stop_running(self, message: str) -> None:
+        """End every task running here as failed with `message` (the server is stopping:
+        serve/drain.py); their scripts are stopped, and each task's end is written."""
+        for job in list(self._jobs.values()):
+            job.failure = {"code": types.INTERNAL_ERROR, "message": message}
+            job.scope.cancel()
+
+    @property
     def serving(self) -> bool:
         return self._group is not None
 
