@@ -123,6 +123,7 @@ def build_catalog(
         tasks=server.tasks,
         interactive=server.interactive,
         state=server.state,
+        telemetry=server.telemetry,
     )
     write_catalog(report.path, catalog)
     counts = (("tool", report.tools), ("prompt", report.prompts), ("resource", report.resources))

@@ -27,13 +27,16 @@ from toolkiln.cli.folder_argument import folder_argument, served_folder
 from toolkiln.cli.rebuilding import build_folders, built_from, rebuild_folders
 from toolkiln.cli.serve_options import HttpOptions, choose_transport, http_options
 from toolkiln.cli.state_option import chosen_state, state_option
+from toolkiln.cli.telemetry_options import TelemetryOptions, telemetry_options
 from toolkiln.errors import ConfigError
 from toolkiln.files import SERVER_CONFIG_FILE, catalog_path
 
 if TYPE_CHECKING:
     from toolkiln.audit import AuditLog
+    from toolkiln.model import TelemetrySettings
     from toolkiln.runner import Registry
     from toolkiln.serve import ToolService
+    from toolkiln.telemetry.setup import Telemetry
 
 logger = logging.getLogger("toolkiln")
 
@@ -81,6 +84,7 @@ logger = logging.getLogger("toolkiln")
 @click.option("--watch", is_flag=True, help="Rediscover and rebuild on every change; clients are told.")
 @click.option("--fallback", is_flag=True, help=FALLBACK_HELP)
 @state_option
+@telemetry_options
 def serve(
     folders: Folders,
     run: RunOptions,
@@ -97,6 +101,7 @@ def serve(
     watch: bool,
     fallback: bool,
     state_url: str | None,
+    telemetry: TelemetryOptions,
 ) -> None:
     """Serve the compiled tools to MCP clients, over stdio (what clients spawn) or HTTP.
 
@@ -144,8 +149,6 @@ def serve(
         raise ConfigError(f"{catalog_path(folders.config)}: the first build failed; see the errors above")
 
     with _gc_paused():
-        import anyio
-
         from toolkiln.audit import AuditLog
         from toolkiln.runner import Registry
 
@@ -156,8 +159,43 @@ def serve(
         registry = Registry.load(catalog_path(folders.config))
     audit = None if no_audit else AuditLog(audit_log or folders.config / AUDIT_FILE, audit_max_bytes)
     rebuild = functools.partial(rebuild_folders, folders, discover=True) if watch else None
+    chosen = telemetry.applied_to(registry.catalog.telemetry)
+    observed = _start_telemetry(chosen, audit)
+    try:
+        _serve_on(
+            transport, folders, registry, run, http, max_concurrency, audit, rebuild, state_url, observed
+        )
+    finally:
+        if observed is not None:
+            observed.shutdown()
+
+
+def _start_telemetry(settings: TelemetrySettings, audit: AuditLog | None) -> Telemetry | None:
+    """The OpenTelemetry SDK, when config/server.json or the options turn on any of it."""
+    if not (settings.tracing or settings.any_metrics):
+        return None
+    from toolkiln.audit.redaction import Redactor
+    from toolkiln.telemetry.setup import start_telemetry
+
+    return start_telemetry(settings, audit.redactor if audit is not None else Redactor())
+
+
+def _serve_on(
+    transport: str,
+    folders: Folders,
+    registry: Registry,
+    run: RunOptions,
+    http: HttpOptions,
+    max_concurrency: int | None,
+    audit: AuditLog | None,
+    rebuild: Callable[[], Registry | None] | None,
+    state_url: str | None,
+    telemetry: Telemetry | None,
+) -> None:
+    import anyio
+
     if transport == "stdio":
-        anyio.run(_serve_stdio, folders, registry, run, max_concurrency, audit, rebuild, state_url)
+        anyio.run(_serve_stdio, folders, registry, run, max_concurrency, audit, rebuild, state_url, telemetry)
     else:
         # The dashboard's switches rebuild the folders the served tools.json was built from;
         # without --watch, only build: no script is read unless serve was asked to.
@@ -165,7 +203,17 @@ def serve(
             rebuild_folders, built_from(folders, registry), discover=False
         )
         anyio.run(
-            _serve_http, folders, registry, run, http, max_concurrency, audit, rebuild, switches, state_url
+            _serve_http,
+            folders,
+            registry,
+            run,
+            http,
+            max_concurrency,
+            audit,
+            rebuild,
+            switches,
+            state_url,
+            telemetry,
         )
 
 
@@ -204,6 +252,7 @@ async def _serve_stdio(
     audit: AuditLog | None,
     rebuild: Callable[[], Registry | None] | None,
     state_url: str | None,
+    telemetry: Telemetry | None = None,
 ) -> None:
     from toolkiln.runner import ToolRunner
     from toolkiln.serve import ToolService, serve_stdio
@@ -213,7 +262,10 @@ async def _serve_stdio(
         audit.redactor.add_known(_http_token() or "")
     state = chosen_state(registry.catalog.state, state_url, default_state_dir())
     service = ToolService(
-        ToolRunner(registry, run.settings(registry, "stdio", max_concurrency)), audit, state=state
+        ToolRunner(registry, run.settings(registry, "stdio", max_concurrency)),
+        audit,
+        state=state,
+        telemetry=telemetry,
     )
     served = served_folder()
     # The client snippet names DIR when DIR alone says what is served (no --config-dir given).
@@ -233,6 +285,7 @@ async def _serve_http(
     rebuild: Callable[[], Registry | None] | None,
     switches: Callable[[], Registry | None],
     state_url: str | None,
+    telemetry: Telemetry | None = None,
 ) -> None:
     from toolkiln.runner import ToolRunner
     from toolkiln.serve import Admission, HttpSettings, ToolService, bind, is_loopback, serve_http
@@ -288,6 +341,7 @@ async def _serve_http(
         audit,
         state_dir=state_dir,  # the task store lives beside the token
         state=chosen_state(registry.catalog.state, state_url, state_dir, token),
+        telemetry=telemetry,
     )
     admission = Admission.for_bind(
         http.host, token, extra_hosts=http.allow_host, extra_origins=http.allow_origin

@@ -39,6 +39,7 @@ from toolkiln.model.server import (
     TaskSettings,
 )
 from toolkiln.model.state import StateSettings
+from toolkiln.model.telemetry import TelemetrySettings
 from toolkiln.model.tools import (
     USER_KEYS,
     USER_SCRIPT_KEYS,
@@ -101,6 +102,7 @@ __all__ = [
     "SourceFingerprint",
     "StateSettings",
     "TaskSettings",
+    "TelemetrySettings",
     "ToolConfig",
     "ToolHints",
     "WorkspaceConfig",

@@ -11,6 +11,7 @@ from toolkiln.model.limits import Limits
 from toolkiln.model.parameter import Parameter
 from toolkiln.model.server import InteractiveSettings, RunCommandSettings, TaskSettings
 from toolkiln.model.state import StateSettings
+from toolkiln.model.telemetry import TelemetrySettings
 from toolkiln.model.tools import TaskSupport, WorkspaceConfig
 from toolkiln.vocabulary import DialectName, PythonEntry
 
@@ -141,3 +142,5 @@ class Catalog(BaseModel):
     interactive: InteractiveSettings = Field(default_factory=lambda: InteractiveSettings())
     # Where replicas share their state (config/server.json `state`; a Redis URL, without password).
     state: StateSettings = Field(default_factory=lambda: StateSettings())
+    # Traces and metrics (config/server.json `telemetry`).
+    telemetry: TelemetrySettings = Field(default_factory=lambda: TelemetrySettings())

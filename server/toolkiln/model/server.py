@@ -16,6 +16,7 @@ from toolkiln.fallback_globs import check_fallback_pattern
 from toolkiln.model.confinement import ConfinementSettings, ServerConfinement
 from toolkiln.model.limits import Limits
 from toolkiln.model.state import StateSettings
+from toolkiln.model.telemetry import TelemetrySettings
 from toolkiln.model.tools import ToolName
 
 # Never allowed, whatever the allowlist says: they change who runs what, or run anything.
@@ -157,3 +158,4 @@ class ServerConfig(BaseModel):
     tasks: TaskSettings = Field(default_factory=TaskSettings)
     interactive: InteractiveSettings = Field(default_factory=InteractiveSettings)
     state: StateSettings = Field(default_factory=StateSettings)
+    telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)

@@ -69,6 +69,22 @@ TOOL_VARIABLES = frozenset(
 )
 
 
+# The W3C trace context of a call, given to its script only when tracing is on
+# (config/server.json `telemetry.tracing`), so that the script's own spans join the call's
+# trace; what the server's environment has under these names never reaches a script then.
+TRACE_VARIABLES = {"traceparent": "TRACEPARENT", "tracestate": "TRACESTATE"}
+
+
+def with_trace_context(env: Mapping[str, str], context: Mapping[str, str]) -> dict[str, str]:
+    """`env` with the call's trace context (`traceparent`, `tracestate`) in place of any
+    inherited one; other keys of `context` are never variables."""
+    traced = {key: value for key, value in env.items() if key not in TRACE_VARIABLES.values()}
+    for key, name in TRACE_VARIABLES.items():
+        if key in context:
+            traced[name] = context[key]
+    return traced
+
+
 def check_script_config_key(key: str) -> None:
     if not PARAM_NAME_PATTERN.match(key) or is_sensitive_env_name(key):
         raise ConfigError(

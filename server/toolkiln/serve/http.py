@@ -197,6 +197,11 @@ def build_app(
         Route("/rpc", rpc_endpoint(service), methods=["POST"]),
         Route("/health", health, methods=["GET"]),
     ]
+    telemetry = service.telemetry
+    if telemetry is not None and telemetry.registry is not None and telemetry.settings.prometheus:
+        from toolkiln.telemetry.prometheus import metrics_endpoint  # behind the Guard, as /mcp
+
+        routes.append(Route("/metrics", metrics_endpoint(telemetry.registry), methods=["GET"]))
     if settings.dashboard:
         # Logouts are kept beside the token file: replicas that share it share them.
         ended = settings.token_file.parent / REVOKED_FILE if settings.token_file else None

@@ -1,0 +1,34 @@
+"""What the server's telemetry learns of one call as the runner runs it.
+
+`serve` sets a `CallWatch` in `CALL_WATCH` for each call when tracing or metrics are on
+(toolkiln/telemetry/watch.py); the runner tells it when the call got its slot, when its
+process started (how long the spawn took, whether confined) and how it ended, and asks
+it for the trace context a script may join (`TRACEPARENT`). Without one (the default,
+and `toolkiln call`), the runner tells nobody: one context variable read per call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from contextvars import ContextVar
+from typing import Protocol
+
+
+class CallWatch(Protocol):
+    def call_started(self, tool: str) -> None: ...
+
+    def slot_taken(self, waited: float, free: bool) -> None:
+        """`waited` seconds for a slot; `free`: one was had (else the call timed out)."""
+
+    def trace_context(self) -> Mapping[str, str]:
+        """`traceparent` (and `tracestate`) of the process about to start; {}: none."""
+
+    def process_started(self, spawn_seconds: float | None, confined: bool) -> None: ...
+
+    def process_ended(self, exit_code: int | None, timed_out: bool, duration: float) -> None: ...
+
+    def call_ended(self, is_error: bool | None) -> None:
+        """The call's outcome: None when it was cancelled."""
+
+
+CALL_WATCH: ContextVar[CallWatch | None] = ContextVar("toolkiln_call_watch", default=None)
