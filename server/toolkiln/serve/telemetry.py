@@ -118,8 +118,12 @@ class TelemetryMiddleware(ServerMiddleware[Any]):
         assert self.telemetry.redactor is not None
         if isinstance(result, CallToolResult):
             texts = [item.text for item in result.content if isinstance(item, TextContent)]
-            cleaned = self.telemetry.redactor.clean_text("\n".join(texts))
-            span.set_attribute("gen_ai.tool.call.result", cleaned)
+        elif isinstance(result, Mapping) and isinstance(result.get("content"), list):  # in wire form
+            texts = [str(item.get("text")) for item in result["content"] if isinstance(item, Mapping)]
+            texts = [text for text in texts if text != "None"]
+        else:  # a task's: its result is the task's, later
+            return
+        span.set_attribute("gen_ai.tool.call.result", self.telemetry.redactor.clean_text("\n".join(texts)))
 
 
 def request_attributes(ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
