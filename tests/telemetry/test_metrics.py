@@ -68,8 +68,9 @@ async def test_calls_are_counted_over_otlp_and_on_metrics(project: Path, tmp_pat
 
     for each in (samples, own_port):
         assert _value(each, "toolkiln_tool_calls_total", gen_ai_tool_name="echo") == 2
-        assert _value(each, "toolkiln_tool_errors_total", gen_ai_tool_name="fail", error_type="tool_error") == 1
-        assert _value(each, "toolkiln_tool_errors_total", gen_ai_tool_name="slow", error_type="timeout") == 1
+        errors = functools.partial(_value, each, "toolkiln_tool_errors_total")
+        assert errors(gen_ai_tool_name="fail", error_type="tool_error") == 1
+        assert errors(gen_ai_tool_name="slow", error_type="timeout") == 1
         assert _value(each, "toolkiln_tool_timeouts_total", gen_ai_tool_name="slow") == 1
         assert _value(each, "toolkiln_tool_calls_active", gen_ai_tool_name="echo") == 0
         assert _value(each, "toolkiln_tool_queue_wait_seconds_count", gen_ai_tool_name="echo") == 2

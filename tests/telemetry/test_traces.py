@@ -92,19 +92,20 @@ async def test_calls_are_spans_named_by_the_conventions_with_their_process_as_a_
 
 
 @pytest.mark.anyio
-async def test_a_cancelled_call_is_an_error_span_and_its_process_killed(project: Path, tmp_path: Path) -> None:
+async def test_a_cancelled_call_is_an_error_span_and_its_process_killed(
+    project: Path, tmp_path: Path
+) -> None:
     started = tmp_path / "started"
     with observed_server(project, tmp_path / "state", "--tracing", STARTED=str(started)) as (
         server,
         received,
     ):
-        async with mcp_client(server, "legacy") as client:
-            async with anyio.create_task_group() as group:
-                group.start_soon(functools.partial(client.call_tool, "hang", {}))
-                with anyio.fail_after(30):
-                    while not started.exists():
-                        await anyio.sleep(0.05)
-                group.cancel_scope.cancel()  # the SDK client sends notifications/cancelled
+        async with mcp_client(server, "legacy") as client, anyio.create_task_group() as group:
+            group.start_soon(functools.partial(client.call_tool, "hang", {}))
+            with anyio.fail_after(30):
+                while not started.exists():
+                    await anyio.sleep(0.05)
+            group.cancel_scope.cancel()  # the SDK client sends notifications/cancelled
         call = _one(received, "tools/call hang")
         assert call.attributes["error.type"] == "cancelled"
         process = _child(received, "process hang", call)
@@ -124,9 +125,7 @@ def test_a_task_has_its_process_span_in_the_calls_trace(project: Path, tmp_path:
         assert process.attributes["process.exit.code"] == 0
 
 
-def test_arguments_are_recorded_only_when_opted_in_and_then_redacted(
-    project: Path, tmp_path: Path
-) -> None:
+def test_arguments_are_recorded_only_when_opted_in_and_then_redacted(project: Path, tmp_path: Path) -> None:
     server_json = project / "server.json"
     server_json.write_text('{"telemetry": {"tracing": true, "record_arguments": true}}')
     os.utime(server_json)

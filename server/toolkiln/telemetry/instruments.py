@@ -2,6 +2,9 @@
 toolkiln's own per tool (calls, errors, timeouts, in flight, queue wait), per process
 (spawn time, confined or not) and per task status.
 
+Counts are `Tally`s read at collection (asynchronous instruments); durations are
+histograms, recorded per call (~5-15 us each, the SDK's own cost).
+
 Attribute values come from a closed set (method names, tool names of the catalog,
 statuses), never from what a client sent, so the number of series stays bounded.
 """
@@ -10,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from opentelemetry.metrics import Meter
+from opentelemetry.metrics import CallbackOptions, Meter, Observation
 
 # docs/gen-ai/mcp.md (semantic-conventions-genai): the buckets of the MCP duration metrics.
 MCP_DURATION_BUCKETS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
@@ -20,7 +23,25 @@ SHORT_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 OPERATION_DURATION = "mcp.server.operation.duration"
 QUEUE_WAIT = "toolkiln.tool.queue.wait"
 SPAWN_DURATION = "toolkiln.process.spawn.duration"
-PROCESS_DURATION = "toolkiln.process.duration"
+
+
+Key = tuple[tuple[str, Any], ...]  # an attribute set, as a tuple of pairs (hashable)
+
+
+class Tally:
+    """Counts per attribute set, kept as plain integers and read by an asynchronous
+    instrument when the metrics are collected: a count costs a dict update per call,
+    where a synchronous counter costs ~7 us (the SDK hashes the attributes each time)."""
+
+    def __init__(self) -> None:
+        self.values: dict[Key, int] = {}
+
+    def add(self, amount: int, key: Key) -> None:
+        self.values[key] = self.values.get(key, 0) + amount
+
+    def observe(self, options: CallbackOptions) -> list[Observation]:
+        # list() of a dict's items runs in C, whole, under the GIL: safe beside the event loop.
+        return [Observation(value, dict(key)) for key, value in list(self.values.items())]
 
 
 class Instruments:
@@ -33,20 +54,6 @@ class Instruments:
             description="MCP request or notification duration as observed on the receiver "
             "from the time it was received until the result or ack is sent.",
             explicit_bucket_boundaries_advisory=list(MCP_DURATION_BUCKETS),
-        )
-        self.calls = meter.create_counter(
-            "toolkiln.tool.calls", unit="{call}", description="Tool calls run (tasks included)."
-        )
-        self.errors = meter.create_counter(
-            "toolkiln.tool.errors",
-            unit="{call}",
-            description="Tool calls that ended as errors (error.type: tool_error, timeout, cancelled).",
-        )
-        self.timeouts = meter.create_counter(
-            "toolkiln.tool.timeouts", unit="{call}", description="Tool calls stopped at their timeout."
-        )
-        self.active = meter.create_up_down_counter(
-            "toolkiln.tool.calls.active", unit="{call}", description="Tool calls in flight."
         )
         self.queue_wait = meter.create_histogram(
             QUEUE_WAIT,
@@ -61,18 +68,33 @@ class Instruments:
             "bubblewrap's setup, so the difference of the two series is the cost of confinement.",
             explicit_bucket_boundaries_advisory=list(SHORT_BUCKETS),
         )
-        self.process_duration = meter.create_histogram(
-            PROCESS_DURATION,
-            unit="s",
-            description="How long a tool's process ran, from its start until its group was stopped.",
-            explicit_bucket_boundaries_advisory=list(MCP_DURATION_BUCKETS),
+        self.calls = Tally()
+        self.errors = Tally()
+        self.timeouts = Tally()
+        self.active = Tally()
+        self.tasks = Tally()
+        tallies = (
+            ("toolkiln.tool.calls", self.calls, "{call}", "Tool calls run (tasks included)."),
+            (
+                "toolkiln.tool.errors",
+                self.errors,
+                "{call}",
+                "Tool calls that ended as errors (error.type: tool_error, timeout, cancelled).",
+            ),
+            ("toolkiln.tool.timeouts", self.timeouts, "{call}", "Tool calls stopped at their timeout."),
+            ("toolkiln.tasks", self.tasks, "{task}", "Tasks that reached each status."),
         )
-        self.tasks = meter.create_counter(
-            "toolkiln.tasks", unit="{task}", description="Tasks that reached each status."
+        for name, tally, unit, description in tallies:
+            meter.create_observable_counter(name, [tally.observe], unit=unit, description=description)
+        meter.create_observable_up_down_counter(
+            "toolkiln.tool.calls.active",
+            [self.active.observe],
+            unit="{call}",
+            description="Tool calls in flight.",
         )
 
     def task_status(self, status: str) -> None:
-        self.tasks.add(1, {"toolkiln.task.status": status})
+        self.tasks.add(1, (("toolkiln.task.status", status),))
 
     def operation(self, seconds: float, attributes: dict[str, Any]) -> None:
         self.operation_duration.record(seconds, attributes)

@@ -15,7 +15,7 @@ from typing import Any
 from opentelemetry.trace import Span, SpanKind, StatusCode, Tracer
 
 from toolkiln.telemetry.context import script_context
-from toolkiln.telemetry.instruments import Instruments
+from toolkiln.telemetry.instruments import Instruments, Key
 
 
 class ToolWatch:
@@ -26,15 +26,17 @@ class ToolWatch:
         self.instruments = instruments
         self.tool = ""
         self.attributes: dict[str, Any] = {}
+        self.key: Key = ()
         self.span: Span | None = None
         self.timed_out = False
 
     def call_started(self, tool: str) -> None:
         self.tool = tool
         self.attributes = {"gen_ai.tool.name": tool}
+        self.key = (("gen_ai.tool.name", tool),)
         if self.instruments is not None:
-            self.instruments.calls.add(1, self.attributes)
-            self.instruments.active.add(1, self.attributes)
+            self.instruments.calls.add(1, self.key)
+            self.instruments.active.add(1, self.key)
 
     def slot_taken(self, waited: float, free: bool) -> None:
         if self.instruments is not None:
@@ -63,8 +65,6 @@ class ToolWatch:
                 self.span.set_attribute("process.exit.code", exit_code)
             self.span.set_attribute("toolkiln.process.timed_out", timed_out)
             self.span.set_attribute("toolkiln.process.killed", killed)
-        if self.instruments is not None:
-            self.instruments.process_duration.record(duration, self.attributes)
 
     def call_ended(self, is_error: bool | None) -> None:
         error = (
@@ -77,11 +77,11 @@ class ToolWatch:
             else None
         )
         if self.instruments is not None:
-            self.instruments.active.add(-1, self.attributes)
+            self.instruments.active.add(-1, self.key)
             if error is not None:
-                self.instruments.errors.add(1, {**self.attributes, "error.type": error})
+                self.instruments.errors.add(1, (*self.key, ("error.type", error)))
             if self.timed_out:
-                self.instruments.timeouts.add(1, self.attributes)
+                self.instruments.timeouts.add(1, self.key)
         if self.span is not None:
             if error is not None:
                 self.span.set_attribute("error.type", error)
