@@ -80,7 +80,7 @@ def test_prometheus_scrapes_the_server_with_the_documented_configuration(
             prometheus.wait(timeout=30)
             log.close()
     assert results[0]["metric"]["gen_ai_tool_name"] == "echo"
-    assert float(results[0]["value"][1]) == 1  # /rpc is not counted: the MCP call is
+    assert float(results[0]["value"][1]) == 2  # over /rpc and over /mcp
     assert up[0]["value"][1] == "1"
 
 

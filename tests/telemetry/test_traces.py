@@ -134,10 +134,15 @@ def test_arguments_are_recorded_only_when_opted_in_and_then_redacted(project: Pa
     build_catalog(project, project.parent / "tools")
     secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
     with observed_server(project, tmp_path / "state") as (server, received):
-        server.rpc("tools/call", {"name": "echo", "arguments": {"word": "x"}})  # /rpc: not MCP, no span
+        # /rpc: not MCP, so no request span; its process span is a trace of its own.
+        server.rpc("tools/call", {"name": "echo", "arguments": {"word": "x"}})
         call = functools.partial(http_request, server.mcp_url, server.token)
         call("tools/call", {"name": "echo", "arguments": {"word": secret}})
         span = _one(received, "tools/call echo")
+        processes = received.wait_for(
+            lambda r: len(r.spans_named("process echo")) == 2 and r.spans_named("process echo")
+        )
+    assert sorted(p.parent_span_id for p in processes) == sorted(["", span.span_id])
     assert "gen_ai.tool.call.arguments" in span.attributes
     assert secret not in span.attributes["gen_ai.tool.call.arguments"]
     assert secret not in span.attributes["gen_ai.tool.call.result"]

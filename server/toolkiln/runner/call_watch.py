@@ -9,7 +9,8 @@ and `toolkiln call`), the runner tells nobody: one context variable read per cal
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Protocol
 
@@ -32,3 +33,16 @@ class CallWatch(Protocol):
 
 
 CALL_WATCH: ContextVar[CallWatch | None] = ContextVar("toolkiln_call_watch", default=None)
+
+
+@contextmanager
+def watching(watch: CallWatch | None) -> Iterator[None]:
+    """`watch` watches the calls the runner makes within (none: as it was)."""
+    if watch is None:
+        yield
+        return
+    token = CALL_WATCH.set(watch)
+    try:
+        yield
+    finally:
+        CALL_WATCH.reset(token)

@@ -18,6 +18,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 
 from toolkiln import __version__
+from toolkiln.runner.call_watch import watching
 from toolkiln.serve.handlers import SERVER_NAME
 from toolkiln.serve.service import ToolService
 
@@ -121,7 +122,9 @@ async def _dispatch(service: ToolService, method: str, params: Any) -> dict[str,
             raise _RpcError(INVALID_PARAMS, 'Invalid params: "name" must be the tool\'s name')
         if not isinstance(arguments, dict):
             raise _RpcError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
-        return _dump(await service.call_tool(name, arguments, transport="rpc"))
+        telemetry = service.telemetry  # metrics of the call, and its process span (no request span: not MCP)
+        with watching(telemetry.watch() if telemetry is not None else None):
+            return _dump(await service.call_tool(name, arguments, transport="rpc"))
     raise _RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
 
 
