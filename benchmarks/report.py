@@ -11,6 +11,7 @@ from typing import Any
 from benchmarks.markdown import join, table
 from benchmarks.report_state import TASK_STORES, relay_table, tasks_table
 from benchmarks.report_steps import steps_table
+from benchmarks.report_telemetry import TELEMETRY_TARGETS, telemetry_table
 
 Results = dict[str, Any]
 # Hand-written: what the profiles found, and what remains.
@@ -122,6 +123,10 @@ TARGETS = [
            _figure("round_trip_ratio"), 1.5, operator.le),
     Target("what relaying the answers adds to the retry, p50 (relayed - local)", "relay",
            _figure("retry_added_ms"), 5, operator.le, " ms"),
+    # Issue 28: what turning observability on costs a call.
+    *(Target(f"per call, {label}, over telemetry off", "telemetry",
+             _value(key, "cost_ms"), limit, operator.le, " ms")
+      for key, label, limit in TELEMETRY_TARGETS),
 ]  # fmt: skip
 
 
@@ -181,6 +186,12 @@ def render_markdown(results: Results, chart: str | None) -> str:
     if "tasks" in results:
         parts += ["## Tasks: creating and polling one against a plain call\n", tasks_table(results["tasks"])]
         parts += _measured_alone(results, "tasks")
+    if "telemetry" in results:
+        parts += [
+            "## Observability: what metrics and tracing cost a call\n",
+            telemetry_table(results["telemetry"]),
+        ]
+        parts += _measured_alone(results, "telemetry")
     if "relay" in results:
         parts += ["## Replicas: an answer relayed to the replica that asked\n", relay_table(results["relay"])]
         parts += _measured_alone(results, "relay")
