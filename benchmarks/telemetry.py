@@ -107,6 +107,5 @@ def measure_telemetry(scratch: Path, preset: Preset) -> Figures:
         figures[name] = {"per_call_us": round(median, 2), "cost_ms": cost_ms, "target_ms": target}
         figures[name]["met"] = cost_ms <= target
     # The same, end to end: three stdio servers called in turns (server CPU time per call).
-    # /proc counts CPU time in ticks of 10 ms: enough calls that a tick is 0.02 ms of one.
     figures["servers"] = measure_servers(scratch, preset.rounds, preset.calls * 3)
     return figures

@@ -1,7 +1,8 @@
 """The same stdio server three ways, called in turns: telemetry off, metrics on (a
 Prometheus port), tracing on with the `always_off` sampler. Its figure is the server's
 own CPU time per call (its tools' aside), which a busy machine disturbs far less than
-latency; the latency p50 is shown beside it."""
+latency; the latency p50 is shown beside it. /proc counts CPU time in ticks of 10 ms,
+so a round makes enough calls that a tick is a small part of one call's figure."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from statistics import median
 
 import anyio
 
 from benchmarks.projects import served_project
-from benchmarks.rounds import Figures, median, rotated
+from benchmarks.rounds import Figures, rotated
 from benchmarks.targets import Caller, Target, Workspace, cpu_seconds, free_port, open_target
 
 WARM_UP = 20
@@ -57,8 +59,8 @@ def measure_servers(scratch: Path, rounds: int, calls: int) -> Figures:
     off = median(cpu["off"])
     return {
         name: {
-            "server_cpu_ms_per_call": round(median(cpu[name]), 3),
-            "cpu_cost_ms": round(median(cpu[name]) - off, 3),
+            "server_cpu_ms_per_call": round(median(cpu[name]), 4),
+            "cpu_cost_ms": round(median(cpu[name]) - off, 4),
             "p50_ms": round(median(p50[name]), 3),
         }
         for name in cpu
