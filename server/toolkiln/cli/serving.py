@@ -310,6 +310,8 @@ async def _serve_http(
     if audit is not None:  # never written, wherever it appears: an argument, a tool's output
         for secret in (token, _http_token()):
             audit.redactor.add_known(secret or "")
+    if telemetry is not None and telemetry.redactor is not None:  # nor recorded in a span
+        telemetry.redactor.add_known(token or "")
     listener = bind(http.host, http.port)
     port = listener.getsockname()[1]
     settings = HttpSettings(

@@ -22,7 +22,7 @@ class CallWatch(Protocol):
         """`waited` seconds for a slot; `free`: one was had (else the call timed out)."""
 
     def trace_context(self) -> Mapping[str, str]:
-        """`traceparent` (and `tracestate`) of the process about to start; {}: none."""
+        """The `traceparent` of the process about to start; {}: none."""
 
     def process_started(self, spawn_seconds: float | None, confined: bool) -> None: ...
 

@@ -163,5 +163,11 @@ def build_server(service: ToolService) -> Server[Any]:
             tool = service.registry.tools.get(name)
             return [p.name for p in tool.parameters if p.secret] if tool is not None else []
 
-        replace_sdk_middleware(server.middleware, TelemetryMiddleware(service.telemetry, secret_names))
+        def is_known(method: str, name: str) -> bool:
+            if method == "prompts/get":
+                return any(prompt.name == name for prompt in service.registry.catalog.prompts)
+            return name in service.registry.tools
+
+        middleware = TelemetryMiddleware(service.telemetry, secret_names, is_known)
+        replace_sdk_middleware(server.middleware, middleware)
     return server

@@ -38,17 +38,25 @@ _METRIC_KEYS = (
     "network.transport",
     "error.type",
 )
+_UNNAMED_KEYS = tuple(key for key in _METRIC_KEYS if key not in ("gen_ai.tool.name", "gen_ai.prompt.name"))
 
 
 class TelemetryMiddleware(ServerMiddleware[Any]):
     """Spans (when tracing is on) and `mcp.server.operation.duration` (when metrics are)."""
 
-    def __init__(self, telemetry: Telemetry, secret_names: Callable[[str], Iterable[str]]) -> None:
+    def __init__(
+        self,
+        telemetry: Telemetry,
+        secret_names: Callable[[str], Iterable[str]],
+        is_known: Callable[[str, str], bool],
+    ) -> None:
         self.telemetry = telemetry
         self.secret_names = secret_names  # a tool's secret parameters, redacted whatever they hold
+        self.is_known = is_known  # (method, name): a tool or prompt of the catalog
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         attributes = request_attributes(ctx)
+        known = _is_target_known(attributes, self.is_known)
         started = time.perf_counter()
         tracer = self.telemetry.tracer
         watch = self.telemetry.watch() if ctx.method == "tools/call" else None
@@ -59,7 +67,7 @@ class TelemetryMiddleware(ServerMiddleware[Any]):
             parent = parent_of(ctx.meta)
             headers = ctx.request.headers if ctx.request is not None else None
             span = tracer.start_span(
-                span_name(ctx.method, attributes),
+                span_name(ctx.method, attributes if known else {}),
                 context=parent,
                 kind=SpanKind.SERVER,
                 attributes=attributes,
@@ -73,7 +81,9 @@ class TelemetryMiddleware(ServerMiddleware[Any]):
             if token is not None:
                 CALL_WATCH.reset(token)
             if self.telemetry.instruments is not None:
-                labels = {key: attributes[key] for key in _METRIC_KEYS if key in attributes}
+                # A name the catalog does not have is a client's text: never a label (unbounded series).
+                keys = _METRIC_KEYS if known else _UNNAMED_KEYS
+                labels = {key: attributes[key] for key in keys if key in attributes}
                 self.telemetry.instruments.operation(time.perf_counter() - started, labels)
 
     async def _handle(
@@ -153,6 +163,11 @@ def request_attributes(ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
         if session:
             attributes["mcp.session.id"] = session
     return attributes
+
+
+def _is_target_known(attributes: Mapping[str, Any], is_known: Callable[[str, str], bool]) -> bool:
+    name = attributes.get("gen_ai.tool.name") or attributes.get("gen_ai.prompt.name")
+    return name is None or is_known(attributes["mcp.method.name"], name)
 
 
 def span_name(method: str, attributes: Mapping[str, Any]) -> str:

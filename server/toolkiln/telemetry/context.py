@@ -3,7 +3,7 @@
 A request's parent is the W3C trace context in its `params._meta` (`traceparent`,
 `tracestate`, `baggage`: SEP-414), as the MCP semantic conventions ask; an HTTP
 request's own `traceparent` header (a proxy's, or the client's HTTP library's) is a
-link, not the parent. A script gets its process span's context as `TRACEPARENT`.
+link, not the parent. A script gets its process span's `traceparent` as `TRACEPARENT`.
 """
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from opentelemetry import baggage, propagate, trace
+from opentelemetry import propagate, trace
 from opentelemetry.context import Context
 from opentelemetry.trace import Link, Span
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 _CARRIED = ("traceparent", "tracestate", "baggage")
 
@@ -40,12 +41,11 @@ def http_links(headers: Mapping[str, str] | None, parent: Context | None) -> lis
 
 
 def script_context(span: Span) -> dict[str, str]:
-    """`traceparent` (and `tracestate`) naming `span`: what a script gets as TRACEPARENT."""
+    """The `traceparent` naming `span`: what a script gets as TRACEPARENT (its tracestate
+    and baggage, which a client writes, stay in the server: runner/environment.py)."""
     carrier: dict[str, str] = {}
-    context = trace.set_span_in_context(span)
-    # Baggage stays in the server: a script's environment is read by whatever it runs.
-    propagate.inject(carrier, context=baggage.clear(context))
-    return carrier
+    TraceContextTextMapPropagator().inject(carrier, context=trace.set_span_in_context(span))
+    return {"traceparent": carrier["traceparent"]} if "traceparent" in carrier else {}
 
 
 def _state(headers: Mapping[str, str]) -> dict[str, str]:
