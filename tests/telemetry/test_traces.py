@@ -146,3 +146,19 @@ def test_arguments_are_recorded_only_when_opted_in_and_then_redacted(project: Pa
     assert "gen_ai.tool.call.arguments" in span.attributes
     assert secret not in span.attributes["gen_ai.tool.call.arguments"]
     assert secret not in span.attributes["gen_ai.tool.call.result"]
+
+
+def test_the_http_requests_own_trace_context_is_a_link_not_the_parent(project: Path, tmp_path: Path) -> None:
+    gateway = f"00-{'ab' * 16}-{'cd' * 8}-01"  # a proxy's, in the HTTP header
+    with observed_server(project, tmp_path / "state", "--tracing") as (server, received):
+        http_request(
+            server.mcp_url,
+            server.token,
+            "tools/call",
+            {"name": "echo", "arguments": {"word": "hi"}},
+            headers={"traceparent": gateway},
+        )
+        span = _one(received, "tools/call echo")
+    assert span.parent_span_id == ""  # `_meta` had none: a trace of its own
+    assert span.trace_id != "ab" * 16
+    assert span.links == [("ab" * 16, "cd" * 8)]
