@@ -10,6 +10,8 @@ from typing import Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest, start_http_server
 
+from toolkiln.errors import ConfigError
+
 logger = logging.getLogger(__name__)
 
 
@@ -26,7 +28,13 @@ def metrics_endpoint(registry: CollectorRegistry) -> Callable[[Any], Any]:
 def serve_metrics_port(registry: CollectorRegistry | None, port: int) -> Callable[[], None]:
     """Serve `registry` at http://127.0.0.1:PORT/metrics in a thread; what stops it."""
     assert registry is not None
-    server, thread = start_http_server(port, addr="127.0.0.1", registry=registry)
+    try:
+        server, thread = start_http_server(port, addr="127.0.0.1", registry=registry)
+    except OSError as error:
+        raise ConfigError(
+            f"telemetry.prometheus_port (serve --prometheus-port) {port}: cannot listen on 127.0.0.1:{port} "
+            f"({error.strerror or error}); choose a free port"
+        ) from None
     logger.info("metrics at http://127.0.0.1:%d/metrics", port)
 
     def stop() -> None:
