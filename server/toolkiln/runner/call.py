@@ -277,7 +277,9 @@ class ToolRunner:
         except ProcessStartError as error:
             return ToolResult(text=f"Tool {name!r} could not start: {error}.", is_error=True)
         if watch is not None:
-            env = with_trace_context(env, watch.trace_context())
+            context = watch.trace_context()  # {} unless tracing is on: the environment as it was
+            if context:
+                env = with_trace_context(env, context)
             on_started = _timed_start(watch, confinement is not None, on_started)
         run = functools.partial(
             run_process,
