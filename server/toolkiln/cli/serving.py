@@ -157,10 +157,11 @@ def serve(
         importlib.import_module(f"toolkiln.serve.{transport}")  # stdio.py or http.py
 
         registry = Registry.load(catalog_path(folders.config))
-    audit = None if no_audit else AuditLog(audit_log or folders.config / AUDIT_FILE, audit_max_bytes)
+        audit = None if no_audit else AuditLog(audit_log or folders.config / AUDIT_FILE, audit_max_bytes)
+        # The OpenTelemetry SDK, when config/server.json or an option turns it on: its
+        # modules are frozen with the rest too.
+        observed = _start_telemetry(telemetry.applied_to(registry.catalog.telemetry), audit)
     rebuild = functools.partial(rebuild_folders, folders, discover=True) if watch else None
-    chosen = telemetry.applied_to(registry.catalog.telemetry)
-    observed = _start_telemetry(chosen, audit)
     try:
         _serve_on(
             transport, folders, registry, run, http, max_concurrency, audit, rebuild, state_url, observed
