@@ -39,7 +39,12 @@ def telemetry_table(figures: dict[str, Any]) -> str:
         "(the request middleware and the runner's telemetry calls), in turns; then end to end "
         "on three stdio servers called in turns, as the server's CPU time per call.\n\n"
         + table(
-            ["variant", "CPU µs per call (in process)", "cost ms per call", "server CPU ms per call, over off"],
+            [
+                "variant",
+                "CPU µs per call (in process)",
+                "cost ms per call",
+                "server CPU ms per call, over off",
+            ],
             rows,
         )
         + note
