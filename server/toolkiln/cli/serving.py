@@ -27,13 +27,12 @@ from toolkiln.cli.folder_argument import folder_argument, served_folder
 from toolkiln.cli.rebuilding import build_folders, built_from, rebuild_folders
 from toolkiln.cli.serve_options import HttpOptions, choose_transport, http_options
 from toolkiln.cli.state_option import chosen_state, state_option
-from toolkiln.cli.telemetry_options import TelemetryOptions, telemetry_options
+from toolkiln.cli.telemetry_options import TelemetryOptions, start_chosen_telemetry, telemetry_options
 from toolkiln.errors import ConfigError
 from toolkiln.files import SERVER_CONFIG_FILE, catalog_path
 
 if TYPE_CHECKING:
     from toolkiln.audit import AuditLog
-    from toolkiln.model import TelemetrySettings
     from toolkiln.runner import Registry
     from toolkiln.serve import ToolService
     from toolkiln.telemetry.setup import Telemetry
@@ -160,7 +159,7 @@ def serve(
         audit = None if no_audit else AuditLog(audit_log or folders.config / AUDIT_FILE, audit_max_bytes)
         # The OpenTelemetry SDK, when config/server.json or an option turns it on: its
         # modules are frozen with the rest too.
-        observed = _start_telemetry(telemetry.applied_to(registry.catalog.telemetry), audit)
+        observed = start_chosen_telemetry(telemetry.applied_to(registry.catalog.telemetry), audit)
     rebuild = functools.partial(rebuild_folders, folders, discover=True) if watch else None
     try:
         _serve_on(
@@ -169,16 +168,6 @@ def serve(
     finally:
         if observed is not None:
             observed.shutdown()
-
-
-def _start_telemetry(settings: TelemetrySettings, audit: AuditLog | None) -> Telemetry | None:
-    """The OpenTelemetry SDK, when config/server.json or the options turn on any of it."""
-    if not (settings.tracing or settings.any_metrics):
-        return None
-    from toolkiln.audit.redaction import Redactor
-    from toolkiln.telemetry.setup import start_telemetry
-
-    return start_telemetry(settings, audit.redactor if audit is not None else Redactor())
 
 
 def _serve_on(

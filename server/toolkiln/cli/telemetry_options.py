@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
+    from toolkiln.audit import AuditLog
     from toolkiln.model import TelemetrySettings
+    from toolkiln.telemetry.setup import Telemetry
 
 
 @dataclass(frozen=True)
@@ -68,3 +70,14 @@ def telemetry_options(function: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def start_chosen_telemetry(settings: TelemetrySettings, audit: AuditLog | None) -> Telemetry | None:
+    """The OpenTelemetry SDK, when config/server.json or the options turn on any of it
+    (imported only then); spans record arguments through the audit log's redaction."""
+    if not (settings.tracing or settings.any_metrics):
+        return None
+    from toolkiln.audit.redaction import Redactor
+    from toolkiln.telemetry.setup import start_telemetry
+
+    return start_telemetry(settings, audit.redactor if audit is not None else Redactor())

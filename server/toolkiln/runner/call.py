@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import os
-import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from toolkiln.dotenv_file import secrets_for
 from toolkiln.errors import ProcessStartError, ToolRunError
 from toolkiln.model import CompiledTool
 from toolkiln.process import Confinement, run_process
-from toolkiln.runner.call_watch import CALL_WATCH, CallWatch
+from toolkiln.runner.call_watch import CALL_WATCH, CallWatch, timed_start
 from toolkiln.runner.confinement import (
     ConfinementRefused,
     command_confinement,
@@ -280,7 +279,7 @@ class ToolRunner:
             context = watch.trace_context()  # {} unless tracing is on: the environment as it was
             if context:
                 env = with_trace_context(env, context)
-            on_started = _timed_start(watch, confinement is not None, on_started)
+            on_started = timed_start(watch, confinement is not None, on_started)
         run = functools.partial(
             run_process,
             argv,
@@ -363,17 +362,3 @@ class ToolRunner:
         """Where the files the tool's output names may be: its workspace (runner/named_files.py)."""
         tool_dir = script.parent
         return tool_fence(tool.workspace, tool_dir, self.registry.catalog_file.parent / tool.config_file)
-
-
-def _timed_start(
-    watch: CallWatch, confined: bool, on_started: Callable[[], None] | None
-) -> Callable[[], None]:
-    """`on_started`, telling `watch` first how long the process took to start."""
-    asked = time.perf_counter()
-
-    def started() -> None:
-        watch.process_started(time.perf_counter() - asked, confined)
-        if on_started is not None:
-            on_started()
-
-    return started

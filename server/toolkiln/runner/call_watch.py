@@ -9,7 +9,8 @@ and `toolkiln call`), the runner tells nobody: one context variable read per cal
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Protocol
@@ -46,3 +47,17 @@ def watching(watch: CallWatch | None) -> Iterator[None]:
         yield
     finally:
         CALL_WATCH.reset(token)
+
+
+def timed_start(
+    watch: CallWatch, confined: bool, on_started: Callable[[], None] | None
+) -> Callable[[], None]:
+    """`on_started` (run_process's), telling `watch` first how long the process took to start."""
+    asked = time.perf_counter()
+
+    def started() -> None:
+        watch.process_started(time.perf_counter() - asked, confined)
+        if on_started is not None:
+            on_started()
+
+    return started
