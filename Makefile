@@ -89,6 +89,10 @@ $(BENCH_STAMP): $(STAMP)
 bench: $(BENCH_STAMP)  ## Benchmarks (< 10 min): docs/benchmarks.md, benchmarks/results/latest.json
 	$(BIN)/python -m benchmarks
 
+.PHONY: bench-telemetry
+bench-telemetry: $(BENCH_STAMP)  ## What traces and metrics cost per call, merged into the published figures
+	$(BIN)/python -m benchmarks --only telemetry --merge
+
 bench-quick: $(BENCH_STAMP)  ## A smaller benchmark run (< 2 min), printed only
 	$(BIN)/python -m benchmarks --quick
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import toolkiln
-from benchmarks import catalog_search, confinement, oauth, pipeline, relay, serving, steps, tasks
+from benchmarks import catalog_search, confinement, oauth, pipeline, relay, serving, steps, tasks, telemetry
 from benchmarks.report import draw_chart, render_markdown
 from benchmarks.rounds import FULL, QUICK, Figures, Preset
 
@@ -43,6 +43,7 @@ MEASUREMENTS: dict[str, Callable[[Path, Preset], Figures]] = {
     "relay": relay.measure_relay,
     "steps": steps.measure_steps,
     "tasks": tasks.measure_tasks,
+    "telemetry": telemetry.measure_telemetry,
     "watch": serving.measure_watch,
 }
 ROOT = Path(__file__).resolve().parent.parent

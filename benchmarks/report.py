@@ -13,6 +13,7 @@ from benchmarks.markdown import join, table
 from benchmarks.oauth import oauth_table
 from benchmarks.report_state import TASK_STORES, relay_table, tasks_table
 from benchmarks.report_steps import steps_table
+from benchmarks.report_telemetry import TELEMETRY_TARGETS, telemetry_table
 
 Results = dict[str, Any]
 # Hand-written: what the profiles found, and what remains.
@@ -127,6 +128,10 @@ TARGETS = [
     # Issue 28: OAuth validation of a cached-key JWT per call.
     Target("OAuth: what its check adds to a call (ES256 JWT, key cached), over the shared token",
            "oauth", _value("guard_oauth", "over_token_us"), 200, operator.le, " µs"),
+    # Issue 28: what turning observability on costs a call.
+    *(Target(f"per call, {label}, over telemetry off", "telemetry",
+             _value(key, "cost_ms"), limit, operator.le, " ms")
+      for key, label, limit in TELEMETRY_TARGETS),
 ]  # fmt: skip
 
 
@@ -189,6 +194,12 @@ def render_markdown(results: Results, chart: str | None) -> str:
     if "oauth" in results:
         parts += ["## OAuth: an access token checked per request\n", oauth_table(results["oauth"])]
         parts += _measured_alone(results, "oauth")
+    if "telemetry" in results:
+        parts += [
+            "## Observability: what metrics and tracing cost a call\n",
+            telemetry_table(results["telemetry"]),
+        ]
+        parts += _measured_alone(results, "telemetry")
     if "relay" in results:
         parts += ["## Replicas: an answer relayed to the replica that asked\n", relay_table(results["relay"])]
         parts += _measured_alone(results, "relay")

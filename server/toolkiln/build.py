@@ -130,6 +130,7 @@ def build_catalog(
         state=server.state,
         catalog_search=server.catalog,
         oauth=server.oauth,
+        telemetry=server.telemetry,
     )
     write_catalog(report.path, catalog)
     counts = (("tool", report.tools), ("prompt", report.prompts), ("resource", report.resources))

@@ -27,6 +27,7 @@ from toolkiln.cli.folder_argument import folder_argument, served_folder
 from toolkiln.cli.rebuilding import build_folders, built_from, rebuild_folders
 from toolkiln.cli.serve_options import HttpOptions, choose_transport, http_options
 from toolkiln.cli.state_option import chosen_state, state_option
+from toolkiln.cli.telemetry_options import TelemetryOptions, start_chosen_telemetry, telemetry_options
 from toolkiln.errors import ConfigError
 from toolkiln.files import SERVER_CONFIG_FILE, catalog_path
 
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from toolkiln.audit import AuditLog
     from toolkiln.runner import Registry
     from toolkiln.serve.service import ToolService
+    from toolkiln.telemetry.setup import Telemetry
 
 logger = logging.getLogger("toolkiln")
 
@@ -93,6 +95,7 @@ logger = logging.getLogger("toolkiln")
     help="With auto: search mode past N tools [default: config/server.json `catalog.search_above`, else 40].",
 )
 @state_option
+@telemetry_options
 def serve(
     folders: Folders,
     run: RunOptions,
@@ -111,6 +114,7 @@ def serve(
     catalog_search: str | None,
     search_above: int | None,
     state_url: str | None,
+    telemetry: TelemetryOptions,
 ) -> None:
     """Serve the compiled tools to MCP clients, over stdio (what clients spawn) or HTTP.
 
@@ -158,8 +162,6 @@ def serve(
         raise ConfigError(f"{catalog_path(folders.config)}: the first build failed; see the errors above")
 
     with _gc_paused():
-        import anyio
-
         from toolkiln.audit import AuditLog
         from toolkiln.runner import Registry
 
@@ -168,11 +170,59 @@ def serve(
         importlib.import_module(f"toolkiln.serve.{transport}")  # stdio.py or http.py
 
         registry = Registry.load(catalog_path(folders.config))
-    audit = None if no_audit else AuditLog(audit_log or folders.config / AUDIT_FILE, audit_max_bytes)
+        audit = None if no_audit else AuditLog(audit_log or folders.config / AUDIT_FILE, audit_max_bytes)
+        # The OpenTelemetry SDK, when config/server.json or an option turns it on: its
+        # modules are frozen with the rest too.
+        observed = start_chosen_telemetry(telemetry.applied_to(registry.catalog.telemetry), audit)
     rebuild = functools.partial(rebuild_folders, folders, discover=True) if watch else None
     search = SearchChoice(catalog_search, search_above)
+    try:
+        _serve_on(
+            transport,
+            folders,
+            registry,
+            run,
+            http,
+            max_concurrency,
+            audit,
+            rebuild,
+            state_url,
+            search,
+            observed,
+        )
+    finally:
+        if observed is not None:
+            observed.shutdown()
+
+
+def _serve_on(
+    transport: str,
+    folders: Folders,
+    registry: Registry,
+    run: RunOptions,
+    http: HttpOptions,
+    max_concurrency: int | None,
+    audit: AuditLog | None,
+    rebuild: Callable[[], Registry | None] | None,
+    state_url: str | None,
+    search: SearchChoice,
+    telemetry: Telemetry | None,
+) -> None:
+    import anyio
+
     if transport == "stdio":
-        anyio.run(_serve_stdio, folders, registry, run, max_concurrency, audit, rebuild, state_url, search)
+        anyio.run(
+            _serve_stdio,
+            folders,
+            registry,
+            run,
+            max_concurrency,
+            audit,
+            rebuild,
+            state_url,
+            search,
+            telemetry,
+        )
     else:
         # The dashboard's switches rebuild the folders the served tools.json was built from;
         # without --watch, only build: no script is read unless serve was asked to.
@@ -182,6 +232,7 @@ def serve(
         anyio.run(
             _serve_http,
             *(folders, registry, run, http, max_concurrency, audit, rebuild, switches, state_url, search),
+            telemetry,
         )
 
 
@@ -236,6 +287,7 @@ async def _serve_stdio(
     rebuild: Callable[[], Registry | None] | None,
     state_url: str | None,
     search: SearchChoice,
+    telemetry: Telemetry | None = None,
 ) -> None:
     from toolkiln.runner import ToolRunner
     from toolkiln.serve.service import ToolService
@@ -247,7 +299,10 @@ async def _serve_stdio(
             audit.redactor.add_known(token)
     state = chosen_state(registry.catalog.state, state_url, default_state_dir())
     service = ToolService(
-        ToolRunner(registry, run.settings(registry, "stdio", max_concurrency)), audit, state=state
+        ToolRunner(registry, run.settings(registry, "stdio", max_concurrency)),
+        audit,
+        state=state,
+        telemetry=telemetry,
     )
     search.apply(service)
     served = served_folder()
@@ -270,6 +325,7 @@ async def _serve_http(
     switches: Callable[[], Registry | None],
     state_url: str | None,
     search: SearchChoice,
+    telemetry: Telemetry | None = None,
 ) -> None:
     from toolkiln.runner import ToolRunner
     from toolkiln.serve.forwarded import TrustedProxies
@@ -305,6 +361,8 @@ async def _serve_http(
     if audit is not None:  # never written, wherever it appears: an argument, a tool's output
         for secret in (*(tokens.all if tokens else ()), *_http_tokens()):
             audit.redactor.add_known(secret or "")
+    if telemetry is not None and telemetry.redactor is not None:  # nor recorded in a span
+        telemetry.redactor.add_known(token or "")
     listener = bind(http.host, http.port)
     port = listener.getsockname()[1]
     settings = HttpSettings(
@@ -337,6 +395,7 @@ async def _serve_http(
         audit,
         state_dir=state_dir,  # the task store lives beside the token
         state=chosen_state(registry.catalog.state, state_url, state_dir, token),
+        telemetry=telemetry,
     )
     search.apply(service)
     admission = Admission.for_bind(

@@ -40,6 +40,7 @@ from toolkiln.model.server import (
     TaskSettings,
 )
 from toolkiln.model.state import StateSettings
+from toolkiln.model.telemetry import TelemetrySettings
 from toolkiln.model.tools import (
     USER_KEYS,
     USER_SCRIPT_KEYS,
@@ -103,6 +104,7 @@ __all__ = [
     "SourceFingerprint",
     "StateSettings",
     "TaskSettings",
+    "TelemetrySettings",
     "ToolConfig",
     "ToolHints",
     "WorkspaceConfig",

@@ -12,6 +12,7 @@ from toolkiln.model.oauth import OAuthSettings
 from toolkiln.model.parameter import Parameter
 from toolkiln.model.server import CatalogSettings, InteractiveSettings, RunCommandSettings, TaskSettings
 from toolkiln.model.state import StateSettings
+from toolkiln.model.telemetry import TelemetrySettings
 from toolkiln.model.tools import TaskSupport, WorkspaceConfig
 from toolkiln.vocabulary import DialectName, PythonEntry
 
@@ -149,3 +150,5 @@ class Catalog(BaseModel):
     catalog_search: CatalogSettings = Field(default_factory=lambda: CatalogSettings())
     # Whose access tokens are taken (config/server.json `oauth`); None: the shared bearer token.
     oauth: OAuthSettings | None = None
+    # Traces and metrics (config/server.json `telemetry`).
+    telemetry: TelemetrySettings = Field(default_factory=lambda: TelemetrySettings())

@@ -17,6 +17,7 @@ from toolkiln.model.confinement import ConfinementSettings, ServerConfinement
 from toolkiln.model.limits import Limits
 from toolkiln.model.oauth import OAuthSettings
 from toolkiln.model.state import StateSettings
+from toolkiln.model.telemetry import TelemetrySettings
 from toolkiln.model.tools import ToolName
 
 # Never allowed, whatever the allowlist says: they change who runs what, or run anything.
@@ -188,3 +189,4 @@ class ServerConfig(BaseModel):
     catalog: CatalogSettings = Field(default_factory=CatalogSettings)
     # OAuth 2.1 resource server (model/oauth.py); None: the shared bearer token.
     oauth: OAuthSettings | None = None
+    telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)

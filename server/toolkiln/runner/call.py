@@ -22,6 +22,7 @@ from toolkiln.dotenv_file import EnvFile, secrets_for
 from toolkiln.errors import ProcessStartError, ToolRunError
 from toolkiln.model import CompiledTool
 from toolkiln.process import Confinement, run_process
+from toolkiln.runner.call_watch import CALL_WATCH, CallWatch, timed_start
 from toolkiln.runner.confinement import (
     ConfinementRefused,
     command_confinement,
@@ -29,7 +30,7 @@ from toolkiln.runner.confinement import (
     confinement_for,
 )
 from toolkiln.runner.envelope import result_from_answer
-from toolkiln.runner.environment import base_env, script_env
+from toolkiln.runner.environment import base_env, script_env, with_trace_context
 from toolkiln.runner.interactive import Conversation
 from toolkiln.runner.limits import output_limit
 from toolkiln.runner.named_files import FileFence, tool_fence
@@ -103,7 +104,17 @@ class ToolRunner:
         A failure's text ends with the script's stderr tail; `tail_logs=False` leaves the
         log lines out of it, for a caller whose observer has shown them to the same
         reader already (`toolkiln call`), so no line is shown twice."""
-        result = await self._call(name, arguments, observer, on_started, tail_logs=tail_logs)
+        watch = CALL_WATCH.get()
+        if watch is None:
+            result = await self._call(name, arguments, observer, on_started, tail_logs)
+        else:
+            watch.call_started(name)
+            try:
+                result = await self._call(name, arguments, observer, on_started, tail_logs, watch)
+            except BaseException:
+                watch.call_ended(None)
+                raise
+            watch.call_ended(result.is_error)
         if result.is_error and self.settings.hints is not None:
             return replace(result, text=self.settings.hints(result.text))
         return result
@@ -112,10 +123,10 @@ class ToolRunner:
         self,
         name: str,
         arguments: Mapping[str, Any] | None,
-        observer: CallObserver | None = None,
-        on_started: Callable[[], None] | None = None,
-        *,
+        observer: CallObserver | None,
+        on_started: Callable[[], None] | None,
         tail_logs: bool,
+        watch: CallWatch | None = None,
     ) -> ToolResult:
         tool = self.registry.get(name)
         try:  # inside the tools folder, or never run: checked once, the path used throughout
@@ -135,6 +146,8 @@ class ToolRunner:
         timeout = tool.timeout_seconds or self.settings.default_timeout
         deadline = anyio.current_time() + timeout
         async with self._slots.hold(tool, timeout) as free:
+            if watch is not None:
+                watch.slot_taken(timeout - (deadline - anyio.current_time()), free)
             if not free:
                 return ToolResult(
                     text=f"Tool {name!r} timed out after {timeout:g} s waiting for a free slot "
@@ -151,6 +164,7 @@ class ToolRunner:
                 observer or LoggingObserver(),
                 on_started,
                 tail_logs,
+                watch,
             )
 
     def _sandbox(self, tool: CompiledTool, arguments: dict[str, Any], script: Path | None) -> list[str]:
@@ -175,6 +189,7 @@ class ToolRunner:
         observer: CallObserver,
         on_started: Callable[[], None] | None = None,
         tail_logs: bool = True,
+        watch: CallWatch | None = None,
     ) -> ToolResult:
         name = tool.name
         if tool.dialect == "command":  # the built-in run_command: no script, config/server.json's fences
@@ -247,6 +262,8 @@ class ToolRunner:
                 max_answer_bytes=output_limit(tool.limits, self.settings.max_output_bytes),
                 on_stderr_line=on_stderr_line,
             )
+            if watch is not None:  # no spawn: a warm worker (its environment serves many calls)
+                watch.process_started(None, confinement is not None)
             try:  # on a warm worker that imported the module once
                 if conversation is None:
                     answer = await on_worker()
@@ -264,6 +281,11 @@ class ToolRunner:
             argv = launch.argv(script, tool, arguments)
         except ProcessStartError as error:
             return ToolResult(text=f"Tool {name!r} could not start: {error}.", is_error=True)
+        if watch is not None:
+            context = watch.trace_context()  # {} unless tracing is on: the environment as it was
+            if context:
+                env = with_trace_context(env, context)
+            on_started = timed_start(watch, confinement is not None, on_started)
         run = functools.partial(
             run_process,
             argv,
@@ -287,6 +309,8 @@ class ToolRunner:
                 + ("" if error.about_arguments else f" {start_hint(script, argv[0])}"),
                 is_error=True,
             )
+        if watch is not None:
+            watch.process_ended(result.returncode, result.timed_out, result.duration)
         files = self._files(tool, script)
         return await result_from_process(tool, result, timeout, list(stderr_lines), files, script)
 

@@ -9,6 +9,7 @@ password, `TOOLKILN_STATE_SECRET_FILE`, `TOOLKILN_TOKEN`, the folders), confined
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -67,6 +68,26 @@ TOOL_VARIABLES = frozenset(
         "TOOLKILN_ARGC_PYTHON",
     }
 )
+
+
+# The W3C trace context of a call, given to its script only when tracing is on
+# (config/server.json `telemetry.tracing`), so that the script's own spans join the call's
+# trace. Only `traceparent`, checked to be its exact form (version, trace id, span id,
+# flags: hex digits): its trace id comes from the client's `_meta`, and nothing a client
+# writes reaches a script's environment unless a parameter declares it. `tracestate` and
+# baggage, free text a client chooses, never do; and with tracing on, what the server's own
+# environment has under these names is dropped, not inherited.
+TRACE_VARIABLES = ("TRACEPARENT", "TRACESTATE")
+_TRACEPARENT = re.compile(r"00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}")
+
+
+def with_trace_context(env: Mapping[str, str], context: Mapping[str, str]) -> dict[str, str]:
+    """`env` with the call's `traceparent` as TRACEPARENT, in place of any inherited one."""
+    traced = {key: value for key, value in env.items() if key not in TRACE_VARIABLES}
+    traceparent = context.get("traceparent")
+    if traceparent is not None and _TRACEPARENT.fullmatch(traceparent):
+        traced["TRACEPARENT"] = traceparent
+    return traced
 
 
 def check_script_config_key(key: str) -> None:

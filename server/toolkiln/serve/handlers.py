@@ -170,4 +170,18 @@ def build_server(service: ToolService) -> Server[Any]:
     # client can neither read nor forge the state of a waiting call or a confirmation;
     # under keys from `state.secret_file`, any replica given that secret opens it.
     server.middleware.append(SealedRequestState(service.secret, SERVER_NAME, lambda: service.secret))
+    if service.telemetry is not None:  # our spans (docs/operations.md) in place of the SDK's
+        from toolkiln.serve.telemetry import TelemetryMiddleware, replace_sdk_middleware
+
+        def secret_names(name: str) -> list[str]:
+            tool = service.registry.tools.get(name)
+            return [p.name for p in tool.parameters if p.secret] if tool is not None else []
+
+        def is_known(method: str, name: str) -> bool:
+            if method == "prompts/get":
+                return any(prompt.name == name for prompt in service.registry.catalog.prompts)
+            return name in service.registry.tools
+
+        middleware = TelemetryMiddleware(service.telemetry, secret_names, is_known)
+        replace_sdk_middleware(server.middleware, middleware)
     return server

@@ -213,6 +213,11 @@ def build_app(
         Route("/health", health, methods=["GET"]),
         Route(READY_PATH, ready_endpoint(service.readiness), methods=["GET"]),
     ]
+    telemetry = service.telemetry
+    if telemetry is not None and telemetry.registry is not None and telemetry.settings.prometheus:
+        from toolkiln.telemetry.prometheus import metrics_endpoint  # behind the Guard, as /mcp
+
+        routes.append(Route("/metrics", metrics_endpoint(telemetry.registry), methods=["GET"]))
     if settings.dashboard:
         # Logouts are kept beside the token file: replicas that share it share them.
         ended = settings.token_file.parent / REVOKED_FILE if settings.token_file else None

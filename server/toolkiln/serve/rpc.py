@@ -19,6 +19,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import Scope
 
 from toolkiln import __version__
+from toolkiln.runner.call_watch import watching
 from toolkiln.serve.auth.principal import granted_scopes
 from toolkiln.serve.handlers import SERVER_NAME
 from toolkiln.serve.service import ToolService
@@ -126,7 +127,9 @@ async def _dispatch(service: ToolService, method: str, params: Any, scope: Scope
             raise _RpcError(INVALID_PARAMS, 'Invalid params: "name" must be the tool\'s name')
         if not isinstance(arguments, dict):
             raise _RpcError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
-        return _dump(await service.call_tool(name, arguments, transport="rpc", http_scope=scope))
+        telemetry = service.telemetry  # metrics of the call, and its process span (no request span: not MCP)
+        with watching(telemetry.watch() if telemetry is not None else None):
+            return _dump(await service.call_tool(name, arguments, transport="rpc", http_scope=scope))
     raise _RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
 
 

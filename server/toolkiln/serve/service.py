@@ -47,6 +47,7 @@ from toolkiln.token import default_state_dir
 
 if TYPE_CHECKING:
     from toolkiln.serve.relayed import RelayedCalls
+    from toolkiln.telemetry.setup import Telemetry
 
 logger = logging.getLogger(__name__)
 # The SDK's defaults of a `tools/list` result (cache hints, result type) in wire form.
@@ -66,8 +67,10 @@ class ToolService:
         broadcaster: Broadcaster | None = None,
         state_dir: Path | None = None,
         state: StateSettings | None = None,
+        telemetry: Telemetry | None = None,
     ) -> None:
         self.runner = runner
+        self.telemetry = telemetry  # traces and metrics, when config/server.json turns them on
         self.registry = runner.registry
         self.audit = audit
         self.broadcaster = broadcaster or Broadcaster()
@@ -114,6 +117,8 @@ class ToolService:
 
             self.relayed = RelayedCalls.open(self)
         self.tasks.relayed = self.relayed
+        if telemetry is not None and telemetry.instruments is not None:
+            self.tasks.on_status = telemetry.instruments.task_status
 
     async def run_background(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """What runs beside the server: parked interactive calls and tasks. Cancelling it

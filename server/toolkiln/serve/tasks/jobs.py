@@ -96,6 +96,7 @@ class TaskService:
         self._jobs: dict[str, Job] = {}
         self.notices = TaskNotices()  # the listen streams that follow a task (listen.py)
         self.relayed: Relayer | None = None  # with Redis: how answers reach the replica running a task
+        self.on_status: Callable[[str], None] | None = None  # each status a task reaches (telemetry)
 
     @property
     def shared(self) -> bool:
@@ -212,6 +213,8 @@ class TaskService:
             owner=self.owner,
         )
         await anyio.to_thread.run_sync(store.create, record)
+        if self.on_status is not None:
+            self.on_status(record.status)
         job = Job(record.task_id, tool.name, capabilities)
         self._jobs[record.task_id] = job
         self._group.start_soon(self._run_job, job, call, make_result)
@@ -250,6 +253,8 @@ class TaskService:
             job.ending = None
         if "status" in changes or "input_requests" in changes:
             self.notices.publish(record)
+        if self.on_status is not None and "status" in changes:
+            self.on_status(str(changes["status"]))
         if record is not None and record.status == "cancelled" and not job.cancelled:
             job.cancelled = True
             job.scope.cancel()
@@ -319,6 +324,8 @@ class TaskService:
             self.notices.publish(await anyio.to_thread.run_sync(cancel))
         except StoreUnreachableError as error:
             raise unreachable(error) from None
+        if self.on_status is not None:
+            self.on_status("cancelled")
         job = self._jobs.get(task_id)
         if job is not None:
             job.cancelled = True
