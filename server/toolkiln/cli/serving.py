@@ -29,6 +29,7 @@ from toolkiln.cli.serve_options import HttpOptions, choose_transport, http_optio
 from toolkiln.cli.state_option import chosen_state, state_option
 from toolkiln.errors import ConfigError
 from toolkiln.files import SERVER_CONFIG_FILE, catalog_path
+from toolkiln.serve.early import EarlyAnswers
 
 if TYPE_CHECKING:
     from toolkiln.audit import AuditLog
@@ -149,15 +150,17 @@ def serve(
         from toolkiln.audit import AuditLog
         from toolkiln.runner import Registry
 
+        registry = Registry.load(catalog_path(folders.config))
+        # Over stdio the handshake is answered from the catalog while the SDK loads.
+        early = EarlyAnswers.start(registry) if transport == "stdio" else None
+
         # The mcp SDK (most of the start) and the transport's own modules, and only its:
         # stdio never loads the HTTP stack, the dashboard or the relay (a test checks it).
         importlib.import_module(f"toolkiln.serve.{transport}")  # stdio.py or http.py
-
-        registry = Registry.load(catalog_path(folders.config))
     audit = None if no_audit else AuditLog(audit_log or folders.config / AUDIT_FILE, audit_max_bytes)
     rebuild = functools.partial(rebuild_folders, folders, discover=True) if watch else None
     if transport == "stdio":
-        anyio.run(_serve_stdio, folders, registry, run, max_concurrency, audit, rebuild, state_url)
+        anyio.run(_serve_stdio, folders, registry, run, max_concurrency, audit, rebuild, state_url, early)
     else:
         # The dashboard's switches rebuild the folders the served tools.json was built from;
         # without --watch, only build: no script is read unless serve was asked to.
@@ -204,6 +207,7 @@ async def _serve_stdio(
     audit: AuditLog | None,
     rebuild: Callable[[], Registry | None] | None,
     state_url: str | None,
+    early: EarlyAnswers | None,
 ) -> None:
     from toolkiln.runner import ToolRunner
     from toolkiln.serve import ToolService, serve_stdio
@@ -220,7 +224,7 @@ async def _serve_stdio(
     folder = served.root if served and (served.owned or served.config == served.root / "config") else None
     banner = stdio_banner(len(registry.tools), registry.tools_dir, folders.config, folder=folder)
     click.echo(banner, err=True)
-    await _with_watcher(service, folders, rebuild, serve_stdio(service))
+    await _with_watcher(service, folders, rebuild, serve_stdio(service, early))
 
 
 async def _serve_http(
