@@ -66,12 +66,22 @@ def served(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
 
 
 def exchange(
-    config_dir: Path, messages: list[dict[str, Any]], answers: int
+    config_dir: Path, messages: list[dict[str, Any]], answers: int, *args: str
 ) -> tuple[list[dict[str, Any]], str]:
     """Send `messages` at once to a fresh server; its first `answers` lines (stdin stays
     open until they are read) and its log."""
     with subprocess.Popen(
-        [sys.executable, "-m", "toolkiln", "--log-level", "debug", "serve", "--config-dir", str(config_dir)],
+        [
+            sys.executable,
+            "-m",
+            "toolkiln",
+            "--log-level",
+            "debug",
+            "serve",
+            "--config-dir",
+            str(config_dir),
+            *args,
+        ],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -160,6 +170,15 @@ def test_what_the_early_answers_cannot_vouch_for_is_the_sdks(
     assert ANSWERED_EARLY not in log
     for answer in answers:  # each gets the SDK's answer, whatever it is
         assert "result" in answer or "error" in answer
+
+
+def test_no_early_answers_under_watch(served: Path, tools_dir: Path) -> None:
+    # A client that has its first list expects every change after it to reach it: the
+    # watcher starts with the SDK's session, so under --watch the SDK answers it all.
+    messages = [initialize(), INITIALIZED, request(2, "tools/list")]
+    answers, log = exchange(served, messages, 2, "--watch", "--tools-dir", str(tools_dir))
+    assert [answer["id"] for answer in answers] == [1, 2]
+    assert "while the SDK was loading" not in log
 
 
 @pytest.mark.anyio

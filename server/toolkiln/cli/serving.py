@@ -29,12 +29,12 @@ from toolkiln.cli.serve_options import HttpOptions, choose_transport, http_optio
 from toolkiln.cli.state_option import chosen_state, state_option
 from toolkiln.errors import ConfigError
 from toolkiln.files import SERVER_CONFIG_FILE, catalog_path
-from toolkiln.serve.early import EarlyAnswers
 
 if TYPE_CHECKING:
     from toolkiln.audit import AuditLog
     from toolkiln.runner import Registry
     from toolkiln.serve import ToolService
+    from toolkiln.serve.early import EarlyAnswers
 
 logger = logging.getLogger("toolkiln")
 
@@ -149,10 +149,13 @@ def serve(
 
         from toolkiln.audit import AuditLog
         from toolkiln.runner import Registry
+        from toolkiln.serve.early import EarlyAnswers
 
         registry = Registry.load(catalog_path(folders.config))
-        # Over stdio the handshake is answered from the catalog while the SDK loads.
-        early = EarlyAnswers.start(registry) if transport == "stdio" else None
+        # Over stdio the handshake is answered from the catalog while the SDK loads; not
+        # under --watch, where a client that has its first list expects every change made
+        # after it to reach it, and the watcher starts only with the SDK's session.
+        early = EarlyAnswers.start(registry) if transport == "stdio" and not watch else None
 
         # The mcp SDK (most of the start) and the transport's own modules, and only its:
         # stdio never loads the HTTP stack, the dashboard or the relay (a test checks it).

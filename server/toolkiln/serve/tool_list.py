@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from toolkiln.model import CompiledTool
+if TYPE_CHECKING:
+    from toolkiln.model import CompiledTool
 
 CONFIRM = "confirm"
 
