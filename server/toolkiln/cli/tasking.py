@@ -16,8 +16,6 @@ import dataclasses
 import functools
 import json
 import os
-import socket
-import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -234,6 +232,8 @@ def _open_store(where: Where) -> tuple[TaskStore | None, str]:
         # secret, what it reads is verified and what it writes (a cancel) sealed.
         store = stores.open_task_store(folder, TaskSettings(), state, load_seals(state))
         return store, stores.describe_store(folder, state)
+    import sqlite3  # (and socket, below) when asked: every command starts without them
+
     try:
         return open_task_store(folder), str(folder / STORE_FILE)
     except (sqlite3.Error, OSError) as error:  # a file that is not a store, or unreadable
@@ -252,6 +252,8 @@ def _gone(owner: object) -> bool:
 
 def _server(record: TaskRecord) -> str:
     """`server (pid 123)`, and its host when that is another machine (a shared store)."""
+    import socket
+
     host = record.owner.get("host")
     elsewhere = f" on {host}" if host and host != socket.gethostname() else ""
     return f"server (pid {record.owner.get('pid')}{elsewhere})"

@@ -148,7 +148,7 @@ def discover_tools(
         _remember(
             index, item, settle_file(item, tools_dir, config_dir, write, report, seen), config_dir, tools_dir
         )
-    if write and pending:
+    if write and pending and config_dir.is_dir():
         sync_filesystem(config_dir)  # the configs settle_file wrote, on disk before the index says so
     failed = frozenset(error.path for error in report.errors if error.path)
     report.tools.extend(
