@@ -158,6 +158,7 @@ def test_what_comes_before_the_sdk_is_answered_in_order(served: Path) -> None:
         [initialize(capabilities={"elicitation": None})],  # null is no capability to the SDK
         [initialize(capabilities={"roots": {"listChanged": "yes"}})],  # the SDK refuses it
         [initialize(clientInfo={"name": "t"})],  # no version: the SDK refuses it
+        [initialize(capabilities={"experimental": {"x": {"big": 1e400}}})],  # not a finite number
         [request(1, "tools/list")],  # before initialize
         [initialize(), request(2, "tools/list")],  # before notifications/initialized
         [initialize(), INITIALIZED, request(2, "tools/list", {"cursor": "x"})],

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import secrets
 import select
@@ -194,9 +195,9 @@ def restore_protocol_fds(wire_in: int, wire_out: int) -> None:
 
 def _read_message(line: bytes) -> dict[str, Any] | None:
     """A JSON-RPC request or notification in its plainest form; None for anything else."""
-    try:
-        message = json.loads(line, parse_constant=_refuse)
-    except ValueError:  # not JSON, not UTF-8, or NaN/Infinity
+    try:  # as strictly as the SDK's reader: UTF-8 (no BOM), no NaN, no number past a float
+        message = json.loads(line.decode("utf-8"), parse_constant=_refuse, parse_float=_finite)
+    except ValueError:  # not JSON, not UTF-8, or not finite
         return None
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         return None
@@ -212,6 +213,13 @@ def _read_message(line: bytes) -> dict[str, Any] | None:
 
 def _refuse(constant: str) -> None:
     raise ValueError(constant)
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if math.isinf(number):
+        raise ValueError(text)
+    return number
 
 
 def _answerable_initialize(params: Any) -> bool:
