@@ -25,7 +25,7 @@ from toolkiln.model import CompiledTool, StateSettings
 from toolkiln.runner import Registry, ToolResult, ToolRunner, UnknownToolError
 from toolkiln.serve.call_record import CallRecord, client_name
 from toolkiln.serve.changes import Broadcaster
-from toolkiln.serve.confirm import CONFIRM, confirm, elicitation_mode
+from toolkiln.serve.confirm import confirm, elicitation_mode
 from toolkiln.serve.notify import ThrottledNotifier
 from toolkiln.serve.parked import ParkedCalls, RunningCall
 from toolkiln.serve.resources import state_uris
@@ -40,6 +40,7 @@ from toolkiln.serve.tasks import (
     principal_of,
 )
 from toolkiln.serve.tasks.owners import new_instance
+from toolkiln.serve.tool_list import CONFIRM
 from toolkiln.state_secret import StateSecret, load_state_secret
 from toolkiln.token import default_state_dir
 
