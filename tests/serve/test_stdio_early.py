@@ -159,6 +159,8 @@ def test_what_comes_before_the_sdk_is_answered_in_order(served: Path) -> None:
         [initialize(capabilities={"roots": {"listChanged": "yes"}})],  # the SDK refuses it
         [initialize(clientInfo={"name": "t"})],  # no version: the SDK refuses it
         [initialize(capabilities={"experimental": {"x": {"big": 1e400}}})],  # not a finite number
+        [initialize(clientInfo={"name": "\ud800", "version": "1"})],  # a lone surrogate is no text
+        [initialize(2**70)],  # an id past 64 bits
         [request(1, "tools/list")],  # before initialize
         [initialize(), request(2, "tools/list")],  # before notifications/initialized
         [initialize(), INITIALIZED, request(2, "tools/list", {"cursor": "x"})],
@@ -169,6 +171,8 @@ def test_what_the_early_answers_cannot_vouch_for_is_the_sdks(
 ) -> None:
     answers, log = exchange(served, messages, 1 + (len(messages) == 3))
     assert ANSWERED_EARLY not in log
+    if len(messages) == 1:
+        assert "answered initialize" not in log
     for answer in answers:  # each gets the SDK's answer, whatever it is
         assert "result" in answer or "error" in answer
 

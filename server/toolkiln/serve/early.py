@@ -107,6 +107,12 @@ class EarlyAnswers:
         return HandOver(self.wire_in, self.wire_out, replay, self.eof, set(self.silenced))
 
     def _run(self) -> None:
+        try:
+            self._answer_until_stopped()
+        except OSError as error:  # the client went away: the SDK's session finds out too
+            logger.debug("early answers stopped: %s", error)
+
+    def _answer_until_stopped(self) -> None:
         poller = select.poll()
         poller.register(self.wire_in, select.POLLIN)
         poller.register(self._wake_read, select.POLLIN)
@@ -155,12 +161,11 @@ class EarlyAnswers:
             body = self.tool_list or self._tool_list()
         else:
             body = json.dumps(result, ensure_ascii=False, separators=(",", ":")).encode()
+        silenced = f"{SILENCED_PREFIX}{len(self.silenced)}-{self._id_token}"
+        self.silenced.add(silenced)  # before the answer goes: the SDK must see what was answered
+        self.replay.append(json.dumps({**message, "id": silenced}, ensure_ascii=False).encode() + b"\n")
         _write_all(self.wire_out, head.encode() + b',"result":' + body + b"}\n")
         logger.debug("answered %s while the SDK was loading", message["method"])
-        silenced = f"{SILENCED_PREFIX}{len(self.silenced)}-{self._id_token}"
-        self.silenced.add(silenced)
-        replayed = {**message, "id": silenced}
-        self.replay.append(json.dumps(replayed, ensure_ascii=False).encode() + b"\n")
 
     def _initialize_result(self) -> dict[str, Any]:
         return {
@@ -207,6 +212,12 @@ def _read_message(line: bytes) -> dict[str, Any] | None:
         return None
     request_id = message.get("id", 0)
     if isinstance(request_id, bool) or not isinstance(request_id, str | int):
+        return None
+    if isinstance(request_id, int) and not -(2**63) <= request_id < 2**63:
+        return None  # past what the SDK's reader takes for an id
+    try:  # a lone surrogate (`"\\ud800"`) is no text the SDK reads, nor one that can be written
+        json.dumps(message, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
         return None
     return message
 
