@@ -253,7 +253,8 @@ print("mcp" in sys.modules, file=sys.stderr)
 def test_an_unchanged_discover_imports_neither_pydantic_nor_anyio(
     tools_dir: Path, config_dir: Path, make_tool: MakeTool
 ) -> None:
-    """Those two are ~0.1 s of a whole `discover` run: only a script that has to be read needs them."""
+    """Those two are ~0.1 s of a whole `discover` run: only a script that has to be read needs
+    them; the clients package (the CLIENT choices), sqlite3 and socket only their commands."""
     make_tool("greet.sh", GREET)
     make_tool(
         "adder/run.sh", "#!/bin/sh\n# @description Adds\n# @param a: a number (type: integer)\necho $a\n"
@@ -274,7 +275,8 @@ try:
     cli(["discover", *{folders!r}])
 except SystemExit as done:
     assert done.code in (0, None), done.code
-print(sorted(m for m in ("pydantic", "anyio") if m in sys.modules), file=sys.stderr)
+unwanted = ("pydantic", "anyio", "toolkiln.clients", "toolkiln.model", "sqlite3", "socket")
+print(sorted(m for m in unwanted if m in sys.modules), file=sys.stderr)
 """
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env())
     assert result.returncode == 0, result.stderr
@@ -294,6 +296,17 @@ def test_stages_and_libraries_import_neither_mcp_nor_click(module: str) -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env())
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_the_client_choices_are_read_from_the_clients_package(run_cli: RunCli) -> None:
+    from toolkiln.clients import CLIENT_NAMES, LAUNCHERS
+
+    refused = run_cli("config", "no-such-client")
+    assert refused.exit_code == 2
+    assert all(f"'{name}'" in refused.output for name in CLIENT_NAMES)
+    launcher = run_cli("config", "json", "--launcher", "bogus")
+    assert launcher.exit_code == 2 and all(f"'{name}'" in launcher.output for name in LAUNCHERS)
+    assert run_cli("config", "json", "--launcher", "path").exit_code == 0
 
 
 def test_start_server_script_is_valid_bash() -> None:

@@ -70,12 +70,12 @@ def load_catalog(path: Path) -> Catalog:
     return load_model(path, Catalog, context={COMPILED: True})
 
 
-def write_model(path: Path, model: BaseModel) -> None:
-    write_json_atomic(path, model.model_dump(mode="json"))
+def write_model(path: Path, model: BaseModel, *, sync: bool = True) -> None:
+    write_json_atomic(path, model.model_dump(mode="json"), sync=sync)
 
 
-def write_tool_config(path: Path, config: ToolConfig) -> None:
-    write_model(path, config)
+def write_tool_config(path: Path, config: ToolConfig, *, sync: bool = True) -> None:
+    write_model(path, config, sync=sync)
 
 
 def write_catalog(path: Path, catalog: Catalog) -> None:
@@ -90,17 +90,21 @@ def render_json(data: Any, *, sort_keys: bool = True) -> str:
     return json.dumps(data, indent=2, sort_keys=sort_keys, ensure_ascii=False) + "\n"
 
 
-def write_json_atomic(path: Path, data: Any, mode: int | None = None, *, sort_keys: bool = True) -> None:
+def write_json_atomic(
+    path: Path, data: Any, mode: int | None = None, *, sort_keys: bool = True, sync: bool = True
+) -> None:
     """Write `data` as JSON with `write_text_atomic`."""
-    write_text_atomic(path, render_json(data, sort_keys=sort_keys), mode)
+    write_text_atomic(path, render_json(data, sort_keys=sort_keys), mode, sync=sync)
 
 
-def write_text_atomic(path: Path, text: str, mode: int | None = None) -> None:
+def write_text_atomic(path: Path, text: str, mode: int | None = None, *, sync: bool = True) -> None:
     """Write `text` so that readers see either the old file or the new one, never half.
 
     The file keeps its mode, or gets `mode`, or the umask's default when it is new. The
     temporary file is made with mode 0600 and given its final mode before it takes the
     file's place, so a private file is never readable by others, not even for a moment.
+    `sync=False` leaves its flush to disk to one `sync_filesystem` after a batch of writes
+    (one fsync per file was ~40% of a cold discovery of 1,000 tools).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -108,12 +112,31 @@ def write_text_atomic(path: Path, text: str, mode: int | None = None) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
-            os.fsync(handle.fileno())
+            if sync:
+                os.fsync(handle.fileno())
         os.chmod(temp_name, _file_mode(path) if mode is None else mode)
         os.replace(temp_name, path)
     except BaseException:
         Path(temp_name).unlink(missing_ok=True)
         raise
+
+
+def sync_filesystem(folder: Path) -> None:
+    """Flush to disk what was written on `folder`'s filesystem (Linux's syncfs: one call
+    for a batch of files written with `sync=False`; elsewhere, every filesystem's)."""
+    import ctypes
+
+    try:
+        syncfs = ctypes.CDLL(None, use_errno=True).syncfs
+    except AttributeError:  # not Linux
+        os.sync()
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        if syncfs(fd) != 0:
+            os.sync()
+    finally:
+        os.close(fd)
 
 
 def _file_mode(path: Path) -> int:

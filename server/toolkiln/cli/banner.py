@@ -8,8 +8,6 @@ import sys
 from pathlib import Path
 
 from toolkiln import __version__
-from toolkiln.clients import client_config
-from toolkiln.clients.launch import shell_launcher
 from toolkiln.wording import counted
 
 
@@ -31,6 +29,8 @@ def stdio_banner(
     headline = f"toolkiln {__version__}: serving {counted(tool_count, 'tool')} from {tools_dir} over stdio"
     if not (sys.stderr.isatty() if full is None else full):
         return f"{headline} (`toolkiln config CLIENT` prints a client's entry)."
+    from toolkiln.clients import client_config, shell_launcher
+
     entry = client_config("json", "toolkiln", tools_dir=tools_dir, config_dir=config_dir, folder=folder)
     snippet = json.dumps(entry.snippet, indent=2)
     return (
@@ -43,6 +43,8 @@ def stdio_banner(
 def http_banner(
     tool_count: int, base_url: str, token_file: Path | None, stateless: bool, dashboard: bool = False
 ) -> str:
+    from toolkiln.clients import shell_launcher
+
     mcp_url = f"{base_url}/mcp"
     mode = "stateless " if stateless else ""
     tools = counted(tool_count, "tool")

@@ -14,7 +14,6 @@ import click
 from click.core import ParameterSource
 
 from toolkiln.cli.app import Folders, cli, echo_problem, folder_arguments, folder_options, paint
-from toolkiln.clients import CLIENT_NAMES, LAUNCHERS
 
 if TYPE_CHECKING:
     from toolkiln.clients import ClientConfig, ClientName, InstallResult, Launcher
@@ -51,10 +50,29 @@ CLIENT_HELP = """
 """
 
 
+class _ClientsChoice(click.Choice[str]):
+    """A choice among names the clients package holds, loaded when first asked for: every
+    command starts without importing that package (the client formats, the launchers)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__((), case_sensitive=True)
+        self._name = name
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        import toolkiln.clients
+
+        return tuple(getattr(toolkiln.clients, self._name))
+
+    @choices.setter
+    def choices(self, _: Any) -> None:
+        pass  # click's own __init__ sets them: they are read from the package instead
+
+
 def connect_options(function: Callable[..., Any]) -> Callable[..., Any]:
     """CLIENT, DIR and the options `config` and `install` share."""
     options = [
-        click.argument("client", type=click.Choice(CLIENT_NAMES), metavar="CLIENT"),
+        click.argument("client", type=_ClientsChoice("CLIENT_NAMES"), metavar="CLIENT"),
         click.argument(
             "folder",
             required=False,
@@ -84,7 +102,7 @@ def connect_options(function: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--launcher",
-            type=click.Choice(LAUNCHERS),
+            type=_ClientsChoice("LAUNCHERS"),
             default="auto",
             show_default=True,
             help="How the client starts toolkiln over stdio (see above).",

@@ -34,6 +34,7 @@ from toolkiln.files import SERVER_CONFIG_FILE, catalog_path
 if TYPE_CHECKING:
     from toolkiln.audit import AuditLog
     from toolkiln.runner import Registry
+    from toolkiln.serve.early import EarlyAnswers
     from toolkiln.serve.service import ToolService
     from toolkiln.telemetry.setup import Telemetry
 
@@ -161,21 +162,28 @@ def serve(
     if not built and not catalog_path(folders.config).exists():
         raise ConfigError(f"{catalog_path(folders.config)}: the first build failed; see the errors above")
 
+    search = SearchChoice(catalog_search, search_above)
     with _gc_paused():
         from toolkiln.audit import AuditLog
         from toolkiln.runner import Registry
-
-        # The mcp SDK (most of the start) and the transport's own modules, and only its:
-        # stdio never loads the HTTP stack, the dashboard or the relay (a test checks it).
-        importlib.import_module(f"toolkiln.serve.{transport}")  # stdio.py or http.py
+        from toolkiln.serve.early import EarlyAnswers
 
         registry = Registry.load(catalog_path(folders.config))
         audit = None if no_audit else AuditLog(audit_log or folders.config / AUDIT_FILE, audit_max_bytes)
         # The OpenTelemetry SDK, when config/server.json or an option turns it on: its
         # modules are frozen with the rest too.
         observed = start_chosen_telemetry(telemetry.applied_to(registry.catalog.telemetry), audit)
+        # Over stdio the handshake is answered from the catalog while the SDK loads; not
+        # under --watch, where a client that has its first list expects every change made
+        # after it to reach it, and the watcher starts only with the SDK's session; nor
+        # where the SDK's handlers answer otherwise (search mode's two tools, traced requests).
+        answers_early = transport == "stdio" and not watch and observed is None
+        early = EarlyAnswers.start(registry) if answers_early and search.lists_all(registry) else None
+
+        # The mcp SDK (most of the start) and the transport's own modules, and only its:
+        # stdio never loads the HTTP stack, the dashboard or the relay (a test checks it).
+        importlib.import_module(f"toolkiln.serve.{transport}")  # stdio.py or http.py
     rebuild = functools.partial(rebuild_folders, folders, discover=True) if watch else None
-    search = SearchChoice(catalog_search, search_above)
     try:
         _serve_on(
             transport,
@@ -189,6 +197,7 @@ def serve(
             state_url,
             search,
             observed,
+            early,
         )
     finally:
         if observed is not None:
@@ -207,22 +216,13 @@ def _serve_on(
     state_url: str | None,
     search: SearchChoice,
     telemetry: Telemetry | None,
+    early: EarlyAnswers | None,
 ) -> None:
     import anyio
 
     if transport == "stdio":
-        anyio.run(
-            _serve_stdio,
-            folders,
-            registry,
-            run,
-            max_concurrency,
-            audit,
-            rebuild,
-            state_url,
-            search,
-            telemetry,
-        )
+        stdio = functools.partial(_serve_stdio, folders, registry, run, max_concurrency, audit, rebuild)
+        anyio.run(stdio, state_url, search, telemetry, early)
     else:
         # The dashboard's switches rebuild the folders the served tools.json was built from;
         # without --watch, only build: no script is read unless serve was asked to.
@@ -242,6 +242,13 @@ class SearchChoice:
 
     mode: str | None
     above: int | None
+
+    def lists_all(self, registry: Registry) -> bool:
+        """Whether every client gets every tool from `tools/list` (search mode cannot be on)."""
+        settings = registry.catalog.catalog_search
+        mode = self.mode or settings.search
+        above = self.above if self.above is not None else settings.search_above
+        return mode == "off" or (mode == "auto" and len(registry.tools) <= above)
 
     def apply(self, service: ToolService) -> None:
         """Give `service` its search mode; a clear error now where it would be on but cannot be."""
@@ -287,7 +294,8 @@ async def _serve_stdio(
     rebuild: Callable[[], Registry | None] | None,
     state_url: str | None,
     search: SearchChoice,
-    telemetry: Telemetry | None = None,
+    telemetry: Telemetry | None,
+    early: EarlyAnswers | None,
 ) -> None:
     from toolkiln.runner import ToolRunner
     from toolkiln.serve.service import ToolService
@@ -311,7 +319,7 @@ async def _serve_stdio(
     banner = stdio_banner(len(registry.tools), registry.tools_dir, folders.config, folder=folder)
     # Printed once SIGTERM stops it cleanly: a supervisor that reads it may stop it at once.
     ready = functools.partial(click.echo, banner, err=True)
-    await _with_watcher(service, folders, rebuild, serve_stdio(service, ready))
+    await _with_watcher(service, folders, rebuild, serve_stdio(service, ready, early))
 
 
 async def _serve_http(

@@ -16,7 +16,6 @@ import dataclasses
 import functools
 import json
 import os
-import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -244,6 +243,8 @@ def _open_store(where: Where) -> tuple[TaskStore | None, str]:
         # secret, what it reads is verified and what it writes (a cancel) sealed.
         store = stores.open_task_store(folder, TaskSettings(), state, load_seals(state))
         return store, stores.describe_store(folder, state)
+    import sqlite3  # (and socket, below) when asked: every command starts without them
+
     try:
         return open_task_store(folder), str(folder / STORE_FILE)
     except (sqlite3.Error, OSError) as error:  # a file that is not a store, or unreadable

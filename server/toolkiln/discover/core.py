@@ -33,7 +33,7 @@ from toolkiln.discover.scan import first_claimant, scan_tools
 from toolkiln.discover.settle import Pending, config_error, duplicate_error, load_existing, settle_file
 from toolkiln.discover.sources import SourceFence
 from toolkiln.errors import ConfigError, DiscoveryError
-from toolkiln.files import tool_config_path
+from toolkiln.files import sync_filesystem, tool_config_path
 
 if TYPE_CHECKING:
     from toolkiln.model import ToolConfig
@@ -148,6 +148,8 @@ def discover_tools(
         _remember(
             index, item, settle_file(item, tools_dir, config_dir, write, report, seen), config_dir, tools_dir
         )
+    if write and pending and config_dir.is_dir():
+        sync_filesystem(config_dir)  # the configs settle_file wrote, on disk before the index says so
     failed = frozenset(error.path for error in report.errors if error.path)
     report.tools.extend(
         find_missing_tools(tools_dir, config_dir, seen, report.warnings, fence.writable, failed)

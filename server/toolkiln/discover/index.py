@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkiln.conventions.base import NotATool
-from toolkiln.files import tool_config_path
+from toolkiln.files import tool_config_path, tool_configs_dir
 
 logger = logging.getLogger(__name__)
 
@@ -96,8 +96,9 @@ class DiscoveryIndex:
         """The tools an entry records, when each config is the file discovery last saw."""
         try:
             tools = [KnownTool(tool["name"], tool["description"]) for tool in entry["tools"]]
+            configs = os.path.join(tool_configs_dir(config_dir), "")  # one Path, not one a tool
             for tool, recorded in zip(tools, entry["tools"], strict=True):
-                if _stamp(os.stat(tool_config_path(config_dir, tool.name))) != recorded["config"]:
+                if _stamp(os.stat(f"{configs}{tool.name}.json")) != recorded["config"]:
                     return None
         except (OSError, KeyError, TypeError, ValueError):
             return None

@@ -72,11 +72,18 @@ def scan_tools(
         subfolders[:] = [
             name
             for name in subfolders
-            if not _fenced(fence.refusal(here / name, f"{prefix}{name}/"), left_out)
+            if not _fenced(fence.refusal(here / name, f"{prefix}{name}/", real=_real(here / name)), left_out)
             and not (name == DEFAULT_WORKSPACE_NAME and _fenced(workspace, left_out))
         ]
         for candidate in candidates:
             yield candidate, claims[candidate.path.name]
+
+
+def _real(folder: Path) -> Path | None:
+    """`folder` itself when it is no symlink: the walk starts at the resolved tools folder
+    and descends into no symlink, so it is then its own resolved path (one lstat, where a
+    realpath costs one per part of the path); None for a symlink (to be resolved)."""
+    return None if os.path.islink(folder) else folder
 
 
 def _fenced(refusal: NotTool | None, left_out: list[NotTool]) -> bool:

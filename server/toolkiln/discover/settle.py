@@ -152,7 +152,8 @@ def settle(
         report.tools.append(status_of(existing, "unchanged"))
         return outcome
     if write:
-        write_tool_config(tool_config_path(config_dir, item.name), config)
+        # Flushed to disk once for the whole run, before the index records it (core.py).
+        write_tool_config(tool_config_path(config_dir, item.name), config, sync=False)
         logger.info("%s config for %s", "updated" if existing else "created", item.name)
     report.tools.append(
         status_of(config, "updated" if existing else "created", has_config=existing is not None)

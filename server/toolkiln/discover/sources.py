@@ -61,9 +61,10 @@ class SourceFence:
             }
         return cls(WritableFolders(folders), configured)
 
-    def refusal(self, path: Path, relative: str) -> NotTool | None:
-        """Why `path` (a folder, or a symlink) is not read, or None when it may be."""
-        folder = self.writable.writer_of(path) if self.writable else None
+    def refusal(self, path: Path, relative: str, *, real: Path | None = None) -> NotTool | None:
+        """Why `path` (a folder, or a symlink) is not read, or None when it may be; `real`:
+        its path with symlinks resolved, when the caller knows it (else it is resolved)."""
+        folder = self.writable.writer_of(path, real=real) if self.writable else None
         if folder is None:
             return None
         return NotTool(relative or "./", WRITABLE_KIND, f"in {folder.describe()}: {_NEVER_READ}")

@@ -14,7 +14,6 @@ A declined or missing confirmation never runs the script.
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,9 +24,9 @@ from mcp.server.context import ServerRequestContext
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolkiln.model import CompiledTool
+from toolkiln.serve.tool_list import CONFIRM
 
 Mode = Literal["elicit", "input_required", "none"]
-CONFIRM = "confirm"
 _ANSWER_SCHEMA: types.ElicitRequestedSchema = {
     "type": "object",
     "properties": {CONFIRM: {"type": "boolean", "title": "Run it", "description": "Yes, run this tool now"}},
@@ -44,18 +43,6 @@ def elicitation_mode(ctx: ServerRequestContext[Any] | None) -> Mode:
     if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
         return "input_required"
     return "elicit" if ctx.session.can_send_request else "none"
-
-
-def with_confirm_argument(input_schema: dict[str, Any]) -> dict[str, Any]:
-    """A tool's schema as a client without elicitation sees it: `confirm: true` is required."""
-    schema = copy.deepcopy(input_schema)
-    schema["properties"][CONFIRM] = {
-        "type": "boolean",
-        "const": True,
-        "description": "This tool needs confirmation: set to true only once the user has agreed to run it.",
-    }
-    schema["required"] = [*schema.get("required", []), CONFIRM]
-    return schema
 
 
 @dataclass(frozen=True)

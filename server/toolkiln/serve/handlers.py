@@ -23,6 +23,7 @@ from toolkiln.serve.resources import ResourceService
 from toolkiln.serve.service import ToolService
 from toolkiln.serve.tasks.listen import TasksListenHandler
 from toolkiln.serve.tasks.protocol import CreateTaskResult, TasksExtension, apply_extension
+from toolkiln.serve.tool_list import server_instructions
 
 logger = logging.getLogger(__name__)
 
@@ -143,7 +144,7 @@ def build_server(service: ToolService) -> Server[Any]:
         server = ToolkilnServer(
             SERVER_NAME,
             version=__version__,
-            instructions=f"Tools from the scripts in {service.registry.tools_dir}.",
+            instructions=server_instructions(service.registry.tools_dir),
             # Its result may be a task's (apply_extension below registers it as it is).
             on_call_tool=cast(Any, call_tool),
             on_set_logging_level=set_logging_level,

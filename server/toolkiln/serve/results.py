@@ -7,44 +7,10 @@ from typing import Any
 import mcp.types as types
 from pydantic import TypeAdapter, ValidationError
 
-from toolkiln.model import CompiledTool
 from toolkiln.runner import ToolResult
-from toolkiln.serve.confirm import with_confirm_argument
+from toolkiln.serve.tool_list import listed_tool
 
-
-def listed_tool(tool: CompiledTool, confirm_argument: bool = False) -> dict[str, Any]:
-    """A tool as `tools/list` shows it, in its wire form. Plain JSON rather than
-    `types.Tool` models: with 1,000 tools the models and their dump took ~20 ms of the
-    first `tools/list`, and the SDK checks the result against the client's protocol
-    version on its way out anyway. `confirm_argument`: for a client that cannot be
-    asked, a tool needing confirmation requires `confirm: true`."""
-    hints = tool.hints
-    annotations = {
-        "title": tool.title,
-        "readOnlyHint": hints.read_only,
-        "destructiveHint": hints.destructive,
-        "idempotentHint": hints.idempotent,
-        "openWorldHint": hints.open_world,
-    }
-    schema = tool.input_schema
-    if confirm_argument and tool.requires_confirmation:
-        schema = with_confirm_argument(schema)
-    listed = {
-        "name": tool.name,
-        "title": tool.title,
-        "description": tool.description,
-        "inputSchema": schema,
-        "annotations": _without_none(annotations) or None,
-        # A built-in tool (run_command) has no script.
-        "_meta": _without_none(
-            {"toolkiln/dialect": tool.dialect, "toolkiln/script": tool.script_path or None}
-        ),
-    }
-    return _without_none(listed)
-
-
-def _without_none(values: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in values.items() if value is not None}
+__all__ = ["listed_tool", "mcp_result"]
 
 
 def mcp_result(result: ToolResult) -> types.CallToolResult:

@@ -28,7 +28,7 @@ from toolkiln.serve.auth.principal import granted_scopes, principal_fields
 from toolkiln.serve.call_record import CallRecord, client_name
 from toolkiln.serve.catalog_search import CatalogSearch
 from toolkiln.serve.changes import Broadcaster
-from toolkiln.serve.confirm import CONFIRM, confirm, elicitation_mode
+from toolkiln.serve.confirm import confirm, elicitation_mode
 from toolkiln.serve.notify import ThrottledNotifier
 from toolkiln.serve.parked import ParkedCalls, RunningCall
 from toolkiln.serve.readiness import Readiness
@@ -42,6 +42,7 @@ from toolkiln.serve.tasks.jobs import TaskService
 from toolkiln.serve.tasks.owners import new_instance
 from toolkiln.serve.tasks.principal import principal_of
 from toolkiln.serve.tasks.protocol import CreateTaskResult, may_create_task
+from toolkiln.serve.tool_list import CONFIRM
 from toolkiln.state_secret import StateSecret, load_state_secret
 from toolkiln.token import default_state_dir
 

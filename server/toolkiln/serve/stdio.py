@@ -12,14 +12,13 @@ invalid JSON, -32600 for an invalid request, -32602 for params that are not an o
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
 import signal
 import stat
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, cast
 
 import anyio
@@ -30,6 +29,13 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.dispatcher import coerce_request_id
 
 from toolkiln.serve.backlog import Backlog, RequestId
+from toolkiln.serve.early import (
+    SILENCED_PREFIX,
+    EarlyAnswers,
+    HandOver,
+    divert_protocol_fds,
+    restore_protocol_fds,
+)
 from toolkiln.serve.handlers import build_server
 from toolkiln.serve.service import ToolService
 
@@ -43,21 +49,28 @@ MAX_UNANSWERED = 32
 MAX_HELD_BYTES = 1024 * 1024
 
 
-async def serve_stdio(service: ToolService, on_ready: Callable[[], None] | None = None) -> None:
+async def serve_stdio(
+    service: ToolService, on_ready: Callable[[], None] | None = None, early: EarlyAnswers | None = None
+) -> None:
     """Serve until the client closes stdin or a signal asks us to stop. `on_ready` runs
-    once a signal would stop the server cleanly (exit 0), before the protocol starts."""
+    once a signal would stop the server cleanly (exit 0), before the protocol starts;
+    `early` answered the handshake meanwhile (early.py), and its session goes on here."""
     server = build_server(service)
-    with _protocol_fds() as (wire_in, wire_out):
+    handed = early.hand_over() if early is not None else HandOver(*divert_protocol_fds())
+    try:
         async with anyio.create_task_group() as group:
             await group.start(_stop_on_signal, group.cancel_scope)
             if on_ready is not None:
                 on_ready()
             backlog = Backlog(MAX_UNANSWERED)
-            writer = _Writer(wire_out, backlog)
-            streams = cast(Any, _LineReader(wire_in, writer, backlog)), cast(Any, writer)
+            writer = _Writer(handed.wire_out, backlog, handed.silenced)
+            reader = _LineReader(handed.wire_in, writer, backlog, handed.replay, eof=handed.eof)
+            streams = cast(Any, reader), cast(Any, writer)
             async with stdio_server(*streams) as (read_stream, write_stream):
                 await server.run(read_stream, write_stream, server.create_initialization_options())
             group.cancel_scope.cancel()
+    finally:
+        restore_protocol_fds(handed.wire_in, handed.wire_out)
 
 
 async def _stop_on_signal(
@@ -71,24 +84,6 @@ async def _stop_on_signal(
             return
 
 
-@contextlib.contextmanager
-def _protocol_fds() -> Iterator[tuple[int, int]]:
-    """Move the protocol to private fds; fd 0 reads /dev/null and fd 1 writes to stderr,
-    so a stray print (ours or a library's) can never corrupt the protocol."""
-    wire_in, wire_out = os.dup(0), os.dup(1)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
-    os.dup2(2, 1)
-    try:
-        yield wire_in, wire_out
-    finally:
-        os.dup2(wire_in, 0)
-        os.dup2(wire_out, 1)
-        os.close(wire_in)
-        os.close(wire_out)
-
-
 class _LineReader:
     """Lines of an fd, each read waiting on the event loop (cancellable); a line that is
     no JSON-RPC message is answered on `writer` (if it needs an answer) and skipped.
@@ -96,12 +91,14 @@ class _LineReader:
     Requests pass only while `backlog` has room (serve/backlog.py): past it they are held,
     up to `MAX_HELD_BYTES`, and then stdin is not read until answers go out."""
 
-    def __init__(self, fd: int, writer: _Writer, backlog: Backlog) -> None:
+    def __init__(
+        self, fd: int, writer: _Writer, backlog: Backlog, read: bytes = b"", *, eof: bool = False
+    ) -> None:
         self.fd = fd
         self.writer = writer
         self.backlog = backlog
-        self.buffer = bytearray()
-        self.eof = False
+        self.buffer = bytearray(read)  # what was read before (early.py's hand-over)
+        self.eof = eof
         self.held: deque[tuple[str, RequestId]] = deque()
         self.held_bytes = 0
         # A file or /dev/null cannot be polled (and a read from it never waits).
@@ -230,17 +227,23 @@ def _rpc_error(request_id: str | int | None, code: int, message: str) -> dict[st
 
 class _Writer:
     """Writes to an fd without blocking the event loop on a slow reader, one line at a time;
-    an answer written settles its request in the backlog."""
+    an answer written settles its request in the backlog. The answers to `silenced` ids
+    (requests early.py answered, replayed to the SDK) settle and are not written."""
 
-    def __init__(self, fd: int, backlog: Backlog) -> None:
+    def __init__(self, fd: int, backlog: Backlog, silenced: set[str] | None = None) -> None:
         self.fd = fd
         self.backlog = backlog
+        self.silenced = silenced or set()
         self.lock = anyio.Lock()  # the SDK's answers and the reader's must not interleave
         # Only a pipe or socket is ours alone; a terminal's flags are shared with the shell.
         if _is_stream(fd):
             os.set_blocking(fd, False)
 
     async def write(self, text: str, *, answers_request: bool = True) -> None:
+        if self.silenced and answers_request and (silenced := _silenced_id(text, self.silenced)):
+            self.silenced.discard(silenced)
+            self.backlog.settle(silenced)
+            return
         data = memoryview(text.encode("utf-8"))
         async with self.lock:
             while data:
@@ -253,6 +256,15 @@ class _Writer:
 
     async def flush(self) -> None:
         return None
+
+
+def _silenced_id(text: str, silenced: set[str]) -> str | None:
+    """The id `text` answers when it is one of `silenced` (ids only early.py makes)."""
+    head = f'{{"jsonrpc":"2.0","id":"{SILENCED_PREFIX}'
+    if not text.startswith(head):
+        return None
+    request_id = text[len(head) - len(SILENCED_PREFIX) :].split('"', 1)[0]
+    return request_id if request_id in silenced else None
 
 
 def _is_stream(fd: int) -> bool:
