@@ -6,9 +6,13 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from toolkiln.runner import Registry
+    from toolkiln.serve.service import ToolService
 
 
 @dataclass(frozen=True)
@@ -138,3 +142,25 @@ def choose_transport(stdio: bool, http: bool, transport: str | None) -> str:
     if len(chosen) > 1:
         raise click.UsageError("choose one transport: --stdio, --http (or --transport stdio|http)")
     return chosen.pop() if chosen else "stdio"
+
+
+@dataclass(frozen=True)
+class SearchChoice:
+    """`--catalog-search` and `--search-above`, over config/server.json `catalog`."""
+
+    mode: str | None
+    above: int | None
+
+    def lists_all(self, registry: Registry) -> bool:
+        """Whether every client gets every tool from `tools/list` (search mode cannot be on)."""
+        settings = registry.catalog.catalog_search
+        mode = self.mode or settings.search
+        above = self.above if self.above is not None else settings.search_above
+        return mode == "off" or (mode == "auto" and len(registry.tools) <= above)
+
+    def apply(self, service: ToolService) -> None:
+        """Give `service` its search mode; a clear error now where it would be on but cannot be."""
+        from toolkiln.serve.catalog_search import CatalogSearch
+
+        service.catalog_search = CatalogSearch(self.mode, self.above)  # type: ignore[arg-type]
+        service.catalog_search.check_start(service.registry)

@@ -8,12 +8,11 @@ that runs them again. Its options are in `serve_options.py`.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import gc
 import importlib
 import logging
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,22 +20,18 @@ import click
 
 from toolkiln.cli.app import Folders, RunOptions, cli, folder_options, run_options
 from toolkiln.cli.auditing import AUDIT_FILE
-from toolkiln.cli.banner import http_banner, oauth_banner, stdio_banner
 from toolkiln.cli.fallback_flag import FALLBACK_HELP, opt_in_unread
 from toolkiln.cli.folder_argument import folder_argument, served_folder
 from toolkiln.cli.rebuilding import build_folders, built_from, rebuild_folders
-from toolkiln.cli.serve_options import HttpOptions, choose_transport, http_options
-from toolkiln.cli.state_option import chosen_state, state_option
+from toolkiln.cli.serve_options import HttpOptions, SearchChoice, choose_transport, http_options
+from toolkiln.cli.state_option import state_option
 from toolkiln.cli.telemetry_options import TelemetryOptions, start_chosen_telemetry, telemetry_options
+from toolkiln.cli.transports import Serving, serve_http_from, serve_stdio_from
 from toolkiln.errors import ConfigError
-from toolkiln.files import SERVER_CONFIG_FILE, catalog_path
+from toolkiln.files import catalog_path
 
 if TYPE_CHECKING:
-    from toolkiln.audit import AuditLog
-    from toolkiln.runner import Registry
-    from toolkiln.serve.early import EarlyAnswers
-    from toolkiln.serve.service import ToolService
-    from toolkiln.telemetry.setup import Telemetry
+    pass
 
 logger = logging.getLogger("toolkiln")
 
@@ -184,78 +179,22 @@ def serve(
         # stdio never loads the HTTP stack, the dashboard or the relay (a test checks it).
         importlib.import_module(f"toolkiln.serve.{transport}")  # stdio.py or http.py
     rebuild = functools.partial(rebuild_folders, folders, discover=True) if watch else None
+    serving = Serving(folders, registry, run, max_concurrency, audit, rebuild, state_url, search, observed)
+    import anyio
+
     try:
-        _serve_on(
-            transport,
-            folders,
-            registry,
-            run,
-            http,
-            max_concurrency,
-            audit,
-            rebuild,
-            state_url,
-            search,
-            observed,
-            early,
-        )
+        if transport == "stdio":
+            anyio.run(serve_stdio_from, serving, early)
+        else:
+            # The dashboard's switches rebuild the folders the served tools.json was built from;
+            # without --watch, only build: no script is read unless serve was asked to.
+            switches = rebuild or functools.partial(
+                rebuild_folders, built_from(folders, registry), discover=False
+            )
+            anyio.run(serve_http_from, serving, http, switches)
     finally:
         if observed is not None:
             observed.shutdown()
-
-
-def _serve_on(
-    transport: str,
-    folders: Folders,
-    registry: Registry,
-    run: RunOptions,
-    http: HttpOptions,
-    max_concurrency: int | None,
-    audit: AuditLog | None,
-    rebuild: Callable[[], Registry | None] | None,
-    state_url: str | None,
-    search: SearchChoice,
-    telemetry: Telemetry | None,
-    early: EarlyAnswers | None,
-) -> None:
-    import anyio
-
-    if transport == "stdio":
-        stdio = functools.partial(_serve_stdio, folders, registry, run, max_concurrency, audit, rebuild)
-        anyio.run(stdio, state_url, search, telemetry, early)
-    else:
-        # The dashboard's switches rebuild the folders the served tools.json was built from;
-        # without --watch, only build: no script is read unless serve was asked to.
-        switches = rebuild or functools.partial(
-            rebuild_folders, built_from(folders, registry), discover=False
-        )
-        anyio.run(
-            _serve_http,
-            *(folders, registry, run, http, max_concurrency, audit, rebuild, switches, state_url, search),
-            telemetry,
-        )
-
-
-@dataclasses.dataclass(frozen=True)
-class SearchChoice:
-    """`--catalog-search` and `--search-above`, over config/server.json `catalog`."""
-
-    mode: str | None
-    above: int | None
-
-    def lists_all(self, registry: Registry) -> bool:
-        """Whether every client gets every tool from `tools/list` (search mode cannot be on)."""
-        settings = registry.catalog.catalog_search
-        mode = self.mode or settings.search
-        above = self.above if self.above is not None else settings.search_above
-        return mode == "off" or (mode == "auto" and len(registry.tools) <= above)
-
-    def apply(self, service: ToolService) -> None:
-        """Give `service` its search mode; a clear error now where it would be on but cannot be."""
-        from toolkiln.serve.catalog_search import CatalogSearch
-
-        service.catalog_search = CatalogSearch(self.mode, self.above)  # type: ignore[arg-type]
-        service.catalog_search.check_start(service.registry)
 
 
 def _hide_server_secrets(http: HttpOptions) -> None:
@@ -283,180 +222,3 @@ def _gc_paused() -> Iterator[None]:
     finally:
         gc.freeze()
         gc.enable()
-
-
-async def _serve_stdio(
-    folders: Folders,
-    registry: Registry,
-    run: RunOptions,
-    max_concurrency: int | None,
-    audit: AuditLog | None,
-    rebuild: Callable[[], Registry | None] | None,
-    state_url: str | None,
-    search: SearchChoice,
-    telemetry: Telemetry | None,
-    early: EarlyAnswers | None,
-) -> None:
-    from toolkiln.runner import ToolRunner
-    from toolkiln.serve.service import ToolService
-    from toolkiln.serve.stdio import serve_stdio
-    from toolkiln.token import default_state_dir
-
-    if audit is not None:  # an HTTP server's token, which a tool may print, is never written
-        for token in _http_tokens():
-            audit.redactor.add_known(token)
-    state = chosen_state(registry.catalog.state, state_url, default_state_dir())
-    service = ToolService(
-        ToolRunner(registry, run.settings(registry, "stdio", max_concurrency)),
-        audit,
-        state=state,
-        telemetry=telemetry,
-    )
-    search.apply(service)
-    served = served_folder()
-    # The client snippet names DIR when DIR alone says what is served (no --config-dir given).
-    folder = served.root if served and (served.owned or served.config == served.root / "config") else None
-    banner = stdio_banner(len(registry.tools), registry.tools_dir, folders.config, folder=folder)
-    # Printed once SIGTERM stops it cleanly: a supervisor that reads it may stop it at once.
-    ready = functools.partial(click.echo, banner, err=True)
-    await _with_watcher(service, folders, rebuild, serve_stdio(service, ready, early))
-
-
-async def _serve_http(
-    folders: Folders,
-    registry: Registry,
-    run: RunOptions,
-    http: HttpOptions,
-    max_concurrency: int | None,
-    audit: AuditLog | None,
-    rebuild: Callable[[], Registry | None] | None,
-    switches: Callable[[], Registry | None],
-    state_url: str | None,
-    search: SearchChoice,
-    telemetry: Telemetry | None = None,
-) -> None:
-    from toolkiln.runner import ToolRunner
-    from toolkiln.serve.forwarded import TrustedProxies
-    from toolkiln.serve.guard import Admission, is_loopback
-    from toolkiln.serve.http import HttpSettings, serve_http
-    from toolkiln.serve.listener import bind
-    from toolkiln.serve.service import ToolService
-    from toolkiln.token import (
-        SERVER_FILE,
-        TOKEN_FILE,
-        Tokens,
-        default_state_dir,
-        read_or_create_token,
-        read_tokens,
-    )
-
-    if (http.tls_cert is None) != (http.tls_key is None):
-        raise ConfigError("--tls-cert and --tls-key go together")
-    proxies = tuple(
-        filter(None, (address.strip() for value in http.forwarded_allow_ips for address in value.split(",")))
-    )
-    TrustedProxies(proxies)  # each an address or a network: a clear error now, not at start
-    if not is_loopback(http.host):
-        if http.no_auth:
-            raise ConfigError(
-                f"--no-auth is refused on {http.host}: only a loopback address may skip the token"
-            )
-        logger.warning("listening on %s, beyond this machine: every request needs the token", http.host)
-    state_dir = http.token_file.parent if http.token_file else default_state_dir()
-    token_file = None if http.no_auth else (http.token_file or state_dir / TOKEN_FILE)
-    token = read_or_create_token(token_file)[0] if token_file else None
-    tokens = Tokens(read_tokens(token_file)) if token_file else None  # every line; read again on change
-    if audit is not None:  # never written, wherever it appears: an argument, a tool's output
-        for secret in (*(tokens.all if tokens else ()), *_http_tokens()):
-            audit.redactor.add_known(secret or "")
-    if telemetry is not None and telemetry.redactor is not None:  # nor recorded in a span
-        telemetry.redactor.add_known(token or "")
-    listener = bind(http.host, http.port)
-    port = listener.getsockname()[1]
-    settings = HttpSettings(
-        host=http.host,
-        port=port,
-        stateless=http.stateless,
-        tls_cert=http.tls_cert,
-        tls_key=http.tls_key,
-        max_body_bytes=http.max_body,
-        server_file=state_dir / SERVER_FILE,
-        token_file=token_file,
-        dashboard=not http.no_dashboard,
-        read_timeout=http.read_timeout,
-        max_connections=http.max_connections,
-        max_sessions=http.max_sessions,
-        max_event_memory=http.max_event_memory,
-        forwarded_allow_ips=proxies,
-        drain_seconds=http.drain_seconds,
-    )
-    server_vars = {"host": http.host, "port": port, "https": http.tls_cert is not None}
-    service = ToolService(
-        ToolRunner(
-            registry,
-            # A confined tool never sees the token's folder, wherever --token-file puts it
-            # (`_hide_server_secrets` also hides it from probes).
-            dataclasses.replace(
-                run.settings(registry, "http", max_concurrency, **server_vars), hidden=(str(state_dir),)
-            ),
-        ),
-        audit,
-        state_dir=state_dir,  # the task store lives beside the token
-        state=chosen_state(registry.catalog.state, state_url, state_dir, token),
-        telemetry=telemetry,
-    )
-    search.apply(service)
-    admission = Admission.for_bind(
-        http.host, token, extra_hosts=http.allow_host, extra_origins=http.allow_origin, tokens=tokens
-    )
-    if registry.catalog.oauth is not None:  # /mcp and /rpc take the issuer's access tokens
-        from toolkiln.serve.auth.setup import gate_for
-
-        gate = gate_for(registry.catalog.oauth, lambda: service.registry, http.max_body)
-        admission = dataclasses.replace(admission, oauth=gate)
-
-    def on_ready(base_url: str) -> None:
-        banner = http_banner(len(registry.tools), base_url, token_file, http.stateless, settings.dashboard)
-        if registry.catalog.oauth is not None:
-            banner = oauth_banner(banner, registry.catalog.oauth.issuer, registry.catalog.oauth.resource)
-        click.echo(banner, err=True)
-
-    await _with_watcher(
-        service, folders, rebuild, serve_http(service, admission, settings, listener, on_ready, switches)
-    )
-
-
-async def _with_watcher(
-    service: ToolService,
-    folders: Folders,
-    rebuild: Callable[[], Registry | None] | None,
-    serving: Awaitable[None],
-) -> None:
-    """Serve; with a rebuild callback, watch the project's folders meanwhile."""
-    import anyio
-
-    from toolkiln.cli.announcing import watch_announcer
-    from toolkiln.serve.watch import watch_and_reload
-
-    async with anyio.create_task_group() as group:
-        await group.start(service.run_background)  # parked interactive calls, and tasks
-        if rebuild is not None:
-            watched = [folders.tools, folders.prompts, folders.resources]
-            watched += [folders.config / kind for kind in ("tools", "prompts", "resources")]
-            # config/server.json too: turning run_command off there must not wait for a restart.
-            server_json = folders.config / SERVER_CONFIG_FILE
-            announce = watch_announcer(service)  # with a state URL, the other replicas load it too
-            watching = functools.partial(watch_and_reload, files=[server_json], on_reload=announce)
-            group.start_soon(watching, service, watched, rebuild)
-        await serving
-        group.cancel_scope.cancel()
-
-
-def _http_tokens() -> tuple[str, ...]:
-    """The tokens in the default token file, if there is one (made by `serve --http`)."""
-    from toolkiln.token import TOKEN_FILE, default_state_dir, read_tokens
-
-    try:
-        return read_tokens(default_state_dir() / TOKEN_FILE)
-    except (ConfigError, UnicodeDecodeError):
-        return ()
