@@ -78,7 +78,8 @@ class SpawnedProcess:
         call died with the runner's namespaces; a spawner's main process still runs, not
         reaped by anyone that would reuse its pid while its pidfd is open: it and, while
         it lives, its group go."""
-        logger.error(
+        log = logger.debug if self._spawner.stopped else logger.error  # stopped: the server is stopping
+        log(
             "the %s that started process %d was killed (a tool running as the same user can): "
             "the call is ended; the next one starts a new one",
             "confined runner" if self._spawner.foreign else "spawner", self.pid,
@@ -102,10 +103,6 @@ class SpawnedProcess:
             except SpawnerGone:  # killed under it: the group is ours to signal (init reaps it now)
                 if not self._spawner.foreign:  # a runner's call ended with the runner's namespaces
                     self._kill_group(signum)
-
-    def open_pidfd(self) -> int:
-        """A pidfd of the main process (the caller closes it); only while it is not reaped."""
-        return os.dup(self._pidfd)
 
 
 def _pid_of(pidfd: int) -> int:

@@ -66,7 +66,7 @@ class Spawner:
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL,
                     pass_fds=[theirs.fileno()],
-                    env={},  # each process gets its environment with its request; the spawner needs none
+                    env={"TK_BATCH": os.environ.get("TK_BATCH", "1")},  # each process gets its environment with its request; the spawner needs none
                     start_new_session=True,  # a terminal's Ctrl-C is the server's, not the spawner's
                 )
             channel = ours
@@ -86,7 +86,7 @@ class Spawner:
         self._sending = threading.Lock()  # one message at a time on the stream
         self._reading = threading.Lock()
         self._loops: dict[asyncio.AbstractEventLoop, int] = {}  # reading the socket: how many wait there
-        self._stopped = self._closed = False
+        self.stopped = self._closed = False  # stopped: by `stop`, not killed
         if self.request(("hello",)) != ("ok", True):
             self.stop()
             raise OSError(0, "its helper cannot run here (not x86-64, or memory files may not be executed)")
@@ -160,7 +160,7 @@ class Spawner:
                 attached = self._loops.pop(loop) - 1
                 if attached:
                     self._loops[loop] = attached
-                close = not self._loops and self._stopped
+                close = not self._loops and self.stopped
             if not attached:
                 loop.remove_reader(self.channel.fileno())
             if close:
@@ -196,8 +196,11 @@ class Spawner:
                     break
                 if not self._inbox.more:
                     break
-            for message, fds in self._inbox.messages():
-                self._dispatch(message, fds)
+            try:
+                for message, fds in self._inbox.messages():
+                    self._dispatch(message, fds)
+            except Exception as error:  # what no spawner of ours says: it is not ours to trust
+                end = f"it said what it never says ({error!r})"
             if end is not None:
                 self._lose(end)
         finally:
@@ -241,22 +244,13 @@ class Spawner:
         for pending in left:
             self._settle(pending, None, [], SpawnerGone(f"the spawner has gone ({reason})", unsent=False))
 
-    def open_pidfd(self) -> int | None:
-        """A pidfd of the spawner's process (the caller closes it), or None when it has none."""
-        try:
-            if isinstance(self.process, subprocess.Popen):
-                return None if self.process.returncode is not None else os.pidfd_open(self.process.pid)
-            return None if self.process is None else int(self.process.open_pidfd())  # a runner's bubblewrap
-        except OSError:
-            return None
-
     def stop(self) -> None:
         """End the stream: the spawner kills what it still holds and exits. The socket is
         closed once no event loop reads it (a loop's reader on a closed fd would outlive it)."""
-        self._lose("stopped")
         with self._lock:
-            self._stopped = True
+            self.stopped = True
             close = not self._loops
+        self._lose("stopped")
         with contextlib.suppress(OSError):
             self.channel.shutdown(socket.SHUT_RDWR)
         if close:

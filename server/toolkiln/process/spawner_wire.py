@@ -21,7 +21,7 @@ from typing import Any
 
 HEADER = struct.Struct("!IB")  # the body's size, the fds sent with it
 MAX_FDS = 3  # of one message: a process's stdin, stdout and stderr
-CHUNK = 64 * 1024
+CHUNK = 16 * 1024
 _ANCILLARY = socket.CMSG_SPACE(MAX_FDS * array.array("i").itemsize)
 
 
