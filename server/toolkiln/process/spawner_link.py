@@ -66,7 +66,7 @@ class Spawner:
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL,
                     pass_fds=[theirs.fileno()],
-                    env={"TK_BATCH": os.environ.get("TK_BATCH", "1")},  # each process gets its environment with its request; the spawner needs none
+                    env={},  # each process gets its environment with its request; the spawner needs none
                     start_new_session=True,  # a terminal's Ctrl-C is the server's, not the spawner's
                 )
             channel = ours

@@ -48,7 +48,6 @@ _DEFAULT_SIGNALS = (
     signal.SIGHUP,
 )
 STUCK_SECONDS = 1.0
-_SCHEDULER: "tuple[int, Any] | None" = None  # what a program starts with, when not the spawner's own
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
@@ -65,8 +64,6 @@ def main(kind: "type[Spawner] | None" = None, *arguments: object) -> None:
     # process of a service, or a terminal's Ctrl-C, do not cut that short.
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, signal.SIG_IGN)
-    if os.environ.get("TK_BATCH", "1") == "1":
-        yield_to_server()
     spawner = (kind or Spawner)(channel, wakeup_read, *arguments)
     try:
         spawner.serve()
@@ -74,21 +71,6 @@ def main(kind: "type[Spawner] | None" = None, *arguments: object) -> None:
         pass  # the server is gone
     finally:
         spawner.kill_everything()
-
-
-def yield_to_server() -> None:
-    """Run as a batch process: one that the scheduler does not let preempt the process
-    that woke it. A request wakes the spawner; as an ordinary process it would take the
-    CPU from the server at once, mid-work, on a busy machine. The programs it starts run
-    as the server does (`_SCHEDULER`)."""
-    global _SCHEDULER
-    try:
-        if os.sched_getscheduler(0) != os.SCHED_OTHER:
-            return  # the server's own choice (real-time, idle): the spawner and its programs keep it
-        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
-    except (AttributeError, OSError):
-        return
-    _SCHEDULER = (os.SCHED_OTHER, os.sched_param(0))
 
 
 class Spawner:
@@ -212,7 +194,6 @@ class Spawner:
                     ],
                     setsid=True,
                     setsigdef=_DEFAULT_SIGNALS,
-                    **({} if _SCHEDULER is None else {"scheduler": _SCHEDULER}),
                 )
             except BaseException:
                 os.close(report_read)
