@@ -47,7 +47,7 @@ LABELS = {
     "audit": "the audit record (redaction, JSON, one write)",
     "envelope": "the result envelope (CallToolResult, dumped to the wire)",
     "spawn_floor": "a bare Popen of the script, to its exit (pidfd)",
-    "spawn": "the script's process: spawner, pipes, exit, group stopped",
+    "spawn": "the script's process: the spawner asked (pipelined), pipes, its exit said unasked",
     "runner_call": "ToolRunner.call: all of the runner's part",
     "service_call": "ToolService.call_tool: the runner's part, the audit and the envelope",
 }

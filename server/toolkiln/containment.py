@@ -15,6 +15,7 @@ build stage and the runner, so it imports neither.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 
@@ -31,9 +32,28 @@ def locate(folder: Path, relative: str) -> tuple[Path | None, str | None]:
     if not relative or Path(relative).is_absolute():
         return None, f"{relative!r} is not a path relative to {folder}"
     root = Path(os.path.realpath(folder))
-    target = Path(os.path.realpath(root / relative))
+    target = Path(_resolved_under(str(root), relative))
     if target == root or not target.is_relative_to(root):
         lexical = Path(os.path.normpath(root / relative))
         how = "a symlink that leads" if lexical.is_relative_to(root) and lexical != root else "a path"
         return target, f"{relative!r} is {how} outside {root} (it resolves to {target})"
     return target, None
+
+
+def _resolved_under(root: str, relative: str) -> str:
+    """`os.path.realpath(root/relative)` for a `root` resolved already: only the parts of
+    `relative` are looked at (one lstat each, not one for every part of `root` again);
+    at a symlink, a `..` or a part that is not there, the whole path is resolved as
+    realpath does it."""
+    path = root
+    for part in relative.split("/"):
+        if part in ("", "."):
+            continue
+        path = os.path.join(path, part)
+        try:
+            plain = part != ".." and not stat.S_ISLNK(os.lstat(path).st_mode)
+        except OSError:
+            plain = False
+        if not plain:
+            return os.path.realpath(os.path.join(root, relative))
+    return path

@@ -19,7 +19,6 @@ import atexit
 import contextlib
 import logging
 import os
-import select
 import signal
 import sys
 from collections.abc import Mapping
@@ -45,25 +44,9 @@ _subreaper: bool | None = None  # None: not tried yet
 async def wait_for_exit(process: Child) -> None:
     """Wait for the main process to exit, whoever still holds its pipes."""
     if isinstance(process, SpawnedProcess):
-        if process.returncode is None:  # not reaped yet (the spawner waits to be asked): the pid is its own
-            # Either fd ready: the main process exited, or its spawner (or runner) died
-            # under it (a hostile unconfined tool may kill it): then the call ends now.
-            watch = select.epoll()
-            pidfd = process.open_pidfd()
-            spawner_fd = process.spawner_pidfd()
-            try:
-                for fd in (pidfd, spawner_fd):
-                    if fd is not None:
-                        watch.register(fd, select.EPOLLIN)
-                while process.poll() is None:
-                    await anyio.wait_readable(watch.fileno())
-                    if spawner_fd is not None and watch.poll(0) and _ready(spawner_fd):
-                        process.lost_spawner(pidfd)
-            finally:
-                watch.close()
-                os.close(pidfd)
-                if spawner_fd is not None:
-                    os.close(spawner_fd)
+        # The spawner says when it exits, unasked; or it has gone (a hostile unconfined
+        # tool may kill it): then the call ends now, killed.
+        await process.wait_exit()
         return
     try:
         pidfd = os.pidfd_open(process.pid)
@@ -100,11 +83,6 @@ async def stop_group(process: Child) -> None:
         await wait_for_exit(process)
     await _sweep(process.pid)
     live_groups.pop(process.pid, None)
-
-
-def _ready(fd: int) -> bool:
-    readable, _, _ = select.select([fd], [], [], 0)
-    return bool(readable)
 
 
 def close_pipes(process: Child) -> None:

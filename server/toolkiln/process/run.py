@@ -17,7 +17,7 @@ from toolkiln.errors import ProcessStartError
 from toolkiln.process.confine import Confinement, exit_status
 from toolkiln.process.groups import close_pipes, stop_group, wait_for_exit
 from toolkiln.process.pipes import CappedBuffer, PipeReaders, StderrLineHandler, StderrReader, decode, feeding
-from toolkiln.process.spawn import start_process
+from toolkiln.process.spawn import start_process_async
 from toolkiln.process.spawner import Child
 
 if TYPE_CHECKING:
@@ -85,7 +85,9 @@ async def run_process(
     """
     started = time.perf_counter()
     piped = input is not None or more_input is not None
-    process = start_process(argv, piped_stdin=piped, cwd=cwd, env=env, limits=limits, confinement=confinement)
+    process = await start_process_async(
+        argv, piped_stdin=piped, cwd=cwd, env=env, limits=limits, confinement=confinement
+    )
     stdout = CappedBuffer(stdout_limit)
     stderr = StderrReader(stderr_limit, on_stderr_line)
     timed_out = False

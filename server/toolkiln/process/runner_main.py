@@ -13,13 +13,11 @@ every call when the server's end of the channel closes) is the spawner's, unchan
 The resident is not dumpable: nothing in the profile may ptrace it or read its memory.
 """
 
-import array
 import collections
 import contextlib
 import ctypes
 import fcntl
 import os
-import select
 import signal
 import socket
 import sys
@@ -36,6 +34,8 @@ Cell = tuple[int, socket.socket, int]  # keeper, socket to it and its init, init
 
 
 class Resident(spawner_main.Spawner):  # type: ignore[misc]
+    """The spawner, its loop and its wire, with a cell for each call (its hooks below)."""
+
     def __init__(self, channel: socket.socket, wakeup: int, private: list[str], network: bool) -> None:
         super().__init__(channel, wakeup)
         self.private = private
@@ -47,80 +47,53 @@ class Resident(spawner_main.Spawner):  # type: ignore[misc]
             self.helpers = tuple(f"/proc/self/fd/{fd}" for fd in moved)
         # Cells ready for a call, oldest first: keeper, socket to it and its init, init's pidfd
         # (-1 until the init has said it is ready: a new cell).
-        self.ready: collections.deque[Cell] = collections.deque()
+        self.ready_cells: collections.deque[Cell] = collections.deque()
         self.cells: dict[int, Cell] = {}  # main process -> the cell it runs in
         self.emptying: dict[int, Cell] = {}  # socket fd -> a cell whose init empties it
-        self.outgoing: list[int] = []  # fds to send with the next answer
 
-    def answer_one(self, request: tuple[object, ...], fds: list[int]) -> object:
+    def answer_one(self, ident: int, request: tuple[object, ...], fds: list[int]) -> object:
         if request[0] == "busy":  # whether a call still runs (a runner with none may be ended)
-            return ("ok", bool(self.running or self.ended))
+            return ("ok", bool(self.running or self.starting))
         if request[0] == "hello":  # and a trial cell: where none can be made, calls start bubblewrap
             return ("ok", self.helpers is not None and _cell_works(self.private, self.network))
-        return super().answer_one(request, fds)
+        return super().answer_one(ident, request, fds)
 
     def prepare(self, count: int = READY_CELLS) -> None:
         for _ in range(count):
-            if len(self.ready) + len(self.emptying) >= READY_CELLS:
+            if len(self.ready_cells) + len(self.emptying) >= READY_CELLS:
                 return
             self.make_cell()
 
     def make_cell(self) -> None:
         if self.helpers is not None:
             keeper, link = cell.make_cell(self.private, self.network)  # a fork: the keeper does the rest
-            self.ready.append((keeper, link, -1))
+            self.ready_cells.append((keeper, link, -1))
             self.spared.add(keeper)
 
-    def send(self, answer: object) -> None:
-        body = spawner_main.marshal.dumps(answer)
-        packet = spawner_main.HEADER.pack(len(body)) + body
-        if self.outgoing:
-            rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", self.outgoing))]
-            try:
-                sent = self.channel.sendmsg([packet], rights)
-                self.channel.sendall(packet[sent:])
-            finally:
-                for fd in self.outgoing:
-                    os.close(fd)
-                self.outgoing = []
-        else:
-            self.channel.sendall(packet)
+    # The loop's hooks: cells being emptied are watched; cells are made while no request
+    # waits (a fork here delays the answer to whatever comes meanwhile), or at once when
+    # none is left. Cells being emptied come back ready: they count, or cells would be
+    # made and ended in turn.
+    def watched(self) -> list[int]:
+        return list(self.emptying)
 
-    def serve(self) -> None:
-        """As the spawner's, and: cells are made while no request waits (a fork here delays
-        the answer to whatever comes meanwhile), or at once when none is left."""
-        while True:
-            # Cells being emptied come back ready: count them, or cells would be made and ended in turn.
-            idle = IDLE_SECONDS if len(self.ready) + len(self.emptying) < READY_CELLS else None
-            try:
-                ready, _, _ = select.select(
-                    [self.channel.fileno(), self.wakeup, *self.emptying], [], [], idle
-                )
-            except InterruptedError:
-                continue
-            if not ready:
-                self.prepare(1)
-                continue
-            for fd in ready:
-                if fd in self.emptying:
-                    self.emptied(fd)
-            if self.wakeup in ready:
-                os.read(self.wakeup, 512)
-                self.check_children()
-            if self.channel.fileno() in ready:
-                request = self.receive()
-                if request is None:
-                    return  # the server is gone
-                self.send(self.answer(*request))
+    def ready(self, fd: int) -> None:
+        self.emptied(fd)
 
-    def spawn(self, request: tuple[object, ...], fds: list[int]) -> object:
+    def idle_seconds(self) -> float | None:
+        return IDLE_SECONDS if len(self.ready_cells) + len(self.emptying) < READY_CELLS else None
+
+    def idle(self) -> None:
+        self.prepare(1)
+
+    def start(self, request: tuple[object, ...], fds: list[int]) -> object:
         """Start the call's program inside a ready cell: this process enters the cell's
         namespaces, starts it as the spawner does (the helper, by posix_spawn), and leaves."""
-        if not self.ready:
+        if not self.ready_cells:
             self.make_cell()
-        if not self.ready:
+        if not self.ready_cells:
             return ("error", 0, "resident: its helper cannot run here")
-        keeper, link, init = self.ready.popleft()
+        keeper, link, init = self.ready_cells.popleft()
         if init < 0:
             try:
                 init = os.pidfd_open(cell.cell_init(link))
@@ -129,29 +102,29 @@ class Resident(spawner_main.Spawner):  # type: ignore[misc]
                 return ("error", error.errno or 0, f"resident: {error.strerror or error}")
         cell.enter(init, self.network)
         try:
-            answer = super().spawn(request, fds)
+            started = super().start(request, fds)
         finally:
             cell.leave(self.home)
-        if answer[0] != "ok":
-            self.ready.appendleft((keeper, link, init))  # nothing ran in it
-            return answer
-        pid = answer[1]
-        self.cells[pid] = (keeper, link, init)
-        self.outgoing = [os.pidfd_open(pid)]
-        return answer
+        if isinstance(started, tuple):
+            self.ready_cells.appendleft((keeper, link, init))  # nothing ran in it
+        else:
+            self.cells[started[1]] = (keeper, link, init)
+        return started
 
-    def status(self, pid: int) -> int | None:
-        """As the spawner's, and: once the main process is reaped, its cell is emptied
-        (everything left in it killed) and made ready for the next call."""
-        code: int | None = super().status(pid)
-        if code is not None and pid in self.cells:
+    def not_started(self, pid: int) -> None:
+        self.ready_cells.appendleft(self.cells.pop(pid))  # its exec failed: nothing ran in it
+
+    def exited(self, pid: int, code: int) -> None:
+        """As the spawner's, and: its cell is emptied (everything left in it killed) and
+        made ready for the next call."""
+        super().exited(pid, code)
+        if pid in self.cells:
             keeper, link, init = self.cells.pop(pid)
             try:
                 link.sendall(b"C")
                 self.emptying[link.fileno()] = (keeper, link, init)
             except OSError:
                 _kill_cell((keeper, link, init))
-        return code
 
     def emptied(self, fd: int) -> None:
         """A cell's init says it has emptied the cell (b"R"), or has gone."""
@@ -160,15 +133,17 @@ class Resident(spawner_main.Spawner):  # type: ignore[misc]
             word = link.recv(1)
         except OSError:
             word = b""
-        if word == b"R" and len(self.ready) < READY_CELLS:
-            self.ready.appendleft((keeper, link, init))
+        if word == b"R" and len(self.ready_cells) < READY_CELLS:
+            self.ready_cells.appendleft((keeper, link, init))
         else:
             _kill_cell((keeper, link, init))
 
-    def check_children(self) -> None:
+    def check_children(self, pids: list[int] | None = None) -> None:
         """As the spawner's, and: keepers of cells that have ended are reaped."""
-        super().check_children()
-        alive = {keeper for keeper, _, _ in [*self.ready, *self.cells.values(), *self.emptying.values()]}
+        super().check_children(pids)
+        alive = {
+            keeper for keeper, _, _ in [*self.ready_cells, *self.cells.values(), *self.emptying.values()]
+        }
         for keeper in list(self.spared - alive):
             try:
                 done, _ = os.waitpid(keeper, os.WNOHANG)
@@ -178,9 +153,9 @@ class Resident(spawner_main.Spawner):  # type: ignore[misc]
                 self.spared.discard(keeper)
 
     def kill_everything(self) -> None:
-        for each in [*self.ready, *self.cells.values(), *self.emptying.values()]:
+        for each in [*self.ready_cells, *self.cells.values(), *self.emptying.values()]:
             _kill_cell(each)
-        self.ready.clear()
+        self.ready_cells.clear()
         self.cells.clear()
         self.emptying.clear()
         super().kill_everything()

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from toolkiln.process.confine import Confinement, profile_argv
 from toolkiln.process.spawner import SpawnedProcess, Spawner, SpawnerGone, spawner
+from toolkiln.process.spawner_link import answer_of
 
 logger = logging.getLogger(__name__)
 
@@ -110,18 +111,22 @@ def _start(command: list[str], private: list[str], network: bool) -> Spawner | N
     errors_read, errors_write = os.pipe2(os.O_CLOEXEC)
     argv = [*command, "--", sys.executable, "-I", "-S", str(_MAIN), "0", "1" if network else "0", *private]
     try:
-        answer = main.request(
-            ("spawn", [os.fsencode(arg) for arg in argv], {}, None, []),
-            [theirs.fileno(), theirs.fileno(), errors_write],
-        )
+        pending = main.post(("spawn", argv, {}, None, []), [theirs.fileno(), theirs.fileno(), errors_write])
     finally:
         theirs.close()
         os.close(errors_write)
-    if answer[0] != "ok":
+    main.wait_sync(pending)
+    try:
+        answer, received = answer_of(pending)
+    except SpawnerGone:
+        os.close(errors_read)
+        ours.close()
+        raise
+    if answer[0] != "ok" or pending.exit is None:
         os.close(errors_read)
         ours.close()
         raise OSError(0, f"bubblewrap does not start: {answer[2]}")
-    bwrap = SpawnedProcess(main, int(answer[1]), None, None, errors_read)  # type: ignore[call-overload]
+    bwrap = SpawnedProcess(main, int(answer[1]), received[0], pending.exit, None, None, errors_read)
     try:
         runner = Spawner(ours, bwrap)
     except (OSError, SpawnerGone) as error:
@@ -140,9 +145,7 @@ def _forget_in_child() -> None:
     global _lock
     _lock = threading.Lock()
     for runner in _runners.values():
-        runner.gone = True
-        runner.channel.close()
-        os.close(runner.devnull)
+        runner.forget()
     _runners.clear()
 
 

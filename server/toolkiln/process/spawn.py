@@ -3,6 +3,7 @@ exec, and confined (`confine.py`) when the caller asks."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import itertools
@@ -10,14 +11,14 @@ import os
 import resource
 import shutil
 import subprocess
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from toolkiln.errors import ProcessStartError
 from toolkiln.process.confine import Confinement, ConfinementUnavailable, confined_argv
 from toolkiln.process.groups import RUN_MARKER, become_subreaper, live_groups
 from toolkiln.process.runners import runner_for
-from toolkiln.process.spawner import Child, SpawnedProcess, Spawner, SpawnerGone, spawn, spawner
+from toolkiln.process.spawner import Child, Spawner, SpawnerGone, spawn, spawn_async, spawner
 
 if TYPE_CHECKING:
     from toolkiln.model import Limits
@@ -46,37 +47,109 @@ def start_process(
     `confinement` is given: by the long-lived runner of its confinement profile
     (`runners.py`) unless `resident` is False, else in a bubblewrap of its own; started
     by the spawner (`spawner.py`) where there is one, else by Popen here (tracked until it
-    is stopped); `ProcessStartError` when the program cannot be started at all."""
-    chosen = spawner() if USE_SPAWNER else None
-    if chosen is None:
-        become_subreaper()
-    marker = f"{os.getpid()}-{next(_run_numbers)}"
-    command = list(argv)
-    renew: Callable[[], Spawner | None] = spawner
-    if confinement is not None:
-        _check_program(argv[0])  # bwrap would only say so on stderr
-        try:
-            runner = runner_for(confinement) if chosen is not None and resident and USE_RUNNERS else None
-            if runner is not None:
-                chosen, renew = runner, functools.partial(runner_for, confinement)
-            else:
-                command = confined_argv(argv, confinement, cwd)
-        except ConfinementUnavailable as error:
-            raise ProcessStartError(f"cannot start {argv[0]} confined: {error}") from None
-    environment = {**(os.environ if env is None else env), RUN_MARKER: marker}
-    try:
-        if chosen is not None:
-            return _spawn(chosen, renew, argv, command, piped_stdin, cwd, environment, limits)
+    is stopped); `ProcessStartError` when the program cannot be started at all. This
+    thread waits for the start (`start_process_async` is for an event loop's task)."""
+    plan = _Plan(argv, cwd, env, confinement, resident)
+    with _start_errors(argv):
+        if plan.chosen is None:
+            return plan.popen(piped_stdin, limits)
+        for attempt in range(2):
+            try:
+                return spawn(plan.chosen, **plan.spawning(piped_stdin, limits))
+            except SpawnerGone as error:
+                plan.renew(error, attempt)
+    raise AssertionError("unreachable")
+
+
+async def start_process_async(
+    argv: Sequence[str],
+    *,
+    piped_stdin: bool,
+    cwd: str | os.PathLike[str] | None,
+    env: Mapping[str, str] | None,
+    limits: Limits | None,
+    confinement: Confinement | None = None,
+) -> Child:
+    """`start_process`, the event loop serving other calls while the spawner starts it."""
+    plan = _Plan(argv, cwd, env, confinement, True)
+    with _start_errors(argv):
+        if plan.chosen is None:
+            return plan.popen(piped_stdin, limits)
+        for attempt in range(2):
+            try:
+                return await spawn_async(plan.chosen, **plan.spawning(piped_stdin, limits))
+            except SpawnerGone as error:
+                plan.renew(error, attempt)
+    raise AssertionError("unreachable")
+
+
+class _Plan:
+    """How a process is started: by which spawner or runner (and which would replace it),
+    as which command, with which environment."""
+
+    def __init__(
+        self, argv: Sequence[str], cwd: str | os.PathLike[str] | None, env: Mapping[str, str] | None,
+        confinement: Confinement | None, resident: bool,
+    ) -> None:  # fmt: skip
+        self.argv = argv
+        self.cwd = None if cwd is None else os.fspath(cwd)
+        self.chosen = spawner() if USE_SPAWNER else None
+        if self.chosen is None:
+            become_subreaper()
+        self.marker = f"{os.getpid()}-{next(_run_numbers)}"
+        self.command = list(argv)
+        self.again: Callable[[], Spawner | None] = spawner
+        if confinement is not None:
+            _check_program(argv[0])  # bwrap would only say so on stderr
+            try:
+                runner = (
+                    runner_for(confinement) if self.chosen is not None and resident and USE_RUNNERS else None
+                )
+                if runner is not None:
+                    self.chosen, self.again = runner, functools.partial(runner_for, confinement)
+                else:
+                    self.command = confined_argv(argv, confinement, cwd)
+            except ConfinementUnavailable as error:
+                raise ProcessStartError(f"cannot start {argv[0]} confined: {error}") from None
+        self.env = {**(os.environ if env is None else env), RUN_MARKER: self.marker}
+
+    def spawning(self, piped_stdin: bool, limits: Limits | None) -> dict[str, Any]:
+        return {
+            "argv": self.command, "piped_stdin": piped_stdin, "cwd": self.cwd, "env": self.env,
+            "limits": rlimit_settings(limits),
+        }  # fmt: skip
+
+    def renew(self, error: SpawnerGone, attempt: int) -> None:
+        """After the spawner (or runner) was found gone: ask a new one, when it was killed
+        before the request reached it, never when it may have started it. A runner that
+        has gone took whatever it had started with it (its PID namespace): asking a new
+        one cannot run the program twice."""
+        assert self.chosen is not None
+        again = self.again() if (error.unsent or self.chosen.replayable) and not attempt else None
+        if again is None:
+            raise ProcessStartError(f"cannot start {self.argv[0]}: {error}") from None
+        self.chosen = again
+
+    def popen(self, piped_stdin: bool, limits: Limits | None) -> subprocess.Popen[bytes]:
         process = subprocess.Popen(
-            command,
+            self.command,
             stdin=subprocess.PIPE if piped_stdin else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=environment,
+            cwd=self.cwd,
+            env=self.env,
             start_new_session=True,
             preexec_fn=rlimit_preexec(limits),
         )
+        live_groups[process.pid] = self.marker
+        return process
+
+
+@contextlib.contextmanager
+def _start_errors(argv: Sequence[str]) -> Iterator[None]:
+    """A start's failures, as `ProcessStartError`."""
+    try:
+        yield
     except OSError as error:
         if error.errno == errno.E2BIG:
             raise ProcessStartError(
@@ -91,31 +164,6 @@ def start_process(
         ) from None
     except subprocess.SubprocessError as error:  # setting a limit failed in the child
         raise ProcessStartError(f"cannot start {argv[0]}: {error}") from None
-    live_groups[process.pid] = marker
-    return process
-
-
-def _spawn(
-    chosen: Spawner, renew: Callable[[], Spawner | None], argv: Sequence[str], command: list[str],
-    piped_stdin: bool, cwd: str | os.PathLike[str] | None, env: Mapping[str, str], limits: Limits | None,
-) -> SpawnedProcess:  # fmt: skip
-    """Start `command` through the spawner (or a runner); once more through a new one (`renew`)
-    when it was killed before the request reached it (found out only now), never when it
-    may have started it."""
-    for attempt in range(2):
-        try:
-            return spawn(
-                chosen, command, piped_stdin=piped_stdin, cwd=None if cwd is None else os.fspath(cwd),
-                env=env, limits=rlimit_settings(limits),
-            )  # fmt: skip
-        except SpawnerGone as error:
-            # A runner that has gone took whatever it had started with it (its PID namespace):
-            # asking a new one cannot run the program twice.
-            again = renew() if (error.unsent or chosen.replayable) and not attempt else None
-            if again is None:
-                raise ProcessStartError(f"cannot start {argv[0]}: {error}") from None
-            chosen = again
-    raise AssertionError("unreachable")
 
 
 def _check_program(program: str) -> None:

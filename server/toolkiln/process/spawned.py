@@ -8,9 +8,9 @@ import logging
 import os
 import select
 import signal
-from typing import IO, TYPE_CHECKING, cast
+from typing import IO, TYPE_CHECKING
 
-from toolkiln.process.spawner_link import SpawnerGone
+from toolkiln.process.spawner_link import Pending, SpawnerGone
 
 if TYPE_CHECKING:
     from toolkiln.process.spawner_link import Spawner
@@ -20,20 +20,22 @@ logger = logging.getLogger(__name__)
 
 class SpawnedProcess:
     """A process the spawner started, as `subprocess.Popen` would show it: pid, pipes,
-    `poll`, `wait`, `returncode`; and `signal_group`, which the spawner carries out only
-    while its main process is there. The spawner reaps it only when `poll` asks, so while
-    `returncode` is None its pid cannot have been reused: a pidfd opened then is its own."""
+    `poll`, `wait`, `returncode`; `wait_exit` for an event loop's task; and `signal_group`,
+    which the spawner carries out only while its main process is there. Its exit comes
+    from the spawner unasked (`exit`); `pidfd`, sent with the start's answer while it was
+    an unreaped child of the spawner, is the server's own hold on it."""
 
     def __init__(
-        self, spawner: Spawner, pid: int, stdin: int | None, stdout: int | None, stderr: int | None,
-        pidfd: int | None = None,
+        self, spawner: Spawner, pid: int, pidfd: int, exit: Pending,
+        stdin: int | None, stdout: int | None, stderr: int | None,
     ) -> None:  # fmt: skip
         self._spawner = spawner
+        self._pidfd = pidfd
+        self._exit = exit
         # Started by a runner (`runners.py`): `pid` is in the runner's PID namespace, its
         # pidfd says which process it is here; the runner is asked about it by `ref`.
-        self._pidfd = pidfd
         self.ref = pid
-        self.pid = pid if pidfd is None else _pid_of(pidfd)
+        self.pid = _pid_of(pidfd) if spawner.foreign else pid
         self.stdin: IO[bytes] | None = None if stdin is None else open(stdin, "wb", buffering=0)  # noqa: SIM115
         self.stdout: IO[bytes] | None = None if stdout is None else open(stdout, "rb", buffering=0)  # noqa: SIM115
         self.stderr: IO[bytes] | None = None if stderr is None else open(stderr, "rb", buffering=0)  # noqa: SIM115
@@ -41,65 +43,66 @@ class SpawnedProcess:
 
     def poll(self) -> int | None:
         if self.returncode is None:
-            try:
-                answer = self._spawner.request(("status", self.ref))
-            except SpawnerGone:
-                answer = ("ok", -signal.SIGKILL)  # it killed what it held as it went
-            if answer[1] is not None:
-                self.returncode = cast(int, answer[1])
-                if self._pidfd is not None:
-                    os.close(self._pidfd)
-                    self._pidfd = None
+            if not self._exit.done:
+                self._spawner.pump()  # what it has said meanwhile, without waiting
+            if self._exit.done:
+                self._ended()
         return self.returncode
 
-    def spawner_pidfd(self) -> int | None:
-        """A pidfd of the spawner (or runner) that started it, or None (the caller closes it)."""
-        return self._spawner.open_pidfd()
-
-    def lost_spawner(self, pidfd: int) -> None:
-        """Its spawner died under it: end the call now, killed, and say so. A runner's
-        call died with the runner's namespaces; a spawner's main process still runs, not
-        reaped by anyone that would reuse its pid while its pidfd (`pidfd`) is open: it and,
-        while it lives, its group go."""
-        if self.returncode is not None:
-            return
-        logger.error(
-            "the %s that started process %d was killed (a tool running as the same user can): "
-            "the call is ended; the next one starts a new one",
-            "spawner" if self._pidfd is None else "confined runner", self.pid,
-        )  # fmt: skip
-        self._spawner.gone = True
-        if self._pidfd is None:
-            with contextlib.suppress(OSError):
-                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
-                if not select.select([pidfd], [], [], 0)[0]:  # still there: its group is its own
-                    os.killpg(self.pid, signal.SIGKILL)
-        self.returncode = -signal.SIGKILL
-
-    def open_pidfd(self) -> int:
-        """A pidfd of the main process (the caller closes it); only while it is not reaped."""
-        return os.pidfd_open(self.pid) if self._pidfd is None else os.dup(self._pidfd)
-
-    def wait(self) -> int:
-        if self.poll() is None:
-            # The spawner reaps it only when asked (poll): until then its pid is its own.
-            pidfd = self.open_pidfd()
-            try:
-                while self.poll() is None:
-                    select.select([pidfd], [], [])
-            finally:
-                os.close(pidfd)
+    async def wait_exit(self) -> int:
+        """Its exit code, once the spawner has said it (or has gone: then it is killed)."""
+        if self.returncode is None:
+            await self._spawner.wait(self._exit)
+            self._ended()
         assert self.returncode is not None
         return self.returncode
 
-    def signal_group(self, signum: int) -> None:
+    def wait(self) -> int:
         if self.returncode is None:
+            self._spawner.wait_sync(self._exit)
+            self._ended()
+        assert self.returncode is not None
+        return self.returncode
+
+    def _ended(self) -> None:
+        if self.returncode is not None:
+            return
+        if self._exit.gone is not None:
+            self._lost_spawner()
+        else:
+            self.returncode = int(self._exit.value)
+        os.close(self._pidfd)
+
+    def _lost_spawner(self) -> None:
+        """Its spawner died under it: end the call now, killed, and say so. A runner's
+        call died with the runner's namespaces; a spawner's main process still runs, not
+        reaped by anyone that would reuse its pid while its pidfd is open: it and, while
+        it lives, its group go."""
+        log = logger.debug if self._spawner.stopped else logger.error  # stopped: the server is stopping
+        log(
+            "the %s that started process %d was killed (a tool running as the same user can): "
+            "the call is ended; the next one starts a new one",
+            "confined runner" if self._spawner.foreign else "spawner", self.pid,
+        )  # fmt: skip
+        if not self._spawner.foreign:
+            self._kill_group(signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+        self.returncode = -signal.SIGKILL
+
+    def _kill_group(self, signum: int) -> None:
+        """Signal its group ourselves, only while its main process lives (so the group's id is its own)."""
+        with contextlib.suppress(OSError):
+            if not select.select([self._pidfd], [], [], 0)[0]:
+                os.killpg(self.pid, signum)
+
+    def signal_group(self, signum: int) -> None:
+        if self.returncode is None and not self._exit.done:
             try:
-                self._spawner.request(("signal", self.ref, int(signum)))
+                self._spawner.post(("signal", self.ref, int(signum)), answer=False)
             except SpawnerGone:  # killed under it: the group is ours to signal (init reaps it now)
-                if self._pidfd is None:  # a runner's call ended with the runner's namespaces
-                    with contextlib.suppress(ProcessLookupError, PermissionError):
-                        os.killpg(self.pid, signum)
+                if not self._spawner.foreign:  # a runner's call ended with the runner's namespaces
+                    self._kill_group(signum)
 
 
 def _pid_of(pidfd: int) -> int:

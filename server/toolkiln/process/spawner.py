@@ -10,7 +10,6 @@ starts processes itself.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import subprocess
@@ -19,10 +18,21 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import TypeAlias, cast
 
-from toolkiln.process.spawned import SpawnedProcess
-from toolkiln.process.spawner_link import Spawner, SpawnerGone
+import anyio
 
-__all__ = ["Child", "SpawnedProcess", "Spawner", "SpawnerGone", "spawn", "spawner", "stop_spawner"]
+from toolkiln.process.spawned import SpawnedProcess
+from toolkiln.process.spawner_link import Pending, Spawner, SpawnerGone, answer_of
+
+__all__ = [
+    "Child",
+    "SpawnedProcess",
+    "Spawner",
+    "SpawnerGone",
+    "spawn",
+    "spawn_async",
+    "spawner",
+    "stop_spawner",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -73,9 +83,7 @@ def _forget_in_child() -> None:
     global _spawner, _spawner_lock
     _spawner_lock = threading.Lock()  # another thread may have held it at the fork
     if _spawner is not None:
-        with contextlib.suppress(OSError):
-            _spawner.channel.close()  # our copies only: the parent's stay open
-            os.close(_spawner.devnull)
+        _spawner.forget()
         _spawner = None
 
 
@@ -101,14 +109,39 @@ def spawn(
     env: Mapping[str, str],
     limits: Sequence[tuple[int, int, int]],
 ) -> SpawnedProcess:
-    """Start `argv` through `chosen`: OSError as Popen raises it (errno, strerror);
-    ValueError for a NUL character."""
-    encoded_argv = [os.fsencode(arg) for arg in argv]
-    encoded_env = {os.fsencode(key): os.fsencode(value) for key, value in env.items()}
-    if any(b"\0" in arg for arg in encoded_argv) or any(
-        b"\0" in key or b"=" in key or b"\0" in value for key, value in encoded_env.items()
-    ):
-        raise ValueError("embedded null byte")
+    """Start `argv` through `chosen`, this thread waiting: OSError as Popen raises it
+    (errno, strerror); ValueError for a NUL character; SpawnerGone."""
+    pending, ours = _ask_start(chosen, argv, piped_stdin, cwd, env, limits)
+    try:
+        chosen.wait_sync(pending)
+    except BaseException:
+        _close(ours)
+        raise
+    return _started(chosen, pending, ours)
+
+
+async def spawn_async(
+    chosen: Spawner,
+    argv: Sequence[str],
+    *,
+    piped_stdin: bool,
+    cwd: str | None,
+    env: Mapping[str, str],
+    limits: Sequence[tuple[int, int, int]],
+) -> SpawnedProcess:
+    """As `spawn`, the event loop serving others while the spawner starts it. Not
+    cancelled halfway: once asked, the spawner starts it, and the caller must hold it to stop it."""
+    pending, ours = _ask_start(chosen, argv, piped_stdin, cwd, env, limits)
+    with anyio.CancelScope(shield=True):
+        await chosen.wait(pending)
+    return _started(chosen, pending, ours)
+
+
+def _ask_start(
+    chosen: Spawner, argv: Sequence[str], piped_stdin: bool, cwd: str | None,
+    env: Mapping[str, str], limits: Sequence[tuple[int, int, int]],
+) -> tuple[Pending, list[int | None]]:  # fmt: skip
+    """Send the start of `argv`, with the pipes' far ends; the pending answer, and our ends."""
     pipes = [os.pipe2(os.O_CLOEXEC) for _ in range(3 if piped_stdin else 2)]
     if piped_stdin:
         (stdin_read, stdin_write), (stdout_read, stdout_write), (stderr_read, stderr_write) = pipes
@@ -117,29 +150,40 @@ def spawn(
         (stdout_read, stdout_write), (stderr_read, stderr_write) = pipes
         stdin_write = None
         theirs = [chosen.devnull, stdout_write, stderr_write]
-    ours = [fd for fd in (stdin_write, stdout_read, stderr_read) if fd is not None]
+    ours = [stdin_write, stdout_read, stderr_read]
     try:
-        answer, received = chosen.request_fds(
-            ("spawn", encoded_argv, encoded_env, None if cwd is None else os.fsencode(cwd), list(limits)),
-            theirs,
-        )
+        # str, not bytes: the spawner's posix_spawn encodes them as os.fsencode would, in C
+        pending = chosen.post(("spawn", list(argv), dict(env), cwd, list(limits)), theirs)
     except BaseException:
-        for fd in ours:
-            os.close(fd)
+        _close(ours)
         raise
     finally:
         for fd in theirs:
             if fd != chosen.devnull:
                 os.close(fd)
-    if answer[0] != "ok":
-        for fd in [*ours, *received]:
-            os.close(fd)
+    return pending, ours
+
+
+def _started(chosen: Spawner, pending: Pending, ours: list[int | None]) -> SpawnedProcess:
+    try:
+        answer, received = answer_of(pending)
+    except BaseException:
+        _close(ours)
+        raise
+    if answer[0] != "ok" or pending.exit is None or not received:
+        _close([*ours, *received])
         number, message = cast(int, answer[1]), cast(str, answer[2])
         stage, _, reason = message.partition(" ")
         if stage == "limits":
             raise subprocess.SubprocessError(f"setting its limits failed: {reason}")
+        if stage == "value":
+            raise ValueError(reason)
         raise OSError(number, os.strerror(number) if number else message)
-    pidfd = received[0] if received else None
-    for fd in received[1:]:
-        os.close(fd)
-    return SpawnedProcess(chosen, cast(int, answer[1]), stdin_write, stdout_read, stderr_read, pidfd)
+    _close(received[1:])
+    return SpawnedProcess(chosen, cast(int, answer[1]), received[0], pending.exit, *ours)
+
+
+def _close(fds: Sequence[int | None]) -> None:
+    for fd in fds:
+        if fd is not None:
+            os.close(fd)

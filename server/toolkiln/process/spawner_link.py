@@ -1,23 +1,29 @@
-"""The channel to a spawner (`spawner_main.py`) or a runner's resident (`runner_main.py`):
-length-prefixed `marshal` requests, answered in turn, fds passed both ways by SCM_RIGHTS."""
+"""The channel to a spawner (`spawner_main.py`) or a runner's resident (`runner_main.py`),
+as `spawner_wire.py` frames it: many requests on the way at once, each answer handed to
+whoever waits for it by its id, and each main process's exit as the spawner says it,
+unasked. Whoever waits reads: an event loop by a reader on the socket while one of its
+tasks waits (no thread, no blocking: a call waits as for any other I/O), a thread with
+no event loop by reading itself; either hands on what it reads to the others."""
 
 from __future__ import annotations
 
 import array
+import asyncio
 import contextlib
-import marshal
+import itertools
 import os
+import select
 import signal
 import socket
-import struct
 import subprocess
 import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-_HEADER = struct.Struct("!I")
+from toolkiln.process.spawner_wire import Inbox, pack
+
 _MAIN = Path(__file__).with_name("spawner_main.py")
 
 
@@ -30,8 +36,25 @@ class SpawnerGone(Exception):
         self.unsent = unsent
 
 
+class Pending:
+    """An answer, or a main process's exit, still to come; `done` once it has come (`value`,
+    the fds that came with it), or once the spawner has gone (`gone`). A start's answer
+    holds the `exit` of the process it started."""
+
+    __slots__ = ("done", "exit", "fds", "gone", "start", "value", "waiters")
+
+    def __init__(self, start: bool = False) -> None:
+        self.start = start
+        self.done = False
+        self.value: Any = None
+        self.fds: list[int] = []
+        self.gone: SpawnerGone | None = None
+        self.exit: Pending | None = None
+        self.waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+
+
 class Spawner:
-    """One spawner process and the socket to it; requests are answered in turn."""
+    """One spawner process and the socket to it."""
 
     def __init__(self, channel: socket.socket | None = None, process: Any = None) -> None:
         """A new spawner process; or (`runners.py`) one already started, reached by `channel`."""
@@ -49,81 +72,220 @@ class Spawner:
             channel = ours
         self.process = process
         self.channel = channel
-        self.lock = threading.Lock()
         self.devnull = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
         self.gone = False
         # A runner's (`runners.py`): whatever it started dies with it, so a request it may
-        # have received before it died can be asked of a new one.
-        self.replayable = process is not None and not isinstance(process, subprocess.Popen)
+        # have received before it died can be asked of a new one; and its pids are those of
+        # a PID namespace of its own (the pidfd that comes with a start says which process).
+        self.replayable = self.foreign = process is not None and not isinstance(process, subprocess.Popen)
+        self._inbox = Inbox()
+        self._ids = itertools.count(1)
+        self._asked: dict[int, Pending] = {}  # by request id
+        self._exits: dict[int, Pending] = {}  # by main process, until it has exited
+        self._lock = threading.Lock()  # the tables above, `_loops`, `gone`
+        self._sending = threading.Lock()  # one message at a time on the stream
+        self._reading = threading.Lock()
+        self._loops: dict[asyncio.AbstractEventLoop, int] = {}  # reading the socket: how many wait there
+        self.stopped = self._closed = False  # stopped: by `stop`, not killed
         if self.request(("hello",)) != ("ok", True):
             self.stop()
             raise OSError(0, "its helper cannot run here (not x86-64, or memory files may not be executed)")
 
-    def request(self, message: tuple[object, ...], fds: Sequence[int] = ()) -> tuple[object, ...]:
+    def post(self, message: tuple[Any, ...], fds: Sequence[int] = (), *, answer: bool = True) -> Pending:
+        """Send `message` (with `fds`); what comes of it (`answer=False`: nothing will)."""
+        pending = Pending(start=message[0] == "spawn")
+        with self._lock:
+            if self.gone:
+                raise SpawnerGone("the spawner has gone")
+            ident = next(self._ids) if answer else 0
+            if answer:
+                self._asked[ident] = pending
+        packet = pack((ident, *message), len(fds))
+        sent = 0
+        try:
+            with self._sending:
+                if fds:
+                    rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))]
+                    sent = self.channel.sendmsg([packet], rights)
+                else:
+                    sent = self.channel.send(packet)
+                if sent < len(packet):
+                    self.channel.sendall(packet[sent:])
+        except OSError as error:
+            with self._lock:
+                self._asked.pop(ident, None)
+            self._lose(str(error))
+            raise SpawnerGone(f"the spawner has gone ({error})", unsent=sent == 0) from None
+        return pending
+
+    def request(self, message: tuple[Any, ...], fds: Sequence[int] = ()) -> tuple[Any, ...]:
         answer, received = self.request_fds(message, fds)
         for fd in received:
             os.close(fd)
         return answer
 
     def request_fds(
-        self, message: tuple[object, ...], fds: Sequence[int] = ()
-    ) -> tuple[tuple[object, ...], list[int]]:
-        """The answer to `message` (sent with `fds`), and the fds that came with it."""
-        body = marshal.dumps(cast(Any, message))
-        received: list[int] = []
-        with self.lock:
-            if self.gone:
-                raise SpawnerGone("the spawner has gone")
-            sent = 0
-            try:
-                packet = _HEADER.pack(len(body)) + body
-                ancillary = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))] if fds else []
-                sent = self.channel.sendmsg([packet], ancillary)
-                if sent < len(packet):
-                    self.channel.sendall(packet[sent:])
-                header = self._read(_HEADER.size, received)
-                answer = marshal.loads(self._read(_HEADER.unpack(header)[0], received))
-            except (OSError, EOFError, ValueError) as error:
-                self.gone = True
-                for fd in received:
-                    os.close(fd)
-                raise SpawnerGone(f"the spawner has gone ({error})", unsent=sent == 0) from None
-        return cast(tuple[object, ...], answer), received
+        self, message: tuple[Any, ...], fds: Sequence[int] = ()
+    ) -> tuple[tuple[Any, ...], list[int]]:
+        """The answer to `message` (sent with `fds`), and the fds that came with it; this
+        thread waits (`ask` is for an event loop's task)."""
+        pending = self.post(message, fds)
+        self.wait_sync(pending)
+        return answer_of(pending)
 
-    def _read(self, size: int, received: list[int]) -> bytes:
-        data = bytearray()
-        while len(data) < size:
-            chunk, ancillary, _, _ = self.channel.recvmsg(
-                size - len(data), socket.CMSG_SPACE(4), socket.MSG_CMSG_CLOEXEC
-            )
-            for level, kind, payload in ancillary:
-                if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-                    received += array.array("i", payload[: len(payload) // 4 * 4]).tolist()
-            if not chunk:
-                raise EOFError("end of stream")
-            data += chunk
-        return bytes(data)
+    async def ask(self, message: tuple[Any, ...], fds: Sequence[int] = ()) -> Pending:
+        """`post`, and wait for the answer as the event loop waits for I/O."""
+        pending = self.post(message, fds)
+        await self.wait(pending)
+        return pending
 
-    def open_pidfd(self) -> int | None:
-        """A pidfd of the spawner's process (the caller closes it), or None when it has none."""
+    async def wait(self, pending: Pending) -> None:
+        """Until `pending` is done: the event loop reads the socket meanwhile."""
+        if pending.done:
+            return
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        with self._lock:
+            if pending.done:
+                return
+            pending.waiters.append((loop, future))
+            attached = self._loops.get(loop, 0)
+            self._loops[loop] = attached + 1
+        if not attached:
+            loop.add_reader(self.channel.fileno(), self.pump)
         try:
-            if isinstance(self.process, subprocess.Popen):
-                return None if self.process.returncode is not None else os.pidfd_open(self.process.pid)
-            return None if self.process is None else int(self.process.open_pidfd())  # a runner's bubblewrap
-        except OSError:
-            return None
+            await future
+        finally:
+            with self._lock:
+                attached = self._loops.pop(loop) - 1
+                if attached:
+                    self._loops[loop] = attached
+                close = not self._loops and self.stopped
+            if not attached:
+                loop.remove_reader(self.channel.fileno())
+            if close:
+                self._close()
+
+    def wait_sync(self, pending: Pending) -> None:
+        """Until `pending` is done: this thread reads the socket meanwhile (or finds that
+        another has, and handed it on)."""
+        while not pending.done:
+            self.pump()
+            if not pending.done:
+                with contextlib.suppress(OSError, ValueError):
+                    select.select([self.channel], [], [], 0.01)
+
+    def pump(self) -> None:
+        """Read what the spawner has said, and hand each answer and exit to whoever waits
+        for it. Any thread may: one reads at a time, the others find it done."""
+        if not self._reading.acquire(blocking=False):
+            return
+        try:
+            if self.gone:
+                return
+            end = None
+            while True:
+                try:
+                    if not self._inbox.read(self.channel, socket.MSG_DONTWAIT):
+                        end = "end of stream"
+                        break
+                except (BlockingIOError, InterruptedError):
+                    break
+                except OSError as error:
+                    end = str(error)
+                    break
+                if not self._inbox.more:
+                    break
+            try:
+                for message, fds in self._inbox.messages():
+                    self._dispatch(message, fds)
+            except Exception as error:  # what no spawner of ours says: it is not ours to trust
+                end = f"it said what it never says ({error!r})"
+            if end is not None:
+                self._lose(end)
+        finally:
+            self._reading.release()
+
+    def _dispatch(self, message: tuple[Any, ...], fds: list[int]) -> None:
+        ident = message[0]
+        with self._lock:
+            if ident == 0:  # said unasked: ("exit", main process, exit code)
+                pending, value = self._exits.pop(message[2], None), message[3]
+            else:
+                pending, value = self._asked.pop(ident, None), message[1:]
+                if pending is not None and pending.start and value[0] == "ok":
+                    pending.exit = self._exits[value[1]] = Pending()
+        if pending is None:
+            for fd in fds:
+                os.close(fd)
+            return
+        self._settle(pending, value, fds, None)
+
+    def _settle(self, pending: Pending, value: Any, fds: list[int], gone: SpawnerGone | None) -> None:
+        with self._lock:
+            pending.value, pending.fds, pending.gone = value, fds, gone
+            pending.done = True
+            waiters, pending.waiters = pending.waiters, []
+        here = asyncio._get_running_loop()
+        for loop, future in waiters:
+            if loop is here:
+                _set(future)
+            else:
+                with contextlib.suppress(RuntimeError):  # that loop has closed
+                    loop.call_soon_threadsafe(_set, future)
+
+    def _lose(self, reason: str) -> None:
+        """The spawner has gone: whatever waits for it is told so."""
+        with self._lock:
+            self.gone = True
+            left = [*self._asked.values(), *self._exits.values()]
+            self._asked.clear()
+            self._exits.clear()
+        for pending in left:
+            self._settle(pending, None, [], SpawnerGone(f"the spawner has gone ({reason})", unsent=False))
 
     def stop(self) -> None:
-        """Close the socket: the spawner kills what it still holds and exits."""
-        with self.lock:
-            self.gone = True
-            self.channel.close()
-            if self.devnull >= 0:
-                os.close(self.devnull)
-                self.devnull = -1
+        """End the stream: the spawner kills what it still holds and exits. The socket is
+        closed once no event loop reads it (a loop's reader on a closed fd would outlive it)."""
+        with self._lock:
+            self.stopped = True
+            close = not self._loops
+        self._lose("stopped")
+        with contextlib.suppress(OSError):
+            self.channel.shutdown(socket.SHUT_RDWR)
+        if close:
+            self._close()
         if isinstance(self.process, subprocess.Popen):
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=5)
         elif self.process is not None:  # a runner's bubblewrap, started by the spawner
             self.process.signal_group(signal.SIGKILL)  # its resident has killed what it held
             self.process.wait()
+
+    def _close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        self.channel.close()
+        os.close(self.devnull)
+        self._inbox.close()
+
+    def forget(self) -> None:
+        """In a forked copy of this process: close our copies only (the parent's stay open)."""
+        self.gone = self._closed = True
+        with contextlib.suppress(OSError):
+            self.channel.close()
+            os.close(self.devnull)
+
+
+def answer_of(pending: Pending) -> tuple[tuple[Any, ...], list[int]]:
+    """A done request's answer and fds; SpawnerGone when the spawner went first."""
+    if pending.gone is not None:
+        raise pending.gone
+    return pending.value, pending.fds
+
+
+def _set(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
