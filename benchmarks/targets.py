@@ -190,7 +190,8 @@ def _server_command(target: Target, workspace: Workspace) -> list[str]:
     if target.variant in ("reference", "fastmcp"):
         server = REFERENCE if target.variant == "reference" else FASTMCP
         return [sys.executable, str(server), str(workspace.echo), "--tools", str(config / "tools.json")]
-    command = [TOOLKILN, "serve", "--config-dir", str(config), *target.options]
+    # Every tool listed, as the reference lists them (search mode would list two above 40).
+    command = [TOOLKILN, "serve", "--config-dir", str(config), "--catalog-search", "off", *target.options]
     if target.transport == "http":
         command += ["--http", "--token-file", str(_token(workspace))]
     return command
