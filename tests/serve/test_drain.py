@@ -156,3 +156,29 @@ def test_a_stdio_server_ends_cleanly_on_sigterm(slow: Path, tmp_path: Path) -> N
         process.stdin.close()
     assert code == 0, log.read_text()
     assert "stopping on SIGTERM" in log.read_text() and "Traceback" not in log.read_text()
+
+
+def test_a_call_waiting_for_an_answer_no_request_can_bring_does_not_hold_the_stop(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path, state: Path
+) -> None:
+    """A parked call's answer comes in a new request; once the listener is closed, only a
+    replica sharing the state store could still take one. A single server does not wait
+    the whole grace for it (the conformance suite's server, which leaves questions
+    unanswered, took its 30 s, and its harness timed out)."""
+    from tests.serve.test_interactive import SURVEY
+
+    make_tool("survey.py", SURVEY)
+    assert not discover_tools(tools_dir, config_dir).errors
+    tune_tool(config_dir, "survey", interactive=True)
+    build_catalog(config_dir, tools_dir)
+    with http_server(config_dir, state, "--drain-seconds", "60") as running:
+        asked = http_request(
+            running.mcp_url, running.token, "tools/call",
+            {"name": "survey", "arguments": {"topic": "cats"}}, {"elicitation": {}},
+        )  # fmt: skip
+        assert asked["resultType"] == "input_required", asked
+        code = running.stop(signal.SIGTERM)
+        stderr = running.stderr()
+    assert code == 0, stderr
+    assert "draining on SIGTERM: no new connections; 0 call(s) and 0 task(s)" in stderr
+    assert "Traceback" not in stderr

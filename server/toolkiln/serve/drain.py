@@ -5,9 +5,11 @@
    replica: `proxy_next_upstream error`, which is safe, since nothing of it was sent),
    idle keep-alive connections are closed, and busy ones close after their response;
    a request that would open a new stateful session gets 503 with `Retry-After`;
-2. the calls in flight, the interactive calls waiting here for their answers and the
-   tasks this server runs finish, for up to the drain's grace (`--drain-seconds`,
-   TOOLKILN_DRAIN_SECONDS, default DEFAULT_DRAIN_SECONDS); what is left then
+2. the calls in flight, the interactive calls waiting here for their answers (with a
+   shared state store only: another replica may still take an answer and relay it; a
+   single server's closed listener takes none) and the tasks this server runs finish,
+   for up to the drain's grace (`--drain-seconds`, TOOLKILN_DRAIN_SECONDS, default
+   DEFAULT_DRAIN_SECONDS); what is left then
    (long-lived event streams, which a client reopens elsewhere) is closed;
 3. the server exits 0, without a traceback. Calls still running when the grace ends are
    stopped (their process groups too), and their tasks are failed with a message that

@@ -100,11 +100,14 @@ async def serve_http(
     change or on SIGHUP (credentials.py)."""
     base_url = f"{settings.scheme}://{_url_host(settings.host)}:{listener.getsockname()[1]}"
     tasks, parked = service.tasks, service.parked
+    # A parked call's answer comes in a new request: only another replica (through Redis)
+    # can still take one once the listener is closed, so only then is it worth waiting for.
+    relayed = service.relayed is not None
     drain = Drain(
         settings.drain_seconds,
         lambda: tasks.running,
         tasks.stop_running,
-        lambda: parked.waiting,
+        lambda: parked.waiting if relayed else 0,
         readiness=service.readiness,
     )
     app = build_app(
