@@ -25,7 +25,7 @@ command, a path or a key of Redis (docs/security.md).
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import mcp.types as types
 from anyio.abc import TaskStatus
@@ -43,7 +43,27 @@ from toolkiln.serve.tasks.protocol import CreateTaskResult
 from toolkiln.serve.tasks.store import TaskRecord
 
 if TYPE_CHECKING:
-    from toolkiln.serve.service import ToolService
+    from toolkiln.audit import AuditLog
+    from toolkiln.model import StateSettings
+    from toolkiln.runner import Registry
+    from toolkiln.serve.parked import ParkedCalls
+    from toolkiln.serve.sealed_messages import Seals
+    from toolkiln.serve.task_calls import TaskCalls
+    from toolkiln.serve.tasks.jobs import TaskService
+
+
+class Replica(Protocol):
+    """What forwarding uses of the server it runs in (service.py's ToolService, which
+    imports this module only when a state URL is set: the dependency goes one way)."""
+
+    state: StateSettings
+    seals: Seals | None
+    instance: str
+    registry: Registry
+    audit: AuditLog | None
+    tasks: TaskService
+    parked: ParkedCalls
+    task_calls: TaskCalls
 
 
 MAX_STATE = 200  # a parked call's state: `<instance>.<token>`, some 50 characters
@@ -91,12 +111,12 @@ class Outcome(_Body):
 class RelayedCalls:
     """This replica's side of relayed answers: sends them on, and takes those sent here."""
 
-    def __init__(self, service: ToolService, relay: Relay) -> None:
+    def __init__(self, service: Replica, relay: Relay) -> None:
         self.service = service
         self.relay = relay
 
     @classmethod
-    def open(cls, service: ToolService) -> RelayedCalls:
+    def open(cls, service: Replica) -> RelayedCalls:
         state = service.state
         assert state.url is not None and service.seals is not None
         relay = Relay(state.url, prefix=state.key_prefix, instance=service.instance, seals=service.seals)
