@@ -170,20 +170,22 @@ def named_interpreter(script: Path) -> list[str] | None:
     return words if os.access(words[0], os.X_OK) and not os.path.isdir(words[0]) else None
 
 
-def script_command(script: Path) -> list[str]:
+def script_command(script: Path, language: str | None = None) -> list[str]:
     """The words that start a script: itself when it runs by itself (a shebang and the
     exec bit); else a `.py` file with the Python running toolkiln, never by the kernel
-    ("Exec format error"); else, for a file of a language toolkiln knows by its extension,
-    the interpreter its `#!` line names by its path, when it is installed there
+    ("Exec format error"); else, for a file of a language toolkiln knows by its extension
+    (or by its convention: `language`, "node" for a Node command-line script named
+    `todo`), the interpreter its `#!` line names by its path, when it is installed there
     (`named_interpreter`); else the interpreter for its extension (when
-    none is installed, the first one toolkiln knows, so that the error names what to
-    install); else the file itself (a binary; the error names it)."""
+    none is installed, the first one toolkiln knows, or `language`, so that the error names
+    what to install); else the file itself (a binary; the error names it)."""
     if runs_by_itself(script):
         return [str(script)]
     if script.suffix.lower() == ".py":
         return [*python_command(script), str(script)]
     known = interpreter_names(script)  # a file of no known language without the bit stays as it is
-    command = (known and named_interpreter(script)) or find_interpreter(script) or known[:1]
+    fallback = known[:1] or ([language] if language else [])
+    command = (fallback and named_interpreter(script)) or find_interpreter(script) or fallback
     return [*command, str(script)]
 
 

@@ -51,10 +51,10 @@ def option_word(option: str, value: str) -> str:
 
 
 def refuse_positional_gap(name: str, missing: str) -> ProcessStartError:
-    """The refusal of a positional given after one left out: the script would read its
-    value as the earlier one's."""
+    """The refusal of a positional given after one left out: the script reads its
+    arguments by position, so it would read the value as the earlier one."""
     return ProcessStartError(
-        f"argument {name!r} is given but {missing!r} before it is not: the script would read "
-        "the value as the earlier one",
+        f"argument {name!r} is given but {missing!r} before it is not: the script reads its "
+        f"arguments by position and would read the value as {missing!r}; give {missing!r} too",
         about_arguments=True,
     )

@@ -18,8 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from toolkiln.conventions.words import text_form
-from toolkiln.errors import ProcessStartError
+from toolkiln.conventions.words import refuse_positional_gap, text_words
 from toolkiln.interpreters import python_command
 from toolkiln.model import CompiledTool
 
@@ -41,14 +40,8 @@ def argv_words(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -
     words: list[str] = []
     for param in positionals[: last + 1]:
         if param.name not in arguments:
-            given = positionals[last].name
-            raise ProcessStartError(
-                f"argument {given!r} is given but {param.name!r} before it is not: the script "
-                f"would read the value as {param.name!r}",
-                about_arguments=True,
-            )
-        value = arguments[param.name]
-        words += [text_form(item) for item in value] if isinstance(value, list) else [text_form(value)]
+            raise refuse_positional_gap(positionals[last].name, param.name)
+        words += text_words(arguments[param.name])
     return [*python_command(script), str(script), *words]
 
 

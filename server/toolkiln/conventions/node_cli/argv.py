@@ -28,8 +28,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from toolkiln.conventions.words import plain_values, refuse_positional_gap, text_words
-from toolkiln.interpreters import find_interpreter, interpreter_names, named_interpreter, runs_by_itself
+from toolkiln.conventions.words import option_word, plain_values, refuse_positional_gap, text_words
+from toolkiln.interpreters import script_command
 from toolkiln.model import CompiledTool
 
 
@@ -59,7 +59,8 @@ def node_cli_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]
             into = early if tool.command is not None and param.before_command else options
             into += _option_words(param.option, param.type, param.default, value, values)
     command = [tool.command] if tool.command is not None else []
-    return [*_program(script), *early, *command, *leading, *options, *(["--", *trailing] if trailing else [])]
+    after = ["--", *trailing] if trailing else []
+    return [*script_command(script, "node"), *early, *command, *leading, *options, *after]
 
 
 def _option_words(option: str, param_type: str, default: Any, value: Any, values: list[str]) -> list[str]:
@@ -69,9 +70,7 @@ def _option_words(option: str, param_type: str, default: Any, value: Any, values
         return [f"{option}true"] if value is True else [f"--no-{option[2:-1]}"]
     if param_type == "boolean":
         return _flag(option, value is True, default is True)
-    if option.startswith("--"):
-        return [f"{option}={item}" for item in values]
-    return [option + item for item in values]
+    return [option_word(option, item) for item in values]
 
 
 def _flag(option: str, value: bool, default_true: bool) -> list[str]:
@@ -80,13 +79,3 @@ def _flag(option: str, value: bool, default_true: bool) -> list[str]:
     if value:
         return [option]
     return [f"--no-{option[2:]}"] if default_true and option.startswith("--") else []
-
-
-def _program(script: Path) -> list[str]:
-    """By its shebang, else by node (or a TypeScript runner for a `.ts` file)."""
-    if runs_by_itself(script):
-        return [str(script)]
-    command = (
-        named_interpreter(script) or find_interpreter(script) or interpreter_names(script)[:1] or ["node"]
-    )
-    return [*command, str(script)]

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from toolkiln.conventions.words import plain_values, refuse_positional_gap, text_form, text_words
+from toolkiln.conventions.words import option_word, plain_values, refuse_positional_gap, text_form, text_words
 from toolkiln.interpreters import python_command
 from toolkiln.model import CompiledTool, Parameter
 
@@ -64,8 +64,6 @@ def _option_words(param: Parameter, value: Any) -> list[str]:
     words: list[str] = []
     for item in values:
         text = text_form(item)
-        if option.startswith("--"):
-            words.append(f"{option}={text}")
-        else:
-            words += [option + text] if text else [option, ""]
+        # `-n ""` stays two words: `-n` alone would take the next word as its value.
+        words += [option_word(option, text)] if text or option.startswith("--") else [option, ""]
     return words

@@ -20,8 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from toolkiln.conventions.words import plain_values, text_form
-from toolkiln.errors import ProcessStartError
+from toolkiln.conventions.words import plain_values, refuse_positional_gap, text_form, text_words
 from toolkiln.interpreters import script_command
 from toolkiln.model import CompiledTool
 
@@ -43,12 +42,8 @@ def shell_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -
                 missing = missing or param.name
                 continue
             if missing is not None and given:
-                raise ProcessStartError(
-                    f"argument {param.name!r} is given but {missing!r} before it is not: the script "
-                    f"reads its arguments by position, so give {missing!r} too",
-                    about_arguments=True,
-                )
-            words = [text_form(item) for item in value] if isinstance(value, list) else [text_form(value)]
+                raise refuse_positional_gap(param.name, missing)
+            words = text_words(value)
             separator = separator or param.option == "--"
             free = param.option == "--" or not reads_options
             positionals += words if free else plain_values(param.name, words)

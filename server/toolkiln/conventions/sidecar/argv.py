@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from toolkiln.conventions.words import plain_values, text_words
+from toolkiln.conventions.words import option_word, plain_values, text_words
 from toolkiln.interpreters import find_interpreter, interpreter_names, runs_by_itself
 from toolkiln.model import CompiledTool
 
@@ -41,10 +41,8 @@ def sidecar_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any])
         values = text_words(value)
         if param.option == "":
             words += plain_values(param.name, values)
-        elif param.option.startswith("--"):
-            words += [f"{param.option}={item}" for item in values]
         else:
-            words += [param.option + item for item in values]
+            words += [option_word(param.option, item) for item in values]
     return [*_program(script), *words]
 
 
