@@ -21,6 +21,8 @@ from toolkiln.model import CompiledTool
 ArgvBuilder = Callable[[Path, CompiledTool, Mapping[str, Any]], list[str]]
 StdinPolicy = Callable[[CompiledTool, Mapping[str, Any]], "bytes | None"]
 EnvBuilder = Callable[[dict[str, str], "Mapping[str, Any] | None", Path], dict[str, str]]
+# Why a finished run did not reach the runtime toolkiln ships (from its stderr), or None.
+RuntimeCheck = Callable[[CompiledTool, str], "str | None"]
 
 
 def stdin_json(arguments: Mapping[str, Any]) -> bytes:
@@ -53,3 +55,6 @@ class Launch:
     env: EnvBuilder | None = None
     # Run in toolkiln's warm Python workers (`runner/python_pool.py`), not as a process.
     in_worker: bool = False
+    # For a convention whose scripts reach a runtime toolkiln ships (argc's shim, the
+    # mcp-bash SDK): a run that did not reach it is an error that names what is missing.
+    runtime_missing: RuntimeCheck | None = None

@@ -9,7 +9,7 @@ a `read.py` (a line in `order.py`) and an `argv.py` (a line here).
 from __future__ import annotations
 
 from toolkiln.conventions.annotations.argv import annotations_argv
-from toolkiln.conventions.argc.argv import argc_argv, argc_launch_env
+from toolkiln.conventions.argc.argv import argc_argv, argc_launch_env, argc_runtime_missing
 from toolkiln.conventions.by_hand.python_argv_argv import argv_stdin, argv_words
 from toolkiln.conventions.entry_points.argv import entry_point_argv, entry_point_stdin
 from toolkiln.conventions.fallback.argv import fallback_argv
@@ -22,13 +22,13 @@ from toolkiln.conventions.python_cli.docopt_argv import docopt_argv
 from toolkiln.conventions.raycast.argv import raycast_argv
 from toolkiln.conventions.scriptkit.argv import scriptkit_argv
 from toolkiln.conventions.shell.argv import shell_argv, shell_stdin
-from toolkiln.conventions.sidecar.argv import sidecar_argv, sidecar_env
+from toolkiln.conventions.sidecar.argv import sidecar_argv, sidecar_env, sidecar_runtime_missing
 from toolkiln.model import CompiledTool
 from toolkiln.vocabulary import SCRIPT_ENTRIES
 
 LAUNCHERS: dict[str, Launch] = {
     "annotations": Launch(annotations_argv),
-    "argc": Launch(argc_argv, env=argc_launch_env),
+    "argc": Launch(argc_argv, env=argc_launch_env, runtime_missing=argc_runtime_missing),
     "entry-point": Launch(entry_point_argv, stdin=entry_point_stdin),
     "fallback": Launch(fallback_argv, stdin=closed_stdin),
     "function": Launch(function_argv),
@@ -43,7 +43,7 @@ LAUNCHERS: dict[str, Launch] = {
     "raycast": Launch(raycast_argv, stdin=closed_stdin),
     "scriptkit": Launch(scriptkit_argv),
     "shell": Launch(shell_argv, stdin=shell_stdin),
-    "sidecar": Launch(sidecar_argv, env=sidecar_env),
+    "sidecar": Launch(sidecar_argv, env=sidecar_env, runtime_missing=sidecar_runtime_missing),
 }
 
 

@@ -11,6 +11,7 @@ repeated, a flag only when true, and the positionals in order after `--`. The sc
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -24,6 +25,7 @@ from toolkiln.model import CompiledTool
 # What an argc tool's `>> "$LLM_OUTPUT"` writes to (llm-functions' tools): its stdout,
 # which is the call's result.
 LLM_OUTPUT = "/dev/stdout"
+_ARGC_NOT_FOUND = re.compile(r"\bargc: (?:command )?not found")
 
 
 def argc_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
@@ -84,3 +86,17 @@ def argc_env(env: Mapping[str, str]) -> dict[str, str]:
 def argc_launch_env(env: dict[str, str], arguments: Mapping[str, Any] | None, script: Path) -> dict[str, str]:
     """The call's environment with `argc_env` set over it."""
     return {**env, **argc_env(env)}
+
+
+def argc_runtime_missing(tool: CompiledTool, stderr: str) -> str | None:
+    """Why the script did not reach toolkiln's argc shim: bash said `argc: not found` and,
+    having evaluated nothing, the script went on as if given no arguments."""
+    if not _ARGC_NOT_FOUND.search(stderr):
+        return None
+    from toolkiln.runtimes.argc import SHIM_BIN
+
+    return (
+        f"Tool {tool.name!r} could not run toolkiln's argc runtime ({SHIM_BIN / 'argc'}): the "
+        "script's `argc --argc-eval` was not found, so it got none of its arguments. Check that "
+        "the file is there (reinstall toolkiln) and that the script does not replace PATH."
+    )

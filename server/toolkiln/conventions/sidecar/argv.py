@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from collections.abc import Mapping
 from functools import cache
@@ -23,6 +24,7 @@ MCP_SDK = Path(__file__).resolve().parents[2] / "runtimes" / "mcp_bash"
 # them to a file.
 ARGS_ENV_LIMIT = 64 * 1024
 _RUNTIME_PREFIXES = ("MCP_", "MCPBASH_")
+_SDK_NOT_FOUND = re.compile(r"tool-sdk\.sh: No such file or directory")
 
 
 def sidecar_argv(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> list[str]:
@@ -101,3 +103,13 @@ def _json_tool() -> tuple[str, str]:
         if found := shutil.which(name):
             return name, found
     return "", ""
+
+
+def sidecar_runtime_missing(tool: CompiledTool, stderr: str) -> str | None:
+    """Why the script did not reach toolkiln's mcp-bash SDK: bash could not source it."""
+    if not _SDK_NOT_FOUND.search(stderr):
+        return None
+    return (
+        f"Tool {tool.name!r} could not source toolkiln's mcp-bash SDK ({MCP_SDK / 'tool-sdk.sh'}): "
+        "the file is missing where the script looked (MCP_SDK). Reinstall toolkiln."
+    )
