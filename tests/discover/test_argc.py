@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import MakeTool
-from toolkiln.conventions.argc.read import declaration_of
+from toolkiln.conventions.argc.read import declarations_of
 from toolkiln.conventions.base import NotATool
 from toolkiln.discover import discover_tools
 from toolkiln.errors import DiscoveryError
@@ -49,7 +49,7 @@ def params(declaration: Any) -> dict[str, dict[str, Any]]:
 
 
 def test_the_llm_functions_demo_tool_gives_every_type() -> None:
-    declaration = declaration_of(DEMO, "demo.sh")
+    [declaration] = declarations_of(DEMO, "demo.sh")
     assert declaration.dialect == "argc"
     assert declaration.description == "Show what a tool can take.\nA second line of the description."
     assert params(declaration) == {
@@ -96,7 +96,8 @@ main() { :; }
 """
         + EVAL
     )
-    got = params(declaration_of(text, "fetch.sh"))
+    [declaration] = declarations_of(text, "fetch.sh")
+    got = params(declaration)
     assert got["url"] == {"type": "string", "description": "The page", "required": True, "option": "--url"}
     assert got["retries"]["type"] == "integer" and got["retries"]["default"] == 3
     assert got["ratio"]["type"] == "number" and got["ratio"]["default"] == 0.5
@@ -153,7 +154,7 @@ _guard_path() { :; }
 
 
 def test_each_subcommand_is_a_tool_with_its_own_parameters() -> None:
-    declarations = declaration_of(AGENT, "agent.sh")
+    declarations = declarations_of(AGENT, "agent.sh")
     assert isinstance(declarations, list)
     by_command = {d.command: d for d in declarations}
     assert list(by_command) == ["fs_create", "fs_edit", "del_todo"]  # not _internal, not _guard_path
@@ -199,7 +200,7 @@ main() { :; }
 """
         + EVAL
     )
-    declarations = declaration_of(text, "notes.sh")
+    declarations = declarations_of(text, "notes.sh")
     assert isinstance(declarations, list)
     main, add = declarations
     assert (main.command, main.description, list(params(main))) == (None, "Notes", ["dir"])
@@ -210,20 +211,20 @@ main() { :; }
 def test_a_required_option_toolkiln_cannot_give_stops_the_tool_with_its_line() -> None:
     text = "# @describe Copy\n# @option --pair! <SRC> <DEST>  Two values at once\nmain() { :; }\n" + EVAL
     with pytest.raises(DiscoveryError) as caught:
-        declaration_of(text, "copy.sh")
+        declarations_of(text, "copy.sh")
     assert caught.value.line == 2 and "--pair" in str(caught.value) and "<SRC> <DEST>" in str(caught.value)
 
 
 def test_an_optional_one_is_left_out_with_a_warning() -> None:
     text = "# @describe Copy\n# @option --pair <SRC> <DEST>\n# @option --to!\nmain() { :; }\n" + EVAL
-    declaration = declaration_of(text, "copy.sh")
+    [declaration] = declarations_of(text, "copy.sh")
     assert [p.name for p in declaration.parameters] == ["to"]
     assert [w.line for w in declaration.warnings] == [2]
 
 
 def test_a_tag_that_does_not_parse_is_an_error_with_its_line() -> None:
     with pytest.raises(DiscoveryError) as caught:
-        declaration_of("# @describe X\n# @option !!!\nmain() { :; }\n" + EVAL, "x.sh")
+        declarations_of("# @describe X\n# @option !!!\nmain() { :; }\n" + EVAL, "x.sh")
     assert caught.value.line == 2
 
 
@@ -235,11 +236,11 @@ def test_required_env_variables_are_the_servers_and_only_warned_about(
         "# @describe Search\n# @env TOOLKILN_TEST_SEARCH_KEY! The key\n# @option --query!\nmain() { :; }\n"
         + EVAL
     )
-    declaration = declaration_of(text, "search.sh")
+    [declaration] = declarations_of(text, "search.sh")
     assert [p.name for p in declaration.parameters] == ["query"]
     assert "TOOLKILN_TEST_SEARCH_KEY" in str(declaration.warnings[0])
     monkeypatch.setenv("TOOLKILN_TEST_SEARCH_KEY", "k")
-    assert declaration_of(text, "search.sh").warnings == []
+    assert declarations_of(text, "search.sh")[0].warnings == []
 
 
 def discover(tools_dir: Path, config_dir: Path) -> tuple[dict[str, Any], Any]:

@@ -23,7 +23,8 @@ def declare(tmp_path: Path, body: str, name: str = "tool.py", mode: int = 0o644)
     path.chmod(mode)
     candidate = Candidate(path, name, path.stat())
     assert python_argv.claims(candidate)
-    return asyncio.run(python_argv.declare(candidate, Probe(timeout=1)))
+    [declaration] = asyncio.run(python_argv.declare(candidate, Probe(timeout=1)))
+    return declaration
 
 
 def shape(declaration: Declaration) -> list[tuple[Any, ...]]:

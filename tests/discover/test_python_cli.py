@@ -22,8 +22,7 @@ def declare(tmp_path: Path, body: str, name: str = "tool.py") -> Declaration:
     path.write_text(textwrap.dedent(body))
     candidate = Candidate(path, name, path.stat())
     assert python_module.claims(candidate)
-    declaration = asyncio.run(python_module.declare(candidate, Probe(timeout=1)))
-    assert declaration is not None
+    [declaration] = asyncio.run(python_module.declare(candidate, Probe(timeout=1)))
     return declaration
 
 
@@ -33,9 +32,7 @@ def declare_all(tmp_path: Path, body: str, name: str = "tool.py") -> list[Declar
     path.write_text(textwrap.dedent(body))
     candidate = Candidate(path, name, path.stat())
     assert python_module.claims(candidate)
-    declarations = asyncio.run(python_module.declare(candidate, Probe(timeout=1)))
-    assert isinstance(declarations, list)
-    return declarations
+    return asyncio.run(python_module.declare(candidate, Probe(timeout=1)))
 
 
 def by_command(declarations: list[Declaration]) -> dict[str | None, Declaration]:

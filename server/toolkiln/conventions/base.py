@@ -188,16 +188,24 @@ class Reader(Protocol):
     def claims(self, candidate: Candidate) -> bool:
         """Cheap first look (may read the file, never runs it): could this file be mine?"""
 
-    async def declare(self, candidate: Candidate, probe: Probe) -> Declaration | list[Declaration] | None:
-        """The tool the file declares, or its tools (one per command, each with its
-        `command`; an empty list is no tool). A dialect that must run the file to know runs it
+    async def declare(self, candidate: Candidate, probe: Probe) -> list[Declaration]:
+        """The tools the file declares: one, the file's own tool (no `command`, no `name`),
+        or one per command, each with its `command` (and its `name` when the convention
+        gives one). The file's own warnings are said once, by its first tool
+        (`subcommands.with_file_warnings`). A reader that must run the file to know runs it
         through `probe.run_probe`, as `probe` allows.
 
-        Raises `NotATool` when it turns out not to be mine, saying why (returning None
-        says so without a reason), and `DiscoveryError` (with file and line) when it is
+        Raises `NotATool` when it turns out not to be mine, saying why (an empty list says
+        so without a reason), and `DiscoveryError` (with file and line) when it is
         mine but broken: a tool that cannot be served whole (a required parameter it
         cannot represent) is broken, never published without it.
         """
+
+
+def is_file_tool(declarations: list[Declaration]) -> bool:
+    """Whether `declarations` is the file's own tool, named after the file: one tool that
+    no command selects and the convention does not name."""
+    return len(declarations) == 1 and declarations[0].command is None and declarations[0].name is None
 
 
 def make_parameter(path: str, line: int | None, **fields: object) -> Parameter:

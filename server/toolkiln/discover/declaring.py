@@ -5,12 +5,12 @@ its dialect's `declare`, the outcome (a declaration, a verdict, an error) left o
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from collections.abc import Callable, Sequence
 
 from toolkiln.conventions.base import Declaration, NotATool, Probe
 from toolkiln.conventions.fallback import read as fallback
+from toolkiln.conventions.subcommands import with_file_warnings
 from toolkiln.discover.python_imports import import_warning
 from toolkiln.discover.settle import Pending
 from toolkiln.errors import DiscoveryError
@@ -74,19 +74,18 @@ async def _runnable(
     command whose `#!` line names a Python (a virtual environment's) that is not installed; with a
     warning when that Python cannot import what the script imports at its top."""
     outcome = item.outcome
-    declarations = outcome if isinstance(outcome, list) else [outcome]
-    if any(isinstance(d, Declaration) and d.dialect == "node-cli" for d in declarations):
+    if not isinstance(outcome, list):
+        return outcome
+    declarations = outcome
+    if any(d.dialect == "node-cli" for d in declarations):
         from toolkiln.conventions.raycast.read import runtime_problem  # `#!/usr/bin/env node` and no node
 
         missing = runtime_problem(item.candidate)
         return NotATool(missing, kind="runtime-missing") if missing else outcome
-    if not any(isinstance(d, Declaration) and d.python_entry in SCRIPT_ENTRIES for d in declarations):
+    if not any(d.python_entry in SCRIPT_ENTRIES for d in declarations):
         return outcome
     problem = interpreter_problem(item.candidate.path)
     if problem:
         return NotATool(problem, kind="runtime-missing")
     warning = await import_warning(item.candidate, probe)
-    if warning is None or not isinstance(declarations[0], Declaration):
-        return outcome
-    first = dataclasses.replace(declarations[0], warnings=[*declarations[0].warnings, warning])
-    return [first, *declarations[1:]] if isinstance(outcome, list) else first
+    return with_file_warnings(declarations, [warning] if warning else [], after=True)

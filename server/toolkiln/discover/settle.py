@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolkiln.conventions.base import Candidate, Declaration, NotATool, Reader
+from toolkiln.conventions.base import Candidate, Declaration, NotATool, Reader, is_file_tool
 from toolkiln.conventions.naming import ENTRY_POINT
 from toolkiln.discover.corrections import keep_corrections, snapshot
 from toolkiln.discover.fingerprint import fingerprint_file, same_content
@@ -52,8 +52,8 @@ def settle_file(
     a subcommand): each is a tool of its own, named `<file's name>_<command>` unless
     the dialect names it. Returns the tools served, by name, or why the file is none."""
     outcome, relative = item.outcome, item.candidate.relative_path
-    if outcome == []:
-        item.outcome = outcome = None
+    if isinstance(outcome, list) and (not outcome or is_file_tool(outcome)):
+        item.outcome = outcome = outcome[0] if outcome else None
     if not isinstance(outcome, list):
         if isinstance(outcome, Declaration) and seen.setdefault(item.name, relative) != relative:
             report.errors.append(duplicate_error(item.name, seen[item.name], relative))

@@ -68,12 +68,12 @@ def claims(candidate: Candidate) -> bool:
     return bool(_MARKERS.search(header_text(candidate.head)))
 
 
-async def declare(candidate: Candidate, probe: Probe) -> Declaration:
+async def declare(candidate: Candidate, probe: Probe) -> list[Declaration]:
     if not candidate.executable:
         raise DiscoveryError(
             f"is not executable; run: chmod +x {candidate.path}", path=candidate.relative_path
         )
-    return parse_header(candidate.head, candidate.relative_path)
+    return [parse_header(candidate.head, candidate.relative_path)]
 
 
 def header_text(text: str) -> str:

@@ -42,7 +42,7 @@ def claims(candidate: Candidate) -> bool:
     return bool(candidate.head) and _TAGGED.search(candidate.head) is not None
 
 
-async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Declaration]:
+async def declare(candidate: Candidate, probe: Probe) -> list[Declaration]:
     path = candidate.relative_path
     if candidate.path.name.lower() in TASK_FILES:
         raise NotATool(
@@ -57,10 +57,10 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Decl
             '`eval "$(argc --argc-eval "$0" "$@")"`)',
             kind="argc-no-eval",
         )
-    return declaration_of(text, path)
+    return declarations_of(text, path)
 
 
-def declaration_of(text: str, path: str) -> Declaration | list[Declaration]:
+def declarations_of(text: str, path: str) -> list[Declaration]:
     """The tool an argc script declares; `path` names the file in errors."""
     if not has_tags(text):
         raise NotATool("calls argc but declares nothing with argc's comment tags", kind="argc-no-tags")
@@ -83,10 +83,11 @@ def declaration_of(text: str, path: str) -> Declaration | list[Declaration]:
             )
     if visible:
         return command_declarations(script, visible, parameters, path, warnings)
-    return Declaration(
+    declaration = Declaration(
         dialect="argc",
         description=script.root.describe.strip(),
         parameters=parameters,
         version=script.version,
         warnings=warnings,
     )
+    return [declaration]

@@ -77,7 +77,7 @@ def claims(candidate: Candidate) -> bool:
     return runs and "module.exports" not in head and "export " not in head and bool(header_comment(head))
 
 
-async def declare(candidate: Candidate, probe: Probe) -> Declaration:
+async def declare(candidate: Candidate, probe: Probe) -> list[Declaration]:
     path = candidate.relative_path
     text = read_unframed(candidate, MAX_SCRIPT_BYTES, "a Node script", "argv-by-hand")
     from toolkiln.conventions.by_hand.node_argv_read import read_node_argv  # only when a script is read
@@ -103,7 +103,7 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration:
         raise NotATool("a Node script that takes no arguments, with no header comment to say what it does "
                        "(add one, `// What it does.`, to serve it as a tool)",
                        kind="undocumented-script")  # fmt: skip
-    return Declaration(dialect="shell", description=description, parameters=parameters, warnings=warnings)
+    return [Declaration(dialect="shell", description=description, parameters=parameters, warnings=warnings)]
 
 
 def _is_typescript(candidate: Candidate) -> bool:

@@ -37,7 +37,8 @@ from toolkiln.conventions.by_hand.python_argv_params import (
     header_description,
     positionals,
 )
-from toolkiln.conventions.by_hand.python_argv_read import ArgvReading, read_argv
+from toolkiln.conventions.by_hand.python_argv_read import read_argv
+from toolkiln.conventions.by_hand.python_argv_reading import ArgvReading
 from toolkiln.conventions.by_hand.python_argv_usage import usage_words
 from toolkiln.conventions.fallback import read as fallback
 from toolkiln.conventions.python_cli.read import is_main_guard, runs_as_script
@@ -117,7 +118,7 @@ def _does_something(module: ast.Module) -> bool:
     return runs_as_script(module)
 
 
-async def declare(candidate: Candidate, probe: Probe) -> Declaration:
+async def declare(candidate: Candidate, probe: Probe) -> list[Declaration]:
     module = _module(candidate)
     if module is None:  # claimed, then changed: say what it is now
         raise NotATool("is not valid Python 3", kind="argv-by-hand")
@@ -143,7 +144,7 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration:
             "the values as arguments (sys.argv, argparse, click or typer) to serve it",
             kind="asks-input",
         )
-    return _declaration(candidate, module, reading)
+    return [_declaration(candidate, module, reading)]
 
 
 def _declaration(candidate: Candidate, module: ast.Module, reading: ArgvReading) -> Declaration:

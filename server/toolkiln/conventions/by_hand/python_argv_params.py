@@ -10,7 +10,7 @@ import re
 from typing import TYPE_CHECKING
 
 from toolkiln.conventions.base import Candidate, NotATool, make_parameter
-from toolkiln.conventions.by_hand.python_argv_read import ArgvReading
+from toolkiln.conventions.by_hand.python_argv_reading import ArgvReading
 from toolkiln.conventions.by_hand.python_argv_usage import UsageWord
 from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import PARAM_NAME_PATTERN, is_sensitive_env_name, value_matches_type

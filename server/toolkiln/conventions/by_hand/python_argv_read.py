@@ -16,9 +16,9 @@ is a `problem`: the script reads something toolkiln cannot name, so it is not se
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 from typing import Any
 
+from toolkiln.conventions.by_hand.python_argv_reading import ArgvReading
 from toolkiln.conventions.by_hand.python_argv_syntax import (
     CONVERTERS,
     converted,
@@ -31,37 +31,6 @@ from toolkiln.conventions.by_hand.python_argv_syntax import (
     plural,
     whole,
 )
-from toolkiln.vocabulary import ParamType
-
-
-@dataclass
-class Slot:
-    """One word of the command line (`sys.argv[index]`), or every word from `index` on (`rest`)."""
-
-    index: int
-    line: int
-    name: str | None = None
-    type: ParamType = "string"
-    optional: bool = False
-    default: Any = None
-    rest: bool = False
-
-
-@dataclass
-class ArgvReading:
-    slots: dict[int, Slot] = field(default_factory=dict)
-    rest: Slot | None = None
-    # Words after the program name the script insists on (`len(sys.argv) != 3` says 2).
-    required_words: int = 0
-    # Exactly this many words (`_, a, b = sys.argv`, `len(sys.argv) != 3`).
-    exact_words: int | None = None
-    reads_argv: bool = False
-    reads_stdin: bool = False
-    checks_tty: bool = False
-    asks: str | None = None
-    problems: list[tuple[int, str]] = field(default_factory=list)
-    strings: list[str] = field(default_factory=list)
-
 
 _CATCH_INDEX = {"IndexError", "LookupError", "Exception", "BaseException", "ValueError"}
 _ASKERS = ("input", "getpass", "getpass.getpass")
@@ -129,15 +98,7 @@ class _Reader(ast.NodeVisitor):
 
     # -- slots
     def add_slot(self, index: int, node: ast.AST, name: str | None = None, **fields: Any) -> None:
-        if index == 0:
-            return  # the program's own name
-        slot = self.reading.slots.setdefault(index, Slot(index=index, line=getattr(node, "lineno", 0)))
-        slot.name = slot.name or name
-        for key, value in fields.items():
-            if value not in (None, False, "string"):
-                setattr(slot, key, value)
-        if self.guards and not fields.get("optional"):
-            slot.optional = True
+        self.reading.add_slot(index, getattr(node, "lineno", 0), name, guarded=self.guards > 0, **fields)
 
     def read_value(self, value: ast.AST, name: str | None) -> bool:
         """`sys.argv[N]`, `int(sys.argv[N])` or `sys.argv[N] if len(sys.argv) > N else D` bound to `name`."""
@@ -167,7 +128,7 @@ class _Reader(ast.NodeVisitor):
             if joins(value):  # `query = " ".join(sys.argv[1:])`: the words, given as a list
                 value = value.args[0]
             if not self.read_value(value, target.id) and (rest := self.rest_of(value)) and rest[1] is None:
-                self.add_rest(rest[0], value, target.id)
+                self.reading.add_rest(rest[0], value.lineno, target.id)
             return
         if not isinstance(target, ast.Tuple | ast.List) or not all(
             isinstance(t, ast.Name) for t in target.elts
@@ -181,11 +142,11 @@ class _Reader(ast.NodeVisitor):
         start = 0 if self.is_argv(value) else None
         if start == 0:
             self.known.add(id(value))
-            self.set_exact(len(names) - 1)
+            self.reading.set_exact(len(names) - 1)
         elif (rest := self.rest_of(value)) is not None:
             start, stop = rest
             if stop is None and not self.guards:
-                self.set_exact(start + len(names) - 1)
+                self.reading.set_exact(start + len(names) - 1)
         for offset, name in enumerate(names):
             if start is not None and name != "_":
                 self.add_slot(start + offset, target, name)
@@ -193,7 +154,7 @@ class _Reader(ast.NodeVisitor):
     def visit_For(self, node: ast.For) -> None:
         rest = self.rest_of(node.iter)
         if rest is not None and rest[1] is None and isinstance(node.target, ast.Name):
-            self.add_rest(rest[0], node, plural(node.target.id))
+            self.reading.add_rest(rest[0], node.lineno, plural(node.target.id))
         elif is_stdin(node.iter):
             self.reading.reads_stdin = True
         self.generic_visit(node)
@@ -247,7 +208,7 @@ class _Reader(ast.NodeVisitor):
         )
         rest = self.rest_of(files) if files is not None else (1, None)
         if rest is not None and rest[1] is None:  # the files named, or stdin when none is
-            self.add_rest(rest[0], node, "files", optional=True)
+            self.reading.add_rest(rest[0], node.lineno, "files", optional=True)
             self.reading.reads_stdin = True
 
     def read_function(
@@ -266,28 +227,9 @@ class _Reader(ast.NodeVisitor):
                 }
             self.add_slot(start + offset, call, argument.arg, **fields)
         if function.args.vararg is not None:
-            self.add_rest(start + len(arguments), call, function.args.vararg.arg)
+            self.reading.add_rest(start + len(arguments), call.lineno, function.args.vararg.arg)
         elif not self.guards:
             self.reading.exact_words = self.reading.exact_words or start - 1 + len(arguments)
-
-    def add_rest(self, start: int, node: ast.AST, name: str, optional: bool = False) -> None:
-        if self.reading.rest is not None and self.reading.rest.index != start:
-            self.reading.problems.append(
-                (getattr(node, "lineno", 0), "reads the rest of its command line twice")
-            )
-            return
-        self.reading.rest = self.reading.rest or Slot(
-            index=start,
-            line=getattr(node, "lineno", 0),
-            name=name,
-            type="array",
-            optional=optional,
-            rest=True,
-        )
-
-    def set_exact(self, words: int) -> None:
-        self.reading.exact_words = words
-        self.reading.required_words = max(self.reading.required_words, words)
 
     def visit_If(self, node: ast.If) -> None:
         """`if len(sys.argv) < 3: usage; exit` says how many words are needed; `if

@@ -42,11 +42,9 @@ async def read_node_command(
 
     if problem := runtime_problem(candidate):
         raise NotATool(f"bin {command.name}: {command.target} {problem}", kind="runtime-missing")
-    outcome = await node_cli.declare(candidate, probe)
-    declarations = [] if outcome is None else outcome if isinstance(outcome, list) else [outcome]
     return [
         dataclasses.replace(
             declaration, description=declaration.description or description, companions=(relative,)
         )
-        for declaration in declarations
+        for declaration in await node_cli.declare(candidate, probe)
     ]

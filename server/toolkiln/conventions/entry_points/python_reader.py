@@ -62,8 +62,7 @@ def read_python_command(
     if frameworks:
         from toolkiln.conventions.python.execute import read_command_line
 
-        outcome = read_command_line(entry, frameworks, relative)
-        declarations = outcome if isinstance(outcome, list) else [outcome]
+        declarations = read_command_line(entry, frameworks, relative)
     elif _READS_INPUT.search(source):
         raise NotATool(
             f"{command.table} {command.name}: {relative} reads its command line by hand; toolkiln reads "

@@ -21,6 +21,7 @@ from toolkiln.conventions.entry_points.project import (
     read_table,
 )
 from toolkiln.conventions.entry_points.python_reader import read_python_command
+from toolkiln.conventions.subcommands import with_file_warnings
 from toolkiln.errors import DiscoveryError
 
 # Read, never run: a folder whose project file declares commands is that project's tools.
@@ -72,9 +73,7 @@ async def declare(candidate: Candidate, probe: Probe) -> list[Declaration]:
             "a project whose commands toolkiln cannot read: " + "; ".join(reasons or ["none declared"]),
             kind="no-declaration",
         )
-    first = declarations[0]
-    declarations[0] = dataclasses.replace(first, warnings=[*warnings, *first.warnings])
-    return declarations
+    return with_file_warnings(declarations, warnings)
 
 
 def _named(command: Command, declaration: Declaration) -> Declaration:

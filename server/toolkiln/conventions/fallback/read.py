@@ -67,13 +67,13 @@ def claims(candidate: Candidate) -> bool:
     return opted_in(candidate)
 
 
-async def declare(candidate: Candidate, probe: Probe) -> Declaration:
+async def declare(candidate: Candidate, probe: Probe) -> list[Declaration]:
     interpreter = _interpreter(candidate)
     try:
         result = await run_probe(candidate, ["--help"], probe, HELP_OUTPUT_LIMIT, interpreter)
     except ProcessStartError as error:
         raise start_failure(candidate, error) from None
-    return declare_from_help(candidate, result, probe.timeout)
+    return [declare_from_help(candidate, result, probe.timeout)]
 
 
 def declare_from_help(candidate: Candidate, result: ProcessResult, timeout: float) -> Declaration:

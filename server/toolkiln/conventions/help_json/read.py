@@ -51,7 +51,7 @@ def claims(candidate: Candidate) -> bool:
     return candidate.executable and candidate.path.suffix.lower() not in _NOT_SCRIPTS
 
 
-async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
+async def declare(candidate: Candidate, probe: Probe) -> list[Declaration]:
     path = candidate.relative_path
     try:
         result = await run_probe(candidate, ["--help"], probe, PROBE_OUTPUT_LIMIT)
@@ -59,7 +59,7 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
         raise start_failure(candidate, error) from None
     speaks_json = result.stdout.lstrip().startswith(b"{")
     if fallback.opted_in(candidate) and (result.timed_out or not speaks_json):
-        return fallback.declare_from_help(candidate, result, probe.timeout)  # plain text: opted in
+        return [fallback.declare_from_help(candidate, result, probe.timeout)]  # plain text: opted in
     if result.stdout_truncated or result.stderr_total > len(result.stderr_tail):
         if not speaks_json:
             raise NotATool("`--help` printed a flood of plain text, not JSON", kind="plain-help")
@@ -73,14 +73,14 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
         )
     metadata = _metadata(result.stdout_text, path) if speaks_json else None
     if metadata is None and not speaks_json:
-        return _declare_plain_help(candidate, result)
+        return [_declare_plain_help(candidate, result)]
     if metadata is None:
         raise _not_help_json(result.stdout_text, result.stderr_text, result.returncode)
     if result.returncode != 0:  # it speaks the protocol, and says it failed
         raise DiscoveryError(
             f"`--help` printed its metadata but exited {result.returncode}; it must exit 0", path=path
         )
-    return parse_help(metadata, result.stderr_text, path)
+    return [parse_help(metadata, result.stderr_text, path)]
 
 
 def parse_help(metadata: dict[str, Any], options_text: str, path: str) -> Declaration:

@@ -69,7 +69,7 @@ def claims(candidate: Candidate) -> bool:
     return is_agent_tools(candidate.path.name, text)
 
 
-async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Declaration]:
+async def declare(candidate: Candidate, probe: Probe) -> list[Declaration]:
     path = candidate.relative_path
     text = candidate.text()
     if shutil.which("node") is None:
@@ -82,4 +82,4 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Decl
     blocks = read_blocks(text)
     sites = list(_DEFINITION.finditer(text))
     own = next((block for site in sites if (block := block_above(blocks, text, site.start()))), None)
-    return function_declaration(text, blocks, own, sites, path)
+    return [function_declaration(text, blocks, own, sites, path)]

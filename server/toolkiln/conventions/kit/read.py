@@ -101,18 +101,18 @@ def tool_name(candidate: Candidate) -> str | None:
     return (name and slug_name(name.value)) or None
 
 
-async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
+async def declare(candidate: Candidate, probe: Probe) -> list[Declaration]:
     path = candidate.relative_path
     text = candidate.text()
     declaration = parse_script(text, path)
     if declaration is None:
         logger.debug("%s: not a kit tool: its schema.input is empty", path)
-        return None
+        return []
     if declaration.dialect == "scriptkit":
         check_scriptkit_runnable(candidate)
     else:
         _check_runnable(candidate)
-    return declaration
+    return [declaration]
 
 
 def parse_script(text: str, path: str) -> Declaration | None:

@@ -78,7 +78,7 @@ def claims(candidate: Candidate) -> bool:
     return not (is_kit or _FUNCTION_STYLE.search(head))
 
 
-async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Declaration] | None:
+async def declare(candidate: Candidate, probe: Probe) -> list[Declaration]:
     path = candidate.relative_path
     text = candidate.text()
     library = library_of(text)
@@ -100,13 +100,15 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Decl
     description = spec.description or leading_comment(text)
     if spec.has_commands:
         return _command_declarations(spec, description)
-    return Declaration(
-        dialect="node-cli",
-        description=description,
-        parameters=spec.parameters,
-        version=spec.version,
-        warnings=spec.warnings,
-    )
+    return [
+        Declaration(
+            dialect="node-cli",
+            description=description,
+            parameters=spec.parameters,
+            version=spec.version,
+            warnings=spec.warnings,
+        )
+    ]
 
 
 def _command_declarations(spec: CliSpec, description: str) -> list[Declaration]:

@@ -23,7 +23,7 @@ def readable_docopt_or_fire(text: str, frameworks: set[str]) -> bool:
     )
 
 
-def read_docopt_or_fire(module: ast.Module, framework: str, path: str) -> Declaration | list[Declaration]:
+def read_docopt_or_fire(module: ast.Module, framework: str, path: str) -> list[Declaration]:
     from toolkiln.conventions.python.read_fire import read_fire
     from toolkiln.conventions.python_cli.read_docopt import read_docopt
 

@@ -23,19 +23,18 @@ import ast
 import contextlib
 import dataclasses
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from toolkiln.conventions.annotations.read import TYPE_ALIASES, parse_param_line
-from toolkiln.conventions.base import HEAD_BYTES, Candidate, Declaration, NotATool, Probe, make_parameter
+from toolkiln.conventions.base import HEAD_BYTES, Candidate, Declaration, NotATool, Probe
 from toolkiln.conventions.python.docopt_fire import readable_docopt_or_fire
 from toolkiln.conventions.python.hints import hint_name, signature_parameters, typed_dict
+from toolkiln.conventions.python.inputs import PARAM_LINE, docstring_parameters, inputs_parameters
 from toolkiln.conventions.subcommands import with_file_warnings
 from toolkiln.errors import DiscoveryError
-from toolkiln.vocabulary import PARAM_TYPES, PythonEntry
+from toolkiln.vocabulary import PythonEntry
 
 if TYPE_CHECKING:
     from toolkiln.conventions.python_cli.siblings import Siblings
-    from toolkiln.model import Parameter
 
 CLAIM_IS_CERTAIN = True
 
@@ -44,21 +43,7 @@ _SELF_DESCRIBING = re.compile(r"""["']--help["']""")
 # `main(sys.argv[1:])`: a main that takes the command line as a list, not keywords.
 _ARGV_MAIN = re.compile(r"\bmain\s*\(\s*(?:sys\.)?argv\b")
 _CLI_IMPORT = re.compile(r"^[ \t]*(?:import|from)[ \t]+(argparse|click|typer|docopt|fire)\b", re.MULTILINE)
-_PARAM_LINE = re.compile(r"^\s*@param\b\s*(.*)$")
 _SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Params|Returns|Raises|Example|Examples)\s*:\s*$")
-_SPEC_KEYS = (
-    "type",
-    "description",
-    "required",
-    "default",
-    "enum",
-    "min",
-    "max",
-    "items",
-    "secret",
-    "kind",
-    "multiline",
-)
 
 
 def claims(candidate: Candidate) -> bool:
@@ -85,7 +70,7 @@ def claims(candidate: Candidate) -> bool:
     return False
 
 
-async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Declaration] | None:
+async def declare(candidate: Candidate, probe: Probe) -> list[Declaration]:
     path = candidate.relative_path
     source = candidate.text()
     try:
@@ -105,23 +90,16 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Decl
         tools = read_command_line(module, frameworks, path, siblings)
         if siblings.read:  # a change to a module it assembles commands from changes its tools
             companions = tuple(sorted(siblings.read.values()))
-            tools = (
-                [dataclasses.replace(tool, companions=companions) for tool in tools]
-                if isinstance(tools, list)
-                else dataclasses.replace(tools, companions=companions)
-            )
-        if (warning := dependency_warning(candidate)) is None:
-            return tools
-        if isinstance(tools, list):
-            return with_file_warnings(tools, [warning], after=True)
-        return dataclasses.replace(tools, warnings=[*tools.warnings, warning])
+            tools = [dataclasses.replace(tool, companions=companions) for tool in tools]
+        warning = dependency_warning(candidate)
+        return with_file_warnings(tools, [warning] if warning else [], after=True)
     function = functions.get("execute") or functions.get("main")
     if function is None:
-        return None
+        return []
     if function.name == "main" and not _takes_params(module, function):
         from toolkiln.conventions.python.run_function import keyword_function
 
-        return keyword_function(function, module, path)  # `main(name: str, count: int = 1)`
+        return [keyword_function(function, module, path)]  # `main(name: str, count: int = 1)`
     if isinstance(function, ast.AsyncFunctionDef):
         raise DiscoveryError(
             f"{function.name}() must be a plain function, not async", path=path, line=function.lineno
@@ -140,13 +118,13 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Decl
     )
     entry: PythonEntry = function.name if one_dict else "execute(**)"  # type: ignore[assignment]
     parameters = (
-        _docstring_parameters(module, path)
-        or _docstring_parameters(function, path)
-        or _inputs_parameters(module, path)
+        docstring_parameters(module, path)
+        or docstring_parameters(function, path)
+        or inputs_parameters(module, path)
     )
     if parameters is None:
         parameters = signature_parameters(module, function, one_dict, path)
-    return Declaration(dialect="python", description=description, parameters=parameters, python_entry=entry)
+    return [Declaration(dialect="python", description=description, parameters=parameters, python_entry=entry)]
 
 
 def dependency_warning(candidate: Candidate) -> DiscoveryError | None:
@@ -190,7 +168,7 @@ def _cli_frameworks(module: ast.Module) -> list[str]:
 
 def read_command_line(
     module: ast.Module, frameworks: list[str], path: str, siblings: Siblings | None = None
-) -> Declaration | list[Declaration]:
+) -> list[Declaration]:
     """The tool of an argparse, click or typer script (one per subcommand); `NotATool`
     for a library."""
     from toolkiln.conventions.python.docopt_fire import read_docopt_or_fire
@@ -206,13 +184,13 @@ def read_command_line(
             return read_argparse(module, path, docstring)
         if framework in ("docopt", "fire"):
             return read_docopt_or_fire(module, framework, path)
-        declaration = (
+        declarations = (
             read_typer(module, path, docstring, siblings)
             if framework == "typer"
             else read_click(module, path, docstring)
         )
-        if declaration is not None:
-            return declaration
+        if declarations:
+            return declarations
     raise NotATool("a Python library (no entry point, no command line)", kind="library")
 
 
@@ -229,86 +207,7 @@ def _description(docstring: str) -> str:
     """The docstring's first paragraph (up to a blank line, a `@param` line or a section such as `Args:`)."""
     lines = []
     for line in docstring.splitlines():
-        if not line.strip() or _PARAM_LINE.match(line) or _SECTION.match(line):
+        if not line.strip() or PARAM_LINE.match(line) or _SECTION.match(line):
             break
         lines.append(line)
     return "\n".join(lines).strip()
-
-
-def _docstring_parameters(node: ast.Module | ast.FunctionDef, path: str) -> list[Parameter] | None:
-    """`@param` lines of the node's docstring, or None when it has none."""
-    first = node.body[0] if node.body else None
-    if not (
-        isinstance(first, ast.Expr)
-        and isinstance(first.value, ast.Constant)
-        and isinstance(first.value.value, str)
-    ):
-        return None
-    parameters = []
-    for offset, line in enumerate(first.value.value.splitlines()):
-        if match := _PARAM_LINE.match(line):
-            parameters.append(parse_param_line(match.group(1), path, first.lineno + offset))
-    return parameters or None
-
-
-def _inputs_parameters(module: ast.Module, path: str) -> list[Parameter] | None:
-    """A module-level literal `INPUTS = {"name": {"type": "string", ...}}` (or a list of specs
-    with a `name`), or None when there is none."""
-    for node in module.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target, value = node.targets[0], node.value
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            target, value = node.target, node.value
-        else:
-            continue
-        if not (isinstance(target, ast.Name) and target.id == "INPUTS"):
-            continue
-        line = node.lineno
-        try:
-            inputs = ast.literal_eval(value)
-        except ValueError:
-            raise DiscoveryError(
-                "INPUTS must be a literal (no names or calls in it)", path=path, line=line
-            ) from None
-        if isinstance(inputs, list) and all(isinstance(spec, dict) and "name" in spec for spec in inputs):
-            inputs = {spec["name"]: {k: v for k, v in spec.items() if k != "name"} for spec in inputs}
-        if not isinstance(inputs, dict):
-            raise DiscoveryError("INPUTS must be a dict of parameter name to spec", path=path, line=line)
-        return [_spec_parameter(name, spec, path, line) for name, spec in inputs.items()]
-    return None
-
-
-def _spec_parameter(name: Any, spec: Any, path: str, line: int) -> Parameter:
-    if isinstance(spec, str):
-        spec = {"type": spec}
-    if not isinstance(name, str) or not isinstance(spec, dict):
-        raise DiscoveryError(
-            f"INPUTS[{name!r}] must be a dict such as {{'type': 'string'}}", path=path, line=line
-        )
-    unknown = sorted(set(spec) - set(_SPEC_KEYS))
-    if unknown:
-        raise DiscoveryError(
-            f"INPUTS[{name!r}]: unknown key {unknown[0]!r} (known: {', '.join(_SPEC_KEYS)})",
-            path=path,
-            line=line,
-        )
-    fields = dict(spec, name=name)
-    fields["type"] = _type_name(str(fields.get("type", "string")), f"INPUTS[{name!r}]", path, line)
-    if fields["type"] == "path":
-        fields["type"], fields["kind"] = "string", "path"
-    if "items" in fields:
-        fields["items"] = _type_name(str(fields["items"]), f"INPUTS[{name!r}].items", path, line)
-    if fields.get("required"):
-        fields.pop("default", None)
-    return make_parameter(path, line, **fields)
-
-
-def _type_name(text: str, where: str, path: str, line: int) -> str:
-    name = TYPE_ALIASES.get(text.strip().lower(), text.strip().lower())
-    if name == "enum":
-        return "string"
-    if name not in (*PARAM_TYPES, "path"):
-        raise DiscoveryError(
-            f"{where}: unknown type {text!r} (known: {', '.join(PARAM_TYPES)}, path)", path=path, line=line
-        )
-    return name

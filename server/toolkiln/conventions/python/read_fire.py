@@ -55,7 +55,7 @@ def fire_call(module: ast.Module) -> ast.Call | None:
     return calls[0] if isinstance(component, ast.Name) and component.id in _definitions(module) else None
 
 
-def read_fire(module: ast.Module, path: str) -> Declaration | list[Declaration]:
+def read_fire(module: ast.Module, path: str) -> list[Declaration]:
     check_runnable(module, "Python Fire")
     call = fire_call(module)
     if call is None:
@@ -91,7 +91,7 @@ def read_fire(module: ast.Module, path: str) -> Declaration | list[Declaration]:
     if isinstance(target, ast.ClassDef):
         return _class_commands(module, path, call, target, with_init=not instance)
     declaration = keyword_function(target, module, path)
-    return _as_fire(declaration, command=None)
+    return [_as_fire(declaration, command=None)]
 
 
 def _component(call: ast.Call) -> ast.expr | None:

@@ -67,7 +67,7 @@ def claims(candidate: Candidate) -> bool:
     return _RUN.search(text) is not None
 
 
-async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Declaration] | None:
+async def declare(candidate: Candidate, probe: Probe) -> list[Declaration]:
     path = candidate.relative_path
     try:
         module = ast.parse(candidate.text(), filename=path)
@@ -96,7 +96,7 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | list[Decl
             "run() a docstring that says what the tool does)",
             kind="python-helper",
         )
-    return _declaration(function, module, docstring, _description(ast.get_docstring(module) or ""), path)
+    return [_declaration(function, module, docstring, _description(ast.get_docstring(module) or ""), path)]
 
 
 def _agent_tools(module: ast.Module, path: str) -> list[Declaration]:

@@ -44,7 +44,7 @@ def claims(candidate: Candidate) -> bool:
     )
 
 
-async def declare(candidate: Candidate, probe: Probe) -> Declaration:
+async def declare(candidate: Candidate, probe: Probe) -> list[Declaration]:
     path = candidate.relative_path
     try:
         module = ast.parse(candidate.text(), filename=path)
@@ -58,9 +58,11 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration:
             kind="undocumented-script",
         )
     warning = dependency_warning(candidate)
-    return Declaration(
-        dialect="python",
-        description=docstring.split("\n\n")[0],
-        python_entry="script",
-        warnings=[warning] if warning else [],
-    )
+    return [
+        Declaration(
+            dialect="python",
+            description=docstring.split("\n\n")[0],
+            python_entry="script",
+            warnings=[warning] if warning else [],
+        )
+    ]

@@ -62,7 +62,7 @@ def called_commands(module: ast.Module, names: set[str]) -> list[tuple[str, int]
 
 def declare_commands(
     commands: dict[str, Command], entries: list[tuple[str, int]], path: str, docstring: str, framework: str
-) -> Declaration | list[Declaration]:
+) -> list[Declaration]:
     """The tool of the command the script runs; for a group, one tool per subcommand (see
     `python_cli/read.py`), and the group's own when it runs without one."""
     if not entries:
@@ -86,13 +86,14 @@ def declare_commands(
     reading = entry.reading
     description = entry.description or first_paragraph(docstring)
     if not entry.group:
-        return Declaration(
+        declaration = Declaration(
             dialect="python",
             description=description,
             parameters=reading.parameters,
             python_entry="script",
             warnings=reading.warnings,
         )
+        return [declaration]
     subcommands = _leaves(entry, "", reading, path, {id(entry)})
     return command_declarations(
         reading, subcommands, description, entry.line, with_main=entry.optional_command

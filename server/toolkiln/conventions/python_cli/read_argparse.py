@@ -26,7 +26,7 @@ from toolkiln.conventions.python_cli.read import (
 from toolkiln.errors import DiscoveryError
 
 
-def read_argparse(module: ast.Module, path: str, docstring: str) -> Declaration | list[Declaration]:
+def read_argparse(module: ast.Module, path: str, docstring: str) -> list[Declaration]:
     """The tool an argparse script declares, or one per subcommand (`DiscoveryError` when
     none can be served whole)."""
     check_runnable(module, "argparse")
@@ -37,7 +37,7 @@ def read_argparse(module: ast.Module, path: str, docstring: str) -> Declaration 
     _read_parser(files, root, reading)
     description = root.description or first_paragraph(docstring)
     if root.subparsers is None:
-        return Declaration(
+        declaration = Declaration(
             dialect="python",
             description=description,
             parameters=reading.parameters,
@@ -45,6 +45,7 @@ def read_argparse(module: ast.Module, path: str, docstring: str) -> Declaration 
             warnings=reading.warnings,
             input_schema=tool_schema(reading.parameters, reading.conditions),
         )
+        return [declaration]
     commands = []
     for parser in root.subparsers.commands:
         command_reading = Reading(path, files.constants)

@@ -31,8 +31,8 @@ _SKIPPED = ("version_option", "help_option", "pass_context", "pass_obj", "make_p
 _KNOWN = (*_SKIPPED, "option", "argument", "password_option", "confirmation_option", "wraps")
 
 
-def read_click(module: ast.Module, path: str, docstring: str) -> Declaration | list[Declaration] | None:
-    """The tool a click script declares (one per subcommand of a group); None when it
+def read_click(module: ast.Module, path: str, docstring: str) -> list[Declaration]:
+    """The tool a click script declares (one per subcommand of a group); none when it
     declares no click command."""
     constants = module_constants(module)
     commands: dict[str, Command] = {}
@@ -42,7 +42,7 @@ def read_click(module: ast.Module, path: str, docstring: str) -> Declaration | l
             if command is not None:
                 commands[node.name] = command
     if not commands:
-        return None
+        return []
     _attach_added(module, commands)
     return declare_commands(commands, called_commands(module, set(commands)), path, docstring, "click")
 

@@ -96,7 +96,7 @@ def _constant(module: ast.Module, name: str) -> ast.expr | None:
     return found
 
 
-def read_docopt(module: ast.Module, path: str) -> Declaration | list[Declaration]:
+def read_docopt(module: ast.Module, path: str) -> list[Declaration]:
     """One tool per usage line (the file's own tool for a line without command words)."""
     check_runnable(module, "docopt")
     found = usage_text(module)
@@ -155,9 +155,7 @@ def read_docopt(module: ast.Module, path: str) -> Declaration | list[Declaration
             path=path,
             line=text_line,
         )
-    declarations = with_file_warnings(declarations, warnings)
-    first = declarations[0]
-    return first if len(declarations) == 1 and first.command is None else declarations
+    return with_file_warnings(declarations, warnings)
 
 
 def _leaves(node: Node) -> Any:

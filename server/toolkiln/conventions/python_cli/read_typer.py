@@ -33,13 +33,13 @@ _SKIPPED_TYPES = ("Context", "typer.Context", "click.Context")
 
 def read_typer(
     module: ast.Module, path: str, docstring: str, siblings: Siblings | None = None
-) -> Declaration | list[Declaration] | None:
-    """The tool a typer script declares (one per command of an app with several); None
+) -> list[Declaration]:
+    """The tool a typer script declares (one per command of an app with several); none
     when it declares no typer command. `siblings` loads the modules beside it whose apps
     it adds (`app.add_typer(users.app, name="users")`)."""
     found = _typer_apps(module, path)
     if found is None:
-        return None
+        return []
     apps, entries, runs, reading = found
     imported = sibling_apps(module, siblings, _typer_apps)
     nest_added_apps(module, apps, entries, reading, imported)

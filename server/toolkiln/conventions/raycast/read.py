@@ -59,7 +59,7 @@ def claims(candidate: Candidate) -> bool:
     return any(match.group(1).lower() in ("title", "schemaversion") for match in _FIELD.finditer(head))
 
 
-async def declare(candidate: Candidate, probe: Probe) -> Declaration:
+async def declare(candidate: Candidate, probe: Probe) -> list[Declaration]:
     path = candidate.relative_path
     fields = read_fields(candidate.head)
     if ".template." in candidate.path.name:
@@ -90,15 +90,17 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration:
         )
     _check_argument_numbers(candidate.head, path)
     described = fields.get("description")
-    return Declaration(
-        dialect="raycast",
-        description=described.value if described and described.value else title.value,
-        parameters=_parameters(fields, path),
-        title=title.value,
-        warnings=warnings,
-        # Raycast asks before running such a command; toolkiln asks the client's user.
-        settings={"requires_confirmation": True} if _is_true(fields.get("needsconfirmation")) else {},
-    )
+    return [
+        Declaration(
+            dialect="raycast",
+            description=described.value if described and described.value else title.value,
+            parameters=_parameters(fields, path),
+            title=title.value,
+            warnings=warnings,
+            # Raycast asks before running such a command; toolkiln asks the client's user.
+            settings={"requires_confirmation": True} if _is_true(fields.get("needsconfirmation")) else {},
+        )
+    ]
 
 
 def _is_true(field: _Field | None) -> bool:

@@ -120,7 +120,7 @@ def tool_name(candidate: Candidate) -> str | None:
     return (metadata and slug_name(metadata.value)) or None
 
 
-async def declare(candidate: Candidate, probe: Probe) -> Declaration:
+async def declare(candidate: Candidate, probe: Probe) -> list[Declaration]:
     path = candidate.relative_path
     text = candidate.text()
     name = mcp_name(text)
@@ -139,12 +139,14 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration:
     title = metadata["name"].value if "name" in metadata else None
     described = metadata.get("description")
     description = (described and described.value) or title or f"Run the Script Kit script {path}"
-    return Declaration(
-        dialect="scriptkit",
-        description=description,
-        parameters=parameters,
-        title=title,
-    )
+    return [
+        Declaration(
+            dialect="scriptkit",
+            description=description,
+            parameters=parameters,
+            title=title,
+        )
+    ]
 
 
 def check_runnable(candidate: Candidate) -> None:

@@ -83,7 +83,7 @@ def claims(candidate: Candidate) -> bool:
     return not fallback.opted_in(candidate)
 
 
-async def declare(candidate: Candidate, probe: Probe) -> Declaration:
+async def declare(candidate: Candidate, probe: Probe) -> list[Declaration]:
     path = candidate.relative_path
     source = read_unframed(candidate, MAX_SCRIPT_BYTES, "a shell script", "shell-unread")
     if source.count("\n") > MAX_LINES:
@@ -97,7 +97,7 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration:
     if "--help" in text.lines[0].raw or _speaks_help_json(text):
         raise NotATool("answers `--help` with JSON: help-json reads it", kind="plain-help")
     try:
-        return _declare(text, path)
+        return [_declare(text, path)]
     except DiscoveryError as error:
         if error.path:
             raise

@@ -74,7 +74,7 @@ def tool_name(candidate: Candidate) -> str | None:
     return None
 
 
-async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
+async def declare(candidate: Candidate, probe: Probe) -> list[Declaration]:
     if _is_sidecar_name(candidate.path.name):
         raise DiscoveryError(
             "declares a tool, but there is no program beside it (a sidecar named X.meta.json "
@@ -83,7 +83,7 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
         )
     sidecar = find_sidecar(candidate.path)
     if sidecar is None:  # gone since the scan
-        return None
+        return []
     relative = _relative(candidate, sidecar)
     tools_dir = Path(str(candidate.path)[: -len(candidate.relative_path)] or ".")
     if reason := escape_reason(tools_dir, relative):
@@ -91,7 +91,7 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
     text = _read_text(sidecar, relative)
     data = _parse(text, relative)
     _check_runnable(candidate)
-    return dataclasses.replace(declaration_of(data, text, relative), companions=(relative,))
+    return [dataclasses.replace(declaration_of(data, text, relative), companions=(relative,))]
 
 
 def find_sidecar(program: Path) -> Path | None:

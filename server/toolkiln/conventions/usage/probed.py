@@ -45,7 +45,7 @@ def claims(candidate: Candidate) -> bool:
     return _USAGE.search(head) is not None and _HELP_JSON.search(head) is None
 
 
-async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
+async def declare(candidate: Candidate, probe: Probe) -> list[Declaration]:
     try:
         result = await run_probe(candidate, ["--help"], probe, OUTPUT_LIMIT)
     except ProcessStartError as error:
@@ -56,4 +56,4 @@ async def declare(candidate: Candidate, probe: Probe) -> Declaration | None:
         raise NotATool(f"`--help` did not finish within {probe.timeout:g} s", kind="help-timeout")
     if result.stdout_truncated:
         raise NotATool("`--help` printed a flood of text, not help", kind="plain-help")
-    return declare_from_help(candidate, result)
+    return [declare_from_help(candidate, result)]
