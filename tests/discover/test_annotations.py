@@ -629,7 +629,7 @@ def test_declare_reads_without_running(make_tool: MakeTool, tools_dir: Path) -> 
         touch {marker}
         """,
     )
-    declaration = anyio.run(annotations.declare, candidate(path, tools_dir), 0.5)
+    [declaration] = anyio.run(annotations.declare, candidate(path, tools_dir), 0.5)
     assert declaration.description == "never run at discovery"
     assert declaration.parameters[0].default == 1
     assert not marker.exists()

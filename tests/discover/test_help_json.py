@@ -368,7 +368,9 @@ def candidate(path: Path, tools_dir: Path) -> Candidate:
 
 def probe(path: Path, tools_dir: Path, timeout: float = 5.0) -> Declaration | None:
     """The dialect's own work, probed as the user (confined probes: tests/security)."""
-    return anyio.run(help_json.declare, candidate(path, tools_dir), Probe(timeout, "unconfined"))
+    found = anyio.run(help_json.declare, candidate(path, tools_dir), Probe(timeout, "unconfined"))
+    assert len(found) <= 1
+    return found[0] if found else None
 
 
 def probe_error(path: Path, tools_dir: Path, timeout: float = 5.0) -> DiscoveryError:

@@ -94,7 +94,8 @@ APPLESCRIPT = """\
 def declare(path: Path, tools_dir: Path) -> Declaration:
     candidate = Candidate(path, path.relative_to(tools_dir).as_posix(), os.stat(path))
     assert raycast.claims(candidate)
-    return anyio.run(raycast.declare, candidate, Probe(1.0, "none"))
+    [declaration] = anyio.run(raycast.declare, candidate, Probe(1.0, "none"))
+    return declaration
 
 
 def test_a_search_command_with_two_percent_encoded_arguments(make_tool: MakeTool, tools_dir: Path) -> None:

@@ -128,7 +128,8 @@ BACKUP = """\
 def declare(path: Path, tools_dir: Path) -> Declaration:
     candidate = Candidate(path, str(path.relative_to(tools_dir)), path.stat())
     assert shell_script.claims(candidate)
-    return anyio.run(shell_script.declare, candidate, Probe(timeout=1))
+    [declaration] = anyio.run(shell_script.declare, candidate, Probe(timeout=1))
+    return declaration
 
 
 def shape(declaration: Declaration) -> list[tuple[object, ...]]:
@@ -358,7 +359,7 @@ def test_a_mebibyte_of_one_token_is_read_or_refused_at_once(
     path = make_tool("big.sh", "#!/bin/bash\n# Big.\n" + token * (1024 * 1024 // len(token)))
     candidate = Candidate(path, "big.sh", path.stat())
     try:  # a reader doing quadratic work here would take minutes (no test asserts on time)
-        declaration = anyio.run(shell_script.declare, candidate, Probe(timeout=1))
+        [declaration] = anyio.run(shell_script.declare, candidate, Probe(timeout=1))
     except NotATool as verdict:
         assert verdict.kind == "shell-unread" and "toolkiln reads" in verdict.reason
     except DiscoveryError as error:

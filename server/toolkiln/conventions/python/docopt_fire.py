@@ -12,7 +12,7 @@ from toolkiln.conventions.base import Declaration
 def readable_docopt_or_fire(text: str, frameworks: set[str]) -> bool:
     """Whether the script's docopt usage text, or what it hands `fire.Fire`, can be read."""
     from toolkiln.conventions.python.read_fire import fire_call
-    from toolkiln.conventions.python_cli.read_docopt import usage_text
+    from toolkiln.conventions.python_cli.docopt_call import usage_text
 
     try:
         module = ast.parse(text)
