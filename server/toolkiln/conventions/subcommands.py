@@ -10,7 +10,7 @@ name), and the names are what users' configs hold.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -27,6 +27,23 @@ def subcommand_description(program: str, own: str, word: str) -> str:
 def before_the_word(parameters: Sequence[Parameter]) -> list[Parameter]:
     """The program's own options as each subcommand's tool takes them: given before its word."""
     return [param.model_copy(update={"before_command": True}) for param in parameters]
+
+
+def with_own_parameters(
+    program: Sequence[Parameter], own: Sequence[Parameter], rename: Callable[[str, set[str]], str]
+) -> tuple[list[Parameter], dict[str, str]]:
+    """A subcommand's parameters: the program's (`before_the_word`), then its own; an own
+    name the program's already uses becomes `rename(name, taken)` (each convention names
+    it as its library lets users tell them apart). Also each own name's new one."""
+    parameters = list(program)
+    taken = {param.name for param in program}
+    renamed: dict[str, str] = {}
+    for param in own:
+        name = rename(param.name, taken) if param.name in taken else param.name
+        taken.add(name)
+        renamed[param.name] = name
+        parameters.append(param.model_copy(update={"name": name}) if name != param.name else param)
+    return parameters, renamed
 
 
 def with_file_warnings(

@@ -30,7 +30,7 @@ from toolkiln.conventions.node_cli.params import (
     read_placeholders,
 )
 from toolkiln.conventions.node_cli.spec import CliSpec
-from toolkiln.conventions.node_cli.subcommands import split_commander
+from toolkiln.conventions.node_cli.subcommands import Target, read_each_command, split_commander
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:
@@ -54,20 +54,13 @@ def read_commander(text: str, path: str) -> CliSpec:
     spec = CliSpec()
     root, commands = split_commander(source, path, spec.warnings)
     _read_command(root.calls, text, path, spec)
-    for command in commands:
-        own = CliSpec(name=command.name or "", line=command.line)
+
+    def read_one(command: Target, own: CliSpec) -> None:
         usage = command.usage.split(None, 1)[1:]
         calls = [Call("arguments", usage, command.line), *command.calls] if usage else command.calls
-        try:  # a command that cannot be served whole is left out, the others served
-            _read_command(calls, text, path, own)
-        except DiscoveryError as error:
-            spec.warnings.append(
-                DiscoveryError(
-                    f"the command {command.name!r} is left out: {error.reason}", path=path, line=error.line
-                )
-            )
-            continue
-        spec.commands.append(own)
+        _read_command(calls, text, path, own)
+
+    read_each_command(spec, commands, path, read_one)
     spec.has_commands = any(
         call.method in ("command", "addCommand", "executableDir") for call in source.calls
     )

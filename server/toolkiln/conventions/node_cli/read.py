@@ -25,7 +25,12 @@ from typing import TYPE_CHECKING
 
 from toolkiln.conventions.base import Candidate, Declaration, NotATool
 from toolkiln.conventions.node_cli.spec import CliSpec
-from toolkiln.conventions.subcommands import before_the_word, subcommand_description, with_file_warnings
+from toolkiln.conventions.subcommands import (
+    before_the_word,
+    subcommand_description,
+    with_file_warnings,
+    with_own_parameters,
+)
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:
@@ -122,19 +127,19 @@ def _command_declarations(spec: CliSpec, description: str) -> list[Declaration]:
         )
     early = before_the_word([param for param in spec.parameters if param.option not in ("", "--")])
     for command in spec.commands:
-        taken = {param.name for param in early}
-        own = []
-        for param in command.parameters:
-            name = param.name
-            while name in taken:  # the program's option of this name is another one
-                name = f"{command.name}_{name}".replace("-", "_")[:64]
-            taken.add(name)
-            own.append(param.model_copy(update={"name": name}) if name != param.name else param)
+
+        def prefixed(name: str, taken: set[str], word: str = command.name) -> str:
+            """`add_tag`: the program's option of this name is another one."""
+            while name in taken:
+                name = f"{word}_{name}".replace("-", "_")[:64]
+            return name
+
+        parameters, _ = with_own_parameters(early, command.parameters, prefixed)
         declarations.append(
             Declaration(
                 dialect="node-cli",
                 description=subcommand_description(description, command.description, command.name),
-                parameters=[*early, *own],
+                parameters=parameters,
                 warnings=command.warnings,
                 command=command.name,
             )

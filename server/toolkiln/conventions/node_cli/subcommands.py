@@ -15,11 +15,13 @@ separate file), a command of a command, one whose name or builder cannot be read
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from toolkiln.conventions.javascript.calls import Source
 from toolkiln.conventions.javascript.values import Call, Construct, Name
+from toolkiln.conventions.node_cli.spec import CliSpec
 from toolkiln.errors import DiscoveryError
 
 
@@ -34,6 +36,22 @@ class Target:
     description: str = ""
     builder: Any = None  # yargs: an object of options
     nested: bool = False  # it has commands of its own: left out
+
+
+def read_each_command(
+    spec: CliSpec, commands: list[Target], path: str, read: Callable[[Target, CliSpec], None]
+) -> None:
+    """Each command read by `read` (commander's or yargs') into a spec of its own, added to
+    `spec.commands`; one that cannot be served whole is left out with a warning, the others
+    served."""
+    for command in commands:
+        own = CliSpec(name=command.name or "", line=command.line)
+        try:
+            read(command, own)
+        except DiscoveryError as error:
+            _leave_out(spec.warnings, f"the command {command.name!r}", error.reason, path, error.line)
+            continue
+        spec.commands.append(own)
 
 
 _DROPPED = Target("(left out)", 0)
@@ -195,5 +213,5 @@ def _yargs_command(call: Call, path: str, warnings: list[DiscoveryError]) -> Tar
     return Target(name, call.line, usage=first, description=description, builder=builder)
 
 
-def _leave_out(warnings: list[DiscoveryError], what: str, why: str, path: str, line: int) -> None:
+def _leave_out(warnings: list[DiscoveryError], what: str, why: str, path: str, line: int | None) -> None:
     warnings.append(DiscoveryError(f"{what} is left out: {why}", path=path, line=line))

@@ -26,7 +26,7 @@ from toolkiln.conventions.javascript.calls import read_calls
 from toolkiln.conventions.javascript.values import Call, Name
 from toolkiln.conventions.node_cli.params import check_unique, make_cli_parameter, read_placeholders
 from toolkiln.conventions.node_cli.spec import CliSpec
-from toolkiln.conventions.node_cli.subcommands import split_yargs
+from toolkiln.conventions.node_cli.subcommands import Target, read_each_command, split_yargs
 from toolkiln.conventions.node_cli.yargs_params import aliases_of, description_of, make_yargs_parameter
 from toolkiln.errors import DiscoveryError
 
@@ -47,26 +47,19 @@ def read_yargs(text: str, path: str) -> CliSpec:
     spec = CliSpec()
     root, commands = split_yargs(source, path, spec.warnings)
     _read_command(root, path, spec, commands=bool(commands))
-    for command in commands:
-        own = CliSpec(name=command.name or "", line=command.line)
-        usage = " ".join(["$0", *command.usage.split()[1:]])
-        try:  # a command that cannot be served whole is left out, the others served
-            if isinstance(command.builder, Name):
-                raise DiscoveryError(
-                    f"its options are built by {command.builder.dotted}, which cannot be read here",
-                    path=path,
-                    line=command.line,
-                )
-            default = Call("command", [usage, command.description, command.builder], command.line)
-            _read_command([default, *command.calls], path, own, commands=False)
-        except DiscoveryError as error:
-            spec.warnings.append(
-                DiscoveryError(
-                    f"the command {command.name!r} is left out: {error.reason}", path=path, line=error.line
-                )
+
+    def read_one(command: Target, own: CliSpec) -> None:
+        if isinstance(command.builder, Name):
+            raise DiscoveryError(
+                f"its options are built by {command.builder.dotted}, which cannot be read here",
+                path=path,
+                line=command.line,
             )
-            continue
-        spec.commands.append(own)
+        usage = " ".join(["$0", *command.usage.split()[1:]])
+        default = Call("command", [usage, command.description, command.builder], command.line)
+        _read_command([default, *command.calls], path, own, commands=False)
+
+    read_each_command(spec, commands, path, read_one)
     spec.has_commands = any(
         call.on_object and (call.method == "commandDir" or (call.method == "command" and call not in root))
         for call in source.calls

@@ -17,6 +17,7 @@ from toolkiln.conventions.python_cli.read import (
     command_declarations,
     first_paragraph,
     is_main_guard,
+    script_tool,
 )
 from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import value_matches_type
@@ -86,14 +87,7 @@ def declare_commands(
     reading = entry.reading
     description = entry.description or first_paragraph(docstring)
     if not entry.group:
-        declaration = Declaration(
-            dialect="python",
-            description=description,
-            parameters=reading.parameters,
-            python_entry="script",
-            warnings=reading.warnings,
-        )
-        return [declaration]
+        return [script_tool(reading, description)]
     subcommands = _leaves(entry, "", reading, path, {id(entry)})
     return command_declarations(
         reading, subcommands, description, entry.line, with_main=entry.optional_command

@@ -19,7 +19,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from toolkiln.conventions.base import Declaration, NotATool, make_parameter
-from toolkiln.conventions.subcommands import before_the_word, subcommand_description, with_file_warnings
+from toolkiln.conventions.subcommands import (
+    before_the_word,
+    subcommand_description,
+    with_file_warnings,
+    with_own_parameters,
+)
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:
@@ -217,16 +222,12 @@ def command_declarations(
         declarations.append(_declaration(description, top.parameters, top.conditions, []))
     early = before_the_word(top.parameters)
     for command in commands:
-        taken = {param.name for param in top.parameters}
-        renamed: dict[str, str] = {}
-        parameters = list(early)
-        for param in command.reading.parameters:
-            name = param.name
-            if name in taken:  # the script's own option of this name is another one
-                name = _free_name(usable_name(f"{command.name}_{param.name}".replace("-", "_"), set()), taken)
-            taken.add(name)
-            renamed[param.name] = name
-            parameters.append(param.model_copy(update={"name": name}) if name != param.name else param)
+
+        def prefixed(name: str, taken: set[str], word: str = command.name) -> str:
+            """`add_tag`: the script's own option of this name is another one."""
+            return _free_name(usable_name(f"{word}_{name}".replace("-", "_"), set()), taken)
+
+        parameters, renamed = with_own_parameters(early, command.reading.parameters, prefixed)
         conditions = [*top.conditions, *(_renamed(c, renamed) for c in command.reading.conditions)]
         described = subcommand_description(description, command.description, command.name)
         declarations.append(
@@ -239,6 +240,11 @@ def command_declarations(
             line=line,
         )
     return with_file_warnings(declarations, top.warnings)
+
+
+def script_tool(reading: Reading, description: str) -> Declaration:
+    """The tool of a script without subcommands (argparse, click, typer): what `reading` read."""
+    return _declaration(description, reading.parameters, reading.conditions, reading.warnings)
 
 
 def _declaration(

@@ -21,7 +21,7 @@ from toolkiln.conventions.python_cli.read import (
     check_runnable,
     command_declarations,
     first_paragraph,
-    tool_schema,
+    script_tool,
 )
 from toolkiln.errors import DiscoveryError
 
@@ -37,15 +37,7 @@ def read_argparse(module: ast.Module, path: str, docstring: str) -> list[Declara
     _read_parser(files, root, reading)
     description = root.description or first_paragraph(docstring)
     if root.subparsers is None:
-        declaration = Declaration(
-            dialect="python",
-            description=description,
-            parameters=reading.parameters,
-            python_entry="script",
-            warnings=reading.warnings,
-            input_schema=tool_schema(reading.parameters, reading.conditions),
-        )
-        return [declaration]
+        return [script_tool(reading, description)]
     commands = []
     for parser in root.subparsers.commands:
         command_reading = Reading(path, files.constants)
