@@ -129,8 +129,11 @@ _SCRIPT_TYPES = (
 
 @dataclass(frozen=True)
 class Declaration:
-    """What a script declares about itself, whatever its dialect."""
+    """What a script declares about itself, whatever its convention."""
 
+    # How the tool runs (`launchers.py`): the `dialect` of its config and of tools.json.
+    # One reader may give several (python/execute.py: `python`, run in toolkiln's workers,
+    # or a script of `python_entry`); the reader is the module, never named here.
     dialect: DialectName
     description: str = ""
     parameters: list[Parameter] = field(default_factory=list)
@@ -145,7 +148,7 @@ class Declaration:
     # a change to one of them is a change to the tool.
     companions: tuple[str, ...] = ()
     # One of several tools a file declares (an argc `@cmd`, a subcommand): the word that
-    # selects it, passed by the runtime; and its name, when the dialect gives one (else
+    # selects it, passed by the runtime; and its name, when the convention gives one (else
     # `<the file's tool name>_<command>`).
     command: str | None = None
     name: str | None = None
@@ -162,8 +165,8 @@ class Declaration:
 
 
 class NotATool(Exception):
-    """A file looked at is not a tool, and why: raised by a dialect's `declare` (the file
-    turned out not to be its own) or made by `reasons.why_not` for a file no dialect
+    """A file looked at is not a tool, and why: raised by a reader's `declare` (the file
+    turned out not to be its own) or made by `reasons.why_not` for a file no reader
     claims. `discover --list`, `discover --why` and `doctor` say it; `kind` groups files
     that share one reason into one hint (see `reasons.HINTS`)."""
 
@@ -189,8 +192,8 @@ class Reader(Protocol):
         """Cheap first look (may read the file, never runs it): could this file be mine?"""
 
     async def declare(self, candidate: Candidate, probe: Probe) -> list[Declaration]:
-        """The tools the file declares: one, the file's own tool (no `command`, no `name`),
-        or one per command, each with its `command` (and its `name` when the convention
+        """The tools the file declares: one, the file's own tool (`is_file_tool`: no
+        `command`, no `name`), or one per command, each with its `command` (and its `name` when the convention
         gives one). The file's own warnings are said once, by its first tool
         (`subcommands.with_file_warnings`). A reader that must run the file to know runs it
         through `probe.run_probe`, as `probe` allows.
@@ -204,8 +207,12 @@ class Reader(Protocol):
 
 def is_file_tool(declarations: list[Declaration]) -> bool:
     """Whether `declarations` is the file's own tool, named after the file: one tool that
-    no command selects and the convention does not name."""
-    return len(declarations) == 1 and declarations[0].command is None and declarations[0].name is None
+    no command word selects and the convention does not name. (A `run(**)` tool's `command`
+    is the function it calls, Windmill's `main`, not a word that selects one of several.)"""
+    if len(declarations) != 1:
+        return False
+    only = declarations[0]
+    return only.name is None and (only.command is None or only.python_entry == "run(**)")
 
 
 def make_parameter(path: str, line: int | None, **fields: object) -> Parameter:

@@ -19,16 +19,16 @@ from toolkiln.conventions.base import Reader
 # A sidecar is the most explicit declaration there is, and reading it is free and certain,
 # so it goes first. Reading a header, a module or a script's parser declarations is free
 # and certain too; probing `--help` runs the file, so it goes late. The fallback is last:
-# it takes only files the user opted in and no dialect declares (help-json hands it the
-# executables whose `--help` is plain text). argc comes after the Python dialects: a `.py`
+# it takes only files the user opted in and no other reader declares (help-json hands it the
+# executables whose `--help` is plain text). argc comes after the Python readers: a `.py`
 # file cannot call argc, so argc tags in its comments document a `def run` (or a CLI) that
-# those dialects serve; argc still says why a tagged file nobody takes is not a tool.
+# those readers serve; argc still says why a tagged file nobody takes is not a tool.
 # shell.read reads a plain shell script's own argument handling before help-json would
 # run it: it leaves alone scripts that answer `--help` with JSON, and opted-in files.
 # entry_points reads only a pyproject.toml or package.json that names commands: the
 # project's own declaration, as certain as a sidecar, and no other reader's file.
 # by_hand.python_argv reads the Python scripts that take `sys.argv` by hand, after the
-# Python dialects; by_hand.node_argv (Node by hand) comes after node_cli and js_function,
+# Python readers; by_hand.node_argv (Node by hand) comes after node_cli and js_function,
 # which take the scripts that parse with a library or export a function. usage_probed probes the scripts of
 # languages with no reader (Ruby, Perl, ...) whose text says `usage`, and serves their
 # help's usage when it is their own help and names every argument (else as help-json).

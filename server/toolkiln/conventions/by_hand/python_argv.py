@@ -19,7 +19,7 @@ all (run as a script, with a docstring or a header comment) is a tool without pa
 Not served, each with its reason: a script that reads its command line in a way toolkiln cannot name
 (getopt, optparse, `"-v" in sys.argv`, `main(sys.argv)`), one that asks while it runs
 (`input()`, getpass), docopt and Fire scripts python_docopt and python_fire cannot read.
-This dialect claims a `.py` file (or an executable whose `#!` names python) that runs
+This reader claims a `.py` file (or an executable whose `#!` names python) that runs
 something when run as a script and is not opted in to the fallback; an executable only
 when it is served here (else help-json asks its `--help`). Read with `ast`, never imported.
 """
@@ -101,7 +101,7 @@ def claims(candidate: Candidate) -> bool:
 
 def _takes_nothing_or_stdin(text: str, module: ast.Module) -> bool:
     """A script (a `#!` line or a `__main__` block) that runs something and reads no
-    command line (its stdin perhaps); a framework's script is the framework dialects'."""
+    command line (its stdin perhaps); a framework's script is the framework readers'."""
     script = text.startswith("#!") or any(is_main_guard(node) for node in module.body)
     return script and _does_something(module) and _FRAMEWORKS.search(text) is None
 
@@ -214,7 +214,7 @@ def _parse(path: str, mtime: int, size: int) -> ast.Module:
 
 
 def _serves(candidate: Candidate) -> bool:
-    """Whether an executable is one this dialect serves (else it goes on to help-json)."""
+    """Whether an executable is one this reader serves (else it goes on to help-json)."""
     text = candidate.head
     module = _module(candidate)
     if module is None or not _runs(module):

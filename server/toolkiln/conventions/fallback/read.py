@@ -1,4 +1,4 @@
-"""The fallback: an executable no dialect declares, served as a tool that takes one
+"""The fallback: an executable no other reader declares, served as a tool that takes one
 `args` array (its command line) and has its `--help` text as its description.
 
 Never by default. The user opts files in from `config/server.json`, which is theirs

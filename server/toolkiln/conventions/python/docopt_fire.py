@@ -1,5 +1,5 @@
 """Where the python dialect hands a docopt or Python Fire script to its reader: only a
-script whose command line can be read without running it is claimed (else the dialects
+script whose command line can be read without running it is claimed (else the readers
 after it, help-json's `--help` and the fallback, have it as before)."""
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ _NUMPY_ARG = re.compile(r"^(?P<name>[A-Za-z_]\w*)\s*:\s*(?P<type>.+)$")
 
 
 def claims(candidate: Candidate) -> bool:
-    """A `.py` file with a top-level `def run(` (the python_module dialect, asked first,
+    """A `.py` file with a top-level `def run(` (python/execute.py, the reader asked first,
     takes `execute`/`main` modules), but not an executable that answers `--help` itself."""
     if candidate.path.suffix != ".py":
         return False

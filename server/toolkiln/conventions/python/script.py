@@ -11,7 +11,7 @@ A `.py` file with a module docstring and an `if __name__ == "__main__":` block t
 nothing from its command line, stdin or the terminal (no `sys.argv`, argparse, click,
 typer, fire, docopt, getopt, `input()`, `sys.stdin`) is run as it is: `python file.py`.
 Read with `ast`, never imported. A script that reads its arguments itself declares
-nothing to read, and goes on to the dialects after this one (help-json asks its `--help`).
+nothing to read, and goes on to the readers after this one (help-json asks its `--help`).
 """
 
 from __future__ import annotations
