@@ -18,10 +18,10 @@ from pathlib import Path
 
 from toolkiln.conventions.base import Declaration, NotATool
 from toolkiln.conventions.entry_points.project import Command, module_file
+from toolkiln.conventions.python.syntax import cli_frameworks
 from toolkiln.errors import DiscoveryError
 
 MAX_MODULE_BYTES = 1024 * 1024
-_FRAMEWORKS = ("typer", "click", "argparse", "docopt", "fire")
 _READS_INPUT = re.compile(r"\bsys\.argv\b|\bgetopt\b|\boptparse\b|\binput\s*\(|\bsys\.stdin\b|\bfileinput\b")
 
 
@@ -58,7 +58,7 @@ def read_python_command(
             path=relative,
         )
     entry = as_entry_point(module, top)
-    frameworks = _frameworks(entry)
+    frameworks = cli_frameworks(entry)
     if frameworks:
         from toolkiln.conventions.python.execute import read_command_line
 
@@ -158,16 +158,6 @@ def _defines(module: ast.Module, name: str) -> bool:
         ):
             return True
     return False
-
-
-def _frameworks(module: ast.Module) -> list[str]:
-    found: set[str] = set()
-    for node in ast.walk(module):
-        if isinstance(node, ast.Import):
-            found.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module.split(".")[0])
-    return [name for name in _FRAMEWORKS if name in found]
 
 
 def _function_doc(module: ast.Module, name: str) -> str:

@@ -29,6 +29,7 @@ from toolkiln.conventions.base import HEAD_BYTES, Candidate, Declaration, NotATo
 from toolkiln.conventions.python.docopt_fire import readable_docopt_or_fire
 from toolkiln.conventions.python.hints import hint_name, signature_parameters, typed_dict
 from toolkiln.conventions.python.inputs import PARAM_LINE, docstring_parameters, inputs_parameters
+from toolkiln.conventions.python.syntax import cli_frameworks, parse_module
 from toolkiln.conventions.subcommands import with_file_warnings
 from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import PythonEntry
@@ -72,17 +73,13 @@ def claims(candidate: Candidate) -> bool:
 
 async def declare(candidate: Candidate, probe: Probe) -> list[Declaration]:
     path = candidate.relative_path
-    source = candidate.text()
-    try:
-        module = ast.parse(source, filename=path)
-    except SyntaxError as error:
-        raise DiscoveryError(f"is not valid Python: {error.msg}", path=path, line=error.lineno) from None
+    module = parse_module(candidate)
     functions = {
         node.name: node
         for node in module.body
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in ("execute", "main")
     }
-    frameworks = _cli_frameworks(module)
+    frameworks = cli_frameworks(module)
     if frameworks and "execute" not in functions and not _takes_params(module, functions.get("main")):
         from toolkiln.conventions.python_cli.siblings import Siblings
 
@@ -153,17 +150,6 @@ def _takes_params(module: ast.Module, main: ast.FunctionDef | ast.AsyncFunctionD
     if argument.annotation is not None:
         return _takes_a_dict(module, argument.annotation)
     return argument.arg in ("params", "parameters", "inputs", "arguments")
-
-
-def _cli_frameworks(module: ast.Module) -> list[str]:
-    """The command-line libraries the module imports, typer and click before argparse."""
-    found: set[str] = set()
-    for node in ast.walk(module):
-        if isinstance(node, ast.Import):
-            found.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module.split(".")[0])
-    return [name for name in ("typer", "click", "argparse", "docopt", "fire") if name in found]
 
 
 def read_command_line(

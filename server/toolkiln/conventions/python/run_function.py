@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from toolkiln.conventions.base import HEAD_BYTES, Candidate, Declaration, NotATool, Probe
 from toolkiln.conventions.python.hints import hinted_parameter, typed_dict_names
+from toolkiln.conventions.python.syntax import parse_module
 from toolkiln.errors import DiscoveryError
 
 if TYPE_CHECKING:
@@ -69,10 +70,7 @@ def claims(candidate: Candidate) -> bool:
 
 async def declare(candidate: Candidate, probe: Probe) -> list[Declaration]:
     path = candidate.relative_path
-    try:
-        module = ast.parse(candidate.text(), filename=path)
-    except SyntaxError as error:
-        raise DiscoveryError(f"is not valid Python: {error.msg}", path=path, line=error.lineno) from None
+    module = parse_module(candidate)
     if candidate.path.name == AGENT_TOOLS_FILE and not _RUN.search(candidate.text()):
         return _agent_tools(module, path)
     function = next(

@@ -21,7 +21,7 @@ import re
 
 from toolkiln.conventions.base import Candidate, Declaration, NotATool, Probe
 from toolkiln.conventions.python.execute import dependency_warning
-from toolkiln.errors import DiscoveryError
+from toolkiln.conventions.python.syntax import parse_module
 
 CLAIM_IS_CERTAIN = True
 
@@ -45,11 +45,7 @@ def claims(candidate: Candidate) -> bool:
 
 
 async def declare(candidate: Candidate, probe: Probe) -> list[Declaration]:
-    path = candidate.relative_path
-    try:
-        module = ast.parse(candidate.text(), filename=path)
-    except SyntaxError as error:
-        raise DiscoveryError(f"is not valid Python: {error.msg}", path=path, line=error.lineno) from None
+    module = parse_module(candidate)
     docstring = (ast.get_docstring(module) or "").strip()
     if not docstring:
         raise NotATool(

@@ -23,6 +23,7 @@ from toolkiln.conventions.shell.usage import (
     usage_line,
     usage_lines,
 )
+from toolkiln.conventions.usage.model import unique_name
 from toolkiln.env_names import sensitive_env_reason
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ def _option_parameter(option: ShellOption, helps: dict[str, str], taken: set[str
     if not text:
         sets = f" (sets `{option.variable}`)" if option.variable else ""
         text = f"The script's `{word}` option{sets}."
-    name = _unique(_safe(option.name), taken)
+    name = unique_name(_safe(option.name), taken)
     if option.takes_value:
         return make_parameter(path, option.line, name=name, description=text, option=option.option)
     return make_parameter(
@@ -91,7 +92,7 @@ def _option_parameter(option: ShellOption, helps: dict[str, str], taken: set[str
 def _flag_parameter(flag: str, line: int, helps: dict[str, str], taken: set[str], path: str) -> Parameter:
     text = helps.get(flag) or f"The script's `{flag}` option (tested as its first argument)."
     return make_parameter(
-        path, line, name=_unique(_safe(flag.lstrip("-")), taken), type="boolean", default=False,
+        path, line, name=unique_name(_safe(flag.lstrip("-")), taken), type="boolean", default=False,
         description=text, option=flag, option_form="flag",
     )  # fmt: skip
 
@@ -147,7 +148,7 @@ def _positional_parameters(
     parameters = []
     option = "--" if separator else ""
     for position, (name, description, default, words, line) in enumerate(entries, 1):
-        name = _unique(_safe(name), taken)
+        name = unique_name(_safe(name), taken)
         fields: dict[str, object] = {"name": name, "description": description, "option": option}
         if words:
             fields["enum"] = words
@@ -171,7 +172,7 @@ def _rest_parameter(
 ) -> Parameter:
     absorbed = [entry for position, entry in positionals.by_position.items() if position >= rest]
     required = positionals.required_count >= rest or any(entry.required for entry in absorbed)
-    name = _unique(_safe(positionals.rest_name or (variadic.name if variadic else "args")), taken)
+    name = unique_name(_safe(positionals.rest_name or (variadic.name if variadic else "args")), taken)
     where = f"at line {positionals.rest_line}" if positionals.rest_line else "kept by its option loop"
     if positionals.joined:
         return make_parameter(
@@ -229,11 +230,3 @@ def _safe(name: str) -> str:
     if sensitive_env_reason(name):
         name = name.lower()
     return name if not sensitive_env_reason(name) else f"{name[:60]}_arg"
-
-
-def _unique(name: str, taken: set[str]) -> str:
-    candidate, number = name, 2
-    while candidate in taken:
-        candidate, number = f"{name}_{number}", number + 1
-    taken.add(candidate)
-    return candidate

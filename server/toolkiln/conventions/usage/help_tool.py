@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from toolkiln.conventions.usage.model import UsageOption, UsageText, name_of
+from toolkiln.conventions.usage.model import UsageOption, UsageText, name_of, unique_name
 from toolkiln.conventions.usage.read import guessed_names, read_usage_text
 from toolkiln.errors import DiscoveryError
 
@@ -65,7 +65,7 @@ def parameters_from_help(text: str, path: str) -> tuple[list[Parameter], list[Di
             continue
         parameters.append(_option_parameter(option, taken, path))
     for positional in usage.positionals:
-        name = _unique(name_of(positional.text), taken)
+        name = unique_name(name_of(positional.text), taken)
         if not _NAME.fullmatch(name):
             raise Unservable(f"its argument {positional.text!r} has no name toolkiln can give")
         description = positional.description
@@ -92,7 +92,7 @@ def _option_parameter(option: UsageOption, taken: set[str], path: str) -> Parame
     key = option.key
     if not key:
         raise Unservable("an option has no name")
-    name = _unique(name_of(key.lstrip("-")), taken)
+    name = unique_name(name_of(key.lstrip("-")), taken)
     if not _NAME.fullmatch(name):
         raise Unservable(f"its option {key!r} has no name toolkiln can give")
     fields: dict[str, object] = {"name": name, "description": option.description}
@@ -107,11 +107,3 @@ def _option_parameter(option: UsageOption, taken: set[str], path: str) -> Parame
         elif option.default is not None and (not option.choices or option.default in option.choices):
             fields["default"] = option.default
     return make_parameter(path, None, **fields)
-
-
-def _unique(name: str, taken: set[str]) -> str:
-    candidate, number = name, 2
-    while candidate in taken:
-        candidate, number = f"{name}_{number}", number + 1
-    taken.add(candidate)
-    return candidate

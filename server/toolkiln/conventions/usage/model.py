@@ -19,6 +19,15 @@ def name_of(text: str) -> str:
     return _NAME_CHARS.sub("_", text.strip("<>[]{}(). ")).strip("_").lower()[:64]
 
 
+def unique_name(name: str, taken: set[str]) -> str:
+    """`name`, or `name_2`, `name_3`, ... when `taken` has it; added to `taken`."""
+    candidate, number = name, 2
+    while candidate in taken:
+        candidate, number = f"{name}_{number}", number + 1
+    taken.add(candidate)
+    return candidate
+
+
 @dataclass
 class UsageOption:
     """An option as help text describes it: `-o FILE, --output=FILE  Where [default: x]`."""
