@@ -55,6 +55,9 @@ class Launch:
     env: EnvBuilder | None = None
     # Run in toolkiln's warm Python workers (`runner/python_pool.py`), not as a process.
     in_worker: bool = False
+    # Whether a tool's parameter with no `option` reaches it on its stdin only, never in its
+    # environment (a by-hand Python script's `stdin`: a variable holds at most 128 KiB).
+    stdin_only: Callable[[CompiledTool], bool] | None = None
     # For a convention whose scripts reach a runtime toolkiln ships (argc's shim, the
     # mcp-bash SDK): a run that did not reach it is an error that names what is missing.
     runtime_missing: RuntimeCheck | None = None

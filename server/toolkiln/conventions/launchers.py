@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from toolkiln.conventions.annotations.argv import annotations_argv
 from toolkiln.conventions.argc.argv import argc_argv, argc_launch_env, argc_runtime_missing
-from toolkiln.conventions.by_hand.python_argv_argv import argv_stdin, argv_words
+from toolkiln.conventions.by_hand.python_argv_argv import argv_stdin, argv_words, reads_by_hand
 from toolkiln.conventions.entry_points.argv import entry_point_argv, entry_point_stdin
 from toolkiln.conventions.fallback.argv import fallback_argv
 from toolkiln.conventions.javascript.argv import function_argv
@@ -29,14 +29,14 @@ from toolkiln.vocabulary import SCRIPT_ENTRIES
 LAUNCHERS: dict[str, Launch] = {
     "annotations": Launch(annotations_argv),
     "argc": Launch(argc_argv, env=argc_launch_env, runtime_missing=argc_runtime_missing),
-    "entry-point": Launch(entry_point_argv, stdin=entry_point_stdin),
+    "entry-point": Launch(entry_point_argv, stdin=entry_point_stdin, stdin_only=reads_by_hand),
     "fallback": Launch(fallback_argv, stdin=closed_stdin),
     "function": Launch(function_argv),
     "help-json": Launch(script_alone),
     "kit": Launch(script_alone),
     "node-cli": Launch(node_cli_argv),
     "python": Launch(python_script_argv, in_worker=True),
-    "python-argv": Launch(argv_words, stdin=argv_stdin),
+    "python-argv": Launch(argv_words, stdin=argv_stdin, stdin_only=reads_by_hand),
     "python-docopt": Launch(docopt_argv),
     "python-fire": Launch(fire_argv),
     "python-script": Launch(python_script_argv),

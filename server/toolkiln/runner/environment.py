@@ -130,16 +130,13 @@ def script_env(
 
 def argument_env(tool: CompiledTool, arguments: Mapping[str, Any]) -> dict[str, str | None]:
     """Each parameter as an env var; None unsets one the client left out, so a value
-    inherited from the server's own environment never poses as an argument."""
+    inherited from the server's own environment never poses as an argument. A parameter
+    the convention passes on stdin only (`Launch.stdin_only`) is not one."""
+    launch = launchers.LAUNCHERS.get(launchers.convention_of(tool))
+    stdin_only = launch is not None and launch.stdin_only is not None and launch.stdin_only(tool)
     return {
         p.name: text_form(arguments[p.name])
-        if p.name in arguments and not _stdin_only(tool, p.option)
+        if p.name in arguments and not (stdin_only and p.option is None)
         else None
         for p in tool.parameters
     }
-
-
-def _stdin_only(tool: CompiledTool, option: str | None) -> bool:
-    """A by-hand Python script's `stdin` parameter: on its stdin only, whatever its size
-    (an environment variable holds at most 128 KiB)."""
-    return tool.python_entry == "argv" and option is None

@@ -31,12 +31,8 @@ import re
 from pathlib import Path
 
 from toolkiln.conventions.base import Candidate, Declaration, NotATool, Probe, make_parameter, read_source
-from toolkiln.conventions.by_hand.python_argv_params import (
-    FALLBACK_HINT,
-    STDIN_PARAMETER,
-    header_description,
-    positionals,
-)
+from toolkiln.conventions.by_hand.python_argv_argv import STDIN_PARAMETER
+from toolkiln.conventions.by_hand.python_argv_params import FALLBACK_HINT, header_description, positionals
 from toolkiln.conventions.by_hand.python_argv_read import read_argv
 from toolkiln.conventions.by_hand.python_argv_reading import ArgvReading
 from toolkiln.conventions.by_hand.python_argv_usage import usage_words

@@ -45,6 +45,12 @@ def argv_words(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -
     return [*python_command(script), str(script), *words]
 
 
+def reads_by_hand(tool: CompiledTool) -> bool:
+    """Whether `tool` is a Python script (or command) that reads `sys.argv` by hand: its
+    `stdin` parameter is its stdin only."""
+    return tool.python_entry == "argv"
+
+
 def argv_stdin(tool: CompiledTool, arguments: Mapping[str, Any]) -> bytes | None:
     """The `stdin` parameter's text, or None (stdin closed) for a script that reads none."""
     if not any(param.name == STDIN_PARAMETER and param.option is None for param in tool.parameters):

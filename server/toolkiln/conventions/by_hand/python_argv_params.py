@@ -10,6 +10,7 @@ import re
 from typing import TYPE_CHECKING
 
 from toolkiln.conventions.base import Candidate, NotATool, make_parameter
+from toolkiln.conventions.by_hand.python_argv_argv import STDIN_PARAMETER
 from toolkiln.conventions.by_hand.python_argv_reading import ArgvReading
 from toolkiln.conventions.by_hand.python_argv_usage import UsageWord
 from toolkiln.errors import DiscoveryError
@@ -24,7 +25,6 @@ FALLBACK_HINT = (
     "(argparse, click, typer, or `@param` lines; docs/dialects.md)"
 )
 _POOR_NAMES = {"arg", "args", "argv", "param", "params", "val", "value", "tmp", "item", "items", "_"}
-STDIN_PARAMETER = "stdin"
 # More words than any script reads by hand: a file asking for more is written to stall a reader.
 MAX_WORDS = 100
 

@@ -93,8 +93,8 @@ def _words(script: Path, tool: CompiledTool, arguments: Mapping[str, Any]) -> li
 def entry_point_stdin(tool: CompiledTool, arguments: Mapping[str, Any]) -> bytes | None:
     """A command reading `sys.argv` by hand gets its `stdin` parameter's text, or nothing;
     every other command the arguments as JSON, as its convention's scripts do."""
-    if tool.python_entry == "argv":
-        from toolkiln.conventions.by_hand.python_argv_argv import argv_stdin
+    from toolkiln.conventions.by_hand.python_argv_argv import argv_stdin, reads_by_hand
 
+    if reads_by_hand(tool):
         return argv_stdin(tool, arguments)
     return stdin_json(arguments)
