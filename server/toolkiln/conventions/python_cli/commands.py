@@ -13,12 +13,10 @@ from typing import Any
 from toolkiln.conventions.base import Declaration, NotATool
 from toolkiln.conventions.python_cli.read import (
     Reading,
-    Subcommand,
-    command_declarations,
     first_paragraph,
     is_main_guard,
-    script_tool,
 )
+from toolkiln.conventions.python_cli.tools import Subcommand, command_declarations, script_tool
 from toolkiln.errors import DiscoveryError
 from toolkiln.vocabulary import value_matches_type
 
@@ -65,7 +63,7 @@ def declare_commands(
     commands: dict[str, Command], entries: list[tuple[str, int]], path: str, docstring: str, framework: str
 ) -> list[Declaration]:
     """The tool of the command the script runs; for a group, one tool per subcommand (see
-    `python_cli/read.py`), and the group's own when it runs without one."""
+    `python_cli/tools.py`), and the group's own when it runs without one."""
     if not entries:
         raise NotATool(
             f"a Python library: it defines {framework} commands, but nothing calls one when the "

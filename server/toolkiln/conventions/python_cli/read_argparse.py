@@ -17,12 +17,10 @@ from toolkiln.conventions.python_cli.argument import read_argument
 from toolkiln.conventions.python_cli.parsers import Parser, ParserTrace
 from toolkiln.conventions.python_cli.read import (
     Reading,
-    Subcommand,
     check_runnable,
-    command_declarations,
     first_paragraph,
-    script_tool,
 )
+from toolkiln.conventions.python_cli.tools import Subcommand, command_declarations, script_tool
 from toolkiln.errors import DiscoveryError
 
 

@@ -37,9 +37,9 @@ from toolkiln.conventions.python_cli.read import (
     Reading,
     check_runnable,
     first_paragraph,
-    tool_schema,
     usable_name,
 )
+from toolkiln.conventions.python_cli.tools import tool_schema
 from toolkiln.conventions.subcommands import with_file_warnings
 from toolkiln.conventions.usage.docopt_usage import Node, Option, UsageError, read_usage
 from toolkiln.errors import DiscoveryError
