@@ -1,10 +1,16 @@
 """One tool per subcommand: the pieces every convention with subcommands shares (argc's
 `@cmd`, Python's argparse/click/typer/docopt/fire, Node's commander/yargs).
 
+The loop is written once here: a subcommand's parameters are the program's, given before
+its word, then its own (`with_own_parameters`); its description falls back on the
+program's (`subcommand_description`); the file's warnings are said once, by its first
+tool (`with_file_warnings`, also for files of one tool).
+
 What differs stays with each convention, on purpose: which of the program's options a
 subcommand takes and how a name both use is told apart follow the library (argc lets the
-command's own option hide the script's; Python and Node prefix the subcommand's with its
-name), and the names are what users' configs hold.
+command's own option hide the script's, so it does not join them here; Python and Node
+prefix the subcommand's with its name, each with its own rule, the `rename` they pass),
+and the names are what users' configs hold.
 """
 
 from __future__ import annotations
