@@ -16,11 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkiln.conventions.words import refuse_positional_gap, text_words
 from toolkiln.interpreters import python_command
-from toolkiln.model import CompiledTool
+
+if TYPE_CHECKING:  # the reader imports STDIN_PARAMETER: no models in an unchanged discovery
+    from toolkiln.model import CompiledTool
 
 STDIN_PARAMETER = "stdin"
 
