@@ -130,17 +130,11 @@ def _read_one(text: str, start: int, end: int, reading: NodeReading, aliases: se
         position = int(index.group(1)) - 1
         if position < 1:
             return  # argv[0], argv[1]: node and the script
-        slot = reading.slots.setdefault(position, NodeSlot(position, line))
-        bound = _BOUND_BEFORE.search(before)
-        if bound and slot.name is None:
-            slot.name = bound.group(1)
-        _read_default(after[index.end() :], slot)
+        _read_word(reading, position, line, before, after[index.end() :])
         return
     length = _LENGTH.match(after)
     if length:
-        operator, number = length.group(1), int(length.group(2))
-        needed = {"<": number, "!==": number, "!=": number, "===": number, "==": number, "<=": number + 1}
-        reading.required_words = max(reading.required_words, needed.get(operator, 0) - 2)
+        reading.required_words = max(reading.required_words, _needed(length) - 2)
         return
     if after.startswith(".length"):
         return  # its length printed or compared to a variable: no word read
@@ -194,19 +188,32 @@ def _read_alias(text: str, alias: str, offset: int, line: int, reading: NodeRead
         index = _INDEX.match(after)
         if index:
             indexed = True
-            position = offset + int(index.group(1))
-            slot = reading.slots.setdefault(position, NodeSlot(position, _line(text, start)))
-            bound = _BOUND_BEFORE.search(text[max(0, start - _WINDOW) : start])
-            slot.name = slot.name or (bound.group(1) if bound else None)
-            _read_default(after[index.end() :], slot)
+            before = text[max(0, start - _WINDOW) : start]
+            _read_word(
+                reading, offset + int(index.group(1)), _line(text, start), before, after[index.end() :]
+            )
             continue
         length = _LENGTH.match(after)
         if length:
-            operator, number = length.group(1), int(length.group(2))
-            needed = {"<": number, "!==": number, "!=": number, "===": number, "==": number, "<=": number + 1}
-            reading.required_words = max(reading.required_words, needed.get(operator, 0) + offset - 1)
+            reading.required_words = max(reading.required_words, _needed(length) + offset - 1)
     if not indexed and reading.rest is None:
         reading.rest = NodeSlot(offset, line, alias)
+
+
+def _read_word(reading: NodeReading, position: int, line: int, before: str, after: str) -> None:
+    """Word `position` read at `line`: named by what it is bound to (`const name =` in
+    `before`), its default from what follows the read (`after`: `|| "x"`)."""
+    slot = reading.slots.setdefault(position, NodeSlot(position, line))
+    bound = _BOUND_BEFORE.search(before)
+    slot.name = slot.name or (bound.group(1) if bound else None)
+    _read_default(after, slot)
+
+
+def _needed(length: re.Match[str]) -> int:
+    """How many words a test on the list's length (`args.length < 2`) asks for."""
+    operator, number = length.group(1), int(length.group(2))
+    needed = {"<": number, "!==": number, "!=": number, "===": number, "==": number, "<=": number + 1}
+    return needed.get(operator, 0)
 
 
 def _read_default(after: str, slot: NodeSlot) -> None:
