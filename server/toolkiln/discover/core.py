@@ -186,7 +186,7 @@ def _remember(
     elif outcome:
         tools = [KnownTool(name, declaration.description) for name, declaration in outcome]
         companions = tuple(dict.fromkeys(c for _, declaration in outcome for c in declaration.companions))
-        claimant = _module(item.dialect)
+        claimant = _module(item.reader)
         index.remember_tools(
             candidate.relative_path, candidate.stat, claimant, tools, companions, config_dir, tools_dir
         )

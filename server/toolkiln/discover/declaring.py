@@ -1,6 +1,6 @@
 """Reading the scripts a discovery run found new or changed, several at once: each by
-its dialect's `declare`, the outcome (a declaration, a verdict, an error) left on its
-`Pending`, and the fallback tried for a file it opts in that its dialect turned down.
+its reader's `declare`, the outcome (a declaration, a verdict, an error) left on its
+`Pending`, and the fallback tried for a file it opts in that its reader turned down.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ logger = logging.getLogger(__name__)
 async def declare_all(
     pending: Sequence[Pending], probe: Probe, jobs: int, on_progress: ProgressCallback | None
 ) -> None:
-    """Each pending script read by its dialect, `jobs` at once; a dialect's "not a tool"
+    """Each pending script read by its reader, `jobs` at once; a reader's "not a tool"
     gives the fallback its turn where config/server.json opts the file in."""
     import anyio
 
@@ -35,10 +35,10 @@ async def declare_all(
         nonlocal done
         async with limiter:
             try:
-                item.outcome = await item.dialect.declare(item.candidate, probe)
+                item.outcome = await item.reader.declare(item.candidate, probe)
             except NotATool as verdict:
                 item.outcome = verdict
-                if item.dialect is not fallback and fallback.claims(item.candidate):
+                if item.reader is not fallback and fallback.claims(item.candidate):
                     try:  # opted in
                         item.outcome = await fallback.declare(item.candidate, probe)
                     except NotATool as fallback_verdict:

@@ -28,10 +28,11 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class Pending:
-    """A script to read: what its dialect made of it lands in `outcome`."""
+    """A script to read: what its reader (the convention that claimed it) made of it lands
+    in `outcome`."""
 
     candidate: Candidate
-    dialect: Reader
+    reader: Reader
     name: str
     existing: ToolConfig | None
     outcome: Declaration | list[Declaration] | DiscoveryError | NotATool | None = None
@@ -50,7 +51,7 @@ def settle_file(
 ) -> list[tuple[str, Declaration]] | NotATool | None:
     """`settle` for a file that declares one tool, or one per command (an argc `@cmd`,
     a subcommand): each is a tool of its own, named `<file's name>_<command>` unless
-    the dialect names it. Returns the tools served, by name, or why the file is none."""
+    the convention names it. Returns the tools served, by name, or why the file is none."""
     outcome, relative = item.outcome, item.candidate.relative_path
     if isinstance(outcome, list) and (not outcome or is_file_tool(outcome)):
         item.outcome = outcome = outcome[0] if outcome else None
@@ -89,7 +90,7 @@ def settle_file(
         except ConfigError as error:
             report.errors.append(config_error(error))
             continue
-        command = Pending(item.candidate, item.dialect, name, existing, declaration)
+        command = Pending(item.candidate, item.reader, name, existing, declaration)
         if isinstance(settled := settle(command, tools_dir, config_dir, write, report), Declaration):
             served.append((name, settled))
     return served
