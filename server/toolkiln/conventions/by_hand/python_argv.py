@@ -118,7 +118,7 @@ async def declare(candidate: Candidate, probe: Probe) -> list[Declaration]:
     module = _module(candidate)
     if module is None:  # claimed, then changed: say what it is now
         raise NotATool("is not valid Python 3", kind="argv-by-hand")
-    reader = _argv_reader(read_source(candidate.path))
+    reader = _argv_reader(candidate.text())
     if reader in _UNREAD:
         raise NotATool(f"{_UNREAD[reader]}: {FALLBACK_HINT}", kind="argv-by-hand")
     if reader not in (None, "sys.argv"):
@@ -129,7 +129,7 @@ async def declare(candidate: Candidate, probe: Probe) -> list[Declaration]:
     reading = read_argv(module)
     if reading.problems:
         line, what = reading.problems[0]
-        lines = read_source(candidate.path).splitlines()
+        lines = candidate.text().splitlines()
         where = f" (line {line}: `{lines[line - 1].strip()[:80]}`)" if 0 < line <= len(lines) else ""
         raise NotATool(
             f"{what}{where}, so not every word it reads is named: {FALLBACK_HINT}", kind="argv-by-hand"
