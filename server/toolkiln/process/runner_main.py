@@ -24,6 +24,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # run as a script, by path
 import cell  # type: ignore[import-not-found]
+import cell_kernel  # type: ignore[import-not-found]
 import spawner_main  # type: ignore[import-not-found]
 
 # Cells kept ready (or being emptied) beside those in use: concurrent calls (a discovery
@@ -40,7 +41,7 @@ class Resident(spawner_main.Spawner):  # type: ignore[misc]
         super().__init__(channel, wakeup)
         self.private = private
         self.network = network
-        self.home = cell.home_namespaces(network)
+        self.home = cell_kernel.home_namespaces(network)
         helpers: tuple[str, ...] | None = self.helpers  # type: ignore[has-type]
         if helpers is not None:  # by a path that names them inside a cell too (its own /proc)
             moved = [fcntl.fcntl(int(path.rsplit("/", 1)[1]), fcntl.F_DUPFD_CLOEXEC, 10) for path in helpers]
@@ -100,11 +101,11 @@ class Resident(spawner_main.Spawner):  # type: ignore[misc]
             except OSError as error:
                 _kill_cell((keeper, link, -1))
                 return ("error", error.errno or 0, f"resident: {error.strerror or error}")
-        cell.enter(init, self.network)
+        cell_kernel.enter(init, self.network)
         try:
             started = super().start(request, fds)
         finally:
-            cell.leave(self.home)
+            cell_kernel.leave(self.home)
         if isinstance(started, tuple):
             self.ready_cells.appendleft((keeper, link, init))  # nothing ran in it
         else:
@@ -190,7 +191,7 @@ def _kill_cell(each: "Cell") -> None:
 
 
 if __name__ == "__main__":
-    if ctypes.CDLL(None, use_errno=True).prctl(cell.PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+    if ctypes.CDLL(None, use_errno=True).prctl(cell_kernel.PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
         sys.exit("resident: cannot make itself undumpable")
-    cell.drop_inherited_capabilities()
+    cell_kernel.drop_inherited_capabilities()
     spawner_main.main(Resident, sys.argv[3:], sys.argv[2] == "1")

@@ -85,8 +85,17 @@ def kill(pid: int, signum: int = signal.SIGKILL) -> bool:
 
 
 def children() -> "set[int]":
-    with open(f"/proc/self/task/{os.getpid()}/children") as listing:
-        return {int(pid) for pid in listing.read().split()}
+    """The spawner's children (it has one thread). Read with os.open and os.read, not
+    open(): this runs at every call's end, on the way to its exit being said, and a text
+    file costs a buffer, a decoder and an isatty ioctl each time (~30 us of the spawner's)."""
+    fd = os.open(f"/proc/self/task/{os.getpid()}/children", os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        listing = b""
+        while chunk := os.read(fd, 65536):
+            listing += chunk
+    finally:
+        os.close(fd)
+    return {int(pid) for pid in listing.split()}
 
 
 def exited(pid: int) -> bool:

@@ -6,9 +6,7 @@ from the command line as from an MCP client.
 
 from __future__ import annotations
 
-import functools
 import os
-from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -16,31 +14,27 @@ from typing import Any
 
 import anyio
 
-from toolkiln.conventions import launchers  # the module: it imports the runner package in turn
-from toolkiln.conventions.launch import stdin_json
 from toolkiln.dotenv_file import EnvFile, secrets_for
 from toolkiln.errors import ProcessStartError, ToolRunError
 from toolkiln.model import CompiledTool
 from toolkiln.process import Confinement, run_process
-from toolkiln.runner.call_watch import CALL_WATCH, CallWatch, timed_start
+from toolkiln.runner.call_script import STDERR_LINES_KEPT, ScriptRun, run_script
+from toolkiln.runner.call_watch import CALL_WATCH, CallWatch
 from toolkiln.runner.confinement import (
     ConfinementRefused,
     command_confinement,
     confined_env,
     confinement_for,
 )
-from toolkiln.runner.envelope import result_from_answer
-from toolkiln.runner.environment import base_env, script_env, with_trace_context
-from toolkiln.runner.interactive import Conversation
+from toolkiln.runner.environment import base_env, script_env
 from toolkiln.runner.limits import output_limit
 from toolkiln.runner.named_files import FileFence, tool_fence
 from toolkiln.runner.observer import CallObserver, LoggingObserver
-from toolkiln.runner.outcome import result_from_process, start_hint
+from toolkiln.runner.outcome import result_from_process
 from toolkiln.runner.python_pool import PythonWorkers
 from toolkiln.runner.registry import OutsideFolderError, Registry
 from toolkiln.runner.result import ToolResult
 from toolkiln.runner.slots import CallSlots
-from toolkiln.runner.stderr import LogLine, ProgressLine, classify_line
 from toolkiln.runner.workspace import WorkspaceError, resolve_path
 from toolkiln.schema import prepare_arguments
 from toolkiln.token import default_state_dir
@@ -50,8 +44,6 @@ DEFAULT_TIMEOUT = 60.0
 # and a JSON stdout is sent twice (text and structuredContent), escaped.
 DEFAULT_MAX_OUTPUT = 256 * 1024
 DEFAULT_MAX_CONCURRENCY = 2 * (os.cpu_count() or 1)
-STDERR_LINES_KEPT = 40
-STDERR_LINE_CHARS = 1000
 
 
 @dataclass(frozen=True)
@@ -232,87 +224,22 @@ class ToolRunner:
             confinement, base = self._confinement(tool, script)
         except ConfinementRefused as error:
             return ToolResult(text=str(error), is_error=True)
-        stderr_lines: deque[str] = deque(maxlen=STDERR_LINES_KEPT)
-        conversation = Conversation(functools.partial(observer.on_input, name)) if tool.interactive else None
-
-        def on_stderr_line(line: str) -> None:
-            if conversation is not None and conversation.offer(line):
-                return
-            kind = classify_line(line)
-            if isinstance(kind, ProgressLine):
-                observer.on_progress(name, kind)
-                return
-            if isinstance(kind, LogLine):
-                observer.on_log(name, kind)
-                if not tail_logs:
-                    return
-            stderr_lines.append(line[:STDERR_LINE_CHARS])
-
-        launch = launchers.launch_of(tool)
-        if launch.in_worker:
-            on_worker = functools.partial(
-                self.python_workers.call,
-                tool,
-                script,
-                arguments,
-                timeout=max(remaining, 0.001),
-                env=script_env(base, tool, script, None),  # a worker serves many calls
-                limits=tool.limits,
-                confinement=confinement,
-                max_answer_bytes=output_limit(tool.limits, self.settings.max_output_bytes),
-                on_stderr_line=on_stderr_line,
-            )
-            if watch is not None:  # no spawn: a warm worker (its environment serves many calls)
-                watch.process_started(None, confinement is not None)
-            try:  # on a warm worker that imported the module once
-                if conversation is None:
-                    answer = await on_worker()
-                else:  # the module reads its answers from sys.stdin, as a script does
-                    answer = await conversation.run(
-                        lambda input, more_input: on_worker(more_input=more_input), b""
-                    )
-            except ProcessStartError as error:
-                return ToolResult(text=f"Tool {name!r} could not start its worker: {error}.", is_error=True)
-            return await result_from_answer(
-                tool, answer, timeout, list(stderr_lines), self._files(tool, script)
-            )
-        env = script_env(base, tool, script, arguments)
-        try:
-            argv = launch.argv(script, tool, arguments)
-        except ProcessStartError as error:
-            return ToolResult(text=f"Tool {name!r} could not start: {error}.", is_error=True)
-        if watch is not None:
-            context = watch.trace_context()  # {} unless tracing is on: the environment as it was
-            if context:
-                env = with_trace_context(env, context)
-            on_started = timed_start(watch, confinement is not None, on_started)
-        run = functools.partial(
-            run_process,
-            argv,
-            timeout=max(remaining, 0.001),
-            cwd=script.parent,
-            env=env,
-            stdout_limit=output_limit(tool.limits, self.settings.max_output_bytes),
-            on_stderr_line=on_stderr_line,
-            limits=tool.limits,
-            on_started=on_started,
+        run = ScriptRun(
+            tool=tool,
+            script=script,
+            arguments=arguments,
             confinement=confinement,
+            base_env=base,
+            remaining=remaining,
+            timeout=timeout,
+            stdout_limit=output_limit(tool.limits, self.settings.max_output_bytes),
+            files=self._files(tool, script),
+            observer=observer,
+            on_started=on_started,
+            tail_logs=tail_logs,
+            watch=watch,
         )
-        try:
-            if conversation is None:
-                result = await run(input=launch.stdin(tool, arguments))
-            else:  # the arguments as one line; stdin stays open for the answers
-                result = await conversation.run(run, stdin_json(arguments) + b"\n")
-        except ProcessStartError as error:
-            return ToolResult(
-                text=f"Tool {name!r} could not start: {error}."
-                + ("" if error.about_arguments else f" {start_hint(script, argv[0])}"),
-                is_error=True,
-            )
-        if watch is not None:
-            watch.process_ended(result.returncode, result.timed_out, result.duration)
-        files = self._files(tool, script)
-        return await result_from_process(tool, result, timeout, list(stderr_lines), files, script)
+        return await run_script(run, self.python_workers)
 
     async def close(self) -> None:
         """Stop the warm workers (the processes of running calls stop with their calls)."""
