@@ -112,14 +112,25 @@ def _needed_folders(candidate: Candidate, interpreter: Sequence[str], hidden: Se
     from toolkiln.interpreters import named_python
 
     depth = len(Path(candidate.relative_path).parts)
-    named = named_python(candidate.path)
-    python = named[0] if named and named[0].startswith("/") else None
-    root, program = candidate.path.parents[depth - 1], _program(candidate.path, interpreter)
-    key = (root, program, python, tuple(hidden), os.environ.get("PATH"))
+    root = candidate.path.parents[depth - 1]
+    # The view depends on the script only by its `#!` line (its program, its Python): the
+    # scripts of a folder mostly share one, read here once, and the view is worked out once.
+    key = (root, tuple(interpreter), _first_line(candidate.path), tuple(hidden), os.environ.get("PATH"))
     view = _views.get(key)
     if view is None:
-        view = _views[key] = probe_view(root, program, python, hidden)
+        named = named_python(candidate.path)
+        python = named[0] if named and named[0].startswith("/") else None
+        view = _views[key] = probe_view(root, _program(candidate.path, interpreter), python, hidden)
     return list(view)
+
+
+def _first_line(script: Path) -> bytes:
+    """The script's first line as bytes (the `#!` line `named_python` and `_program` read)."""
+    try:
+        with script.open("rb") as handle:
+            return handle.readline(512)
+    except OSError:
+        return b""
 
 
 def _program(script: Path, interpreter: Sequence[str]) -> str | None:
