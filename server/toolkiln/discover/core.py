@@ -72,6 +72,7 @@ def discover_tools(
     # rewritten only where that changed them.
     reread = force or index.stale
     known: dict[str, dict[str, Any]] = {}  # this run's index hits, by relative path
+    readers: dict[str, Reader | None] = {}  # the claimants the index names, by module name
 
     def claimant(candidate: Candidate) -> Reader | None:
         entry = None if force else index.known(candidate.relative_path, candidate.stat, tools_dir)
@@ -80,7 +81,10 @@ def discover_tools(
         known[candidate.relative_path] = entry
         if not entry.get("tools"):
             return None
-        return order.reader_named(entry.get("claimant", "")) or first_claimant(candidate, order.readers())
+        name = entry.get("claimant")
+        name = name if isinstance(name, str) else ""
+        reader = readers[name] if name in readers else readers.setdefault(name, order.reader_named(name))
+        return reader or first_claimant(candidate, order.readers())
 
     pending: list[Pending] = []
     seen: dict[str, str] = {}
