@@ -276,12 +276,29 @@ try:
 except SystemExit as done:
     assert done.code in (0, None), done.code
 unwanted = ("pydantic", "anyio", "toolkiln.clients", "toolkiln.model", "sqlite3", "socket")
+unwanted += ("toolkiln.cli.serving",)
 print(sorted(m for m in unwanted if m in sys.modules), file=sys.stderr)
 """
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env())
     assert result.returncode == 0, result.stderr
     assert "2 unchanged" in result.stdout and "1 prompt, 1 resource" in result.stdout
     assert result.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_each_command_is_loaded_from_the_module_the_table_names() -> None:
+    """`toolkiln discover` loads the module of its command, not the sixteen commands' (app.py)."""
+    code = """
+import importlib, pkgutil
+import toolkiln.cli as package
+from toolkiln.cli.app import COMMAND_MODULES, cli
+for found in pkgutil.iter_modules(package.__path__):
+    importlib.import_module(f"toolkiln.cli.{found.name}")
+homes = {name: command.callback.__module__ for name, command in cli.commands.items()}
+print(homes == {name: f"toolkiln.cli.{module}" for name, module in COMMAND_MODULES.items()})
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env())
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "True"
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,6 @@ import json
 import os
 import re
 import stat
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -106,6 +105,8 @@ def write_text_atomic(path: Path, text: str, mode: int | None = None, *, sync: b
     `sync=False` leaves its flush to disk to one `sync_filesystem` after a batch of writes
     (one fsync per file was ~40% of a cold discovery of 1,000 tools).
     """
+    import tempfile  # (shutil, random) only when a file is written
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

@@ -61,12 +61,13 @@ class WritableFolders:
     def __init__(self, folders: Iterable[WritableFolder]) -> None:
         self.folders = list(folders)
         self._index: dict[str, WritableFolder] = {}
+        parents: dict[str, str] = {}  # resolved once for the many workspaces of one folder
         for folder in self.folders:
             if folder.path in self._index:  # tools at the top of a folder share its workspace
                 continue
             self._index[folder.path] = folder
             if "\0" not in folder.path:  # the model refuses it; realpath would raise
-                self._index.setdefault(os.path.realpath(folder.path), folder)
+                self._index.setdefault(_resolved(folder.path, parents), folder)
 
     def __bool__(self) -> bool:
         return bool(self.folders)
@@ -104,6 +105,19 @@ class WritableFolders:
             if parent == path:
                 return None
             path = parent
+
+
+def _resolved(path: str, parents: dict[str, str]) -> str:
+    """`os.path.realpath(path)` (absolute, `..` folded), its parent resolved once for all
+    the paths in it (`parents`): a last part that is no symlink (one `lstat`) is the same
+    name in the resolved parent, where realpath would `lstat` every part again."""
+    parent, name = os.path.split(path)
+    if not name or name in (".", "..") or os.path.islink(path):
+        return os.path.realpath(path)
+    real = parents.get(parent)
+    if real is None:
+        real = parents[parent] = os.path.realpath(parent)
+    return os.path.join(real, name)
 
 
 def expand_folder(given: str, base: str) -> str:

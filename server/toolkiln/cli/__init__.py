@@ -1,18 +1,8 @@
-"""The `toolkiln` command line: the only home of click."""
+"""The `toolkiln` command line: the only home of click.
 
-from toolkiln.cli import (  # noqa: F401  (each module registers its commands)
-    auditing,
-    checking,
-    connecting,
-    initializing,
-    locating,
-    pipeline,
-    running,
-    scaffolding,
-    serving,
-    switching,
-    tasking,
-)
+Each command's module is imported when that command runs (`app.COMMAND_MODULES`).
+"""
+
 from toolkiln.cli.app import cli
 
 main = cli

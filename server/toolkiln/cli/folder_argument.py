@@ -64,10 +64,10 @@ def served_folder() -> ServedFolder | None:
 def resolve_folders(folder: Path | None, given: Folders) -> Folders:
     """The folders of DIR (`given`, the options' folders, when DIR is None); what DIR
     resolved to is kept for `served_folder()` and for the hints (`hints.in_mode`)."""
-    from toolkiln.served_folder import resolve_served_folder
-
     if folder is None:
         return given
+    from toolkiln.served_folder import resolve_served_folder  # (hashlib) only for a DIR
+
     context = click.get_current_context()
 
     def explicit(key: str) -> bool:

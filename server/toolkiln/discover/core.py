@@ -16,27 +16,25 @@ import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from toolkiln.conventions import order  # the module: it imports discover's package in turn
 from toolkiln.conventions.base import Candidate, Declaration, NotATool, Probe, ProbeMode, Reader
 from toolkiln.conventions.fallback import read as fallback
 from toolkiln.conventions.naming import tool_name_for
+from toolkiln.discover.config_stamps import read_config_stamps
 from toolkiln.discover.declaring import ProgressCallback, declare_all
-from toolkiln.discover.fingerprint import is_unchanged, unchanged_config
+from toolkiln.discover.fingerprint import unchanged_config
 from toolkiln.discover.index import DiscoveryIndex, KnownTool
 from toolkiln.discover.missing import find_missing_tools
 from toolkiln.discover.probe import end_probes
 from toolkiln.discover.reasons import why_not
-from toolkiln.discover.report import Change, DiscoveryReport, NotTool, ToolStatus, status_of
+from toolkiln.discover.report import Change, DiscoveryReport, NotTool, ToolStatus
 from toolkiln.discover.scan import first_claimant, scan_tools
 from toolkiln.discover.settle import Pending, config_error, duplicate_error, load_existing, settle_file
 from toolkiln.discover.sources import SourceFence
 from toolkiln.errors import ConfigError, DiscoveryError
 from toolkiln.files import sync_filesystem, tool_config_path
-
-if TYPE_CHECKING:
-    from toolkiln.model import ToolConfig
 
 __all__ = ["Change", "DiscoveryReport", "NotTool", "ToolStatus", "discover_tools"]
 
@@ -74,6 +72,7 @@ def discover_tools(
     # rewritten only where that changed them.
     reread = force or index.stale
     known: dict[str, dict[str, Any]] = {}  # this run's index hits, by relative path
+    readers: dict[str, Reader | None] = {}  # the claimants the index names, by module name
 
     def claimant(candidate: Candidate) -> Reader | None:
         entry = None if force else index.known(candidate.relative_path, candidate.stat, tools_dir)
@@ -82,12 +81,15 @@ def discover_tools(
         known[candidate.relative_path] = entry
         if not entry.get("tools"):
             return None
-        return order.reader_named(entry.get("claimant", "")) or first_claimant(candidate, order.readers())
+        name = entry.get("claimant")
+        name = name if isinstance(name, str) else ""
+        reader = readers[name] if name in readers else readers.setdefault(name, order.reader_named(name))
+        return reader or first_claimant(candidate, order.readers())
 
     pending: list[Pending] = []
-    pending_paths: set[str] = set()
     seen: dict[str, str] = {}
-    fence = SourceFence.load(config_dir, tools_dir, index)
+    configs = read_config_stamps(config_dir)  # the one listing of config/tools/ (`config_stamps.py`)
+    fence = SourceFence.load(config_dir, tools_dir, index, configs)
     for candidate, dialect in scan_tools(tools_dir, claimant, report.warnings, fence, report.not_tools):
         relative, entry = candidate.relative_path, known.get(candidate.relative_path)
         if dialect is None:
@@ -95,9 +97,12 @@ def discover_tools(
             report.not_tools.append(NotTool(relative, verdict.kind, verdict.reason))
             index.remember_not_tool(relative, candidate.stat, verdict)
             continue
+        # "Is it unchanged?", asked once: the index knows the file and its configs are as it
+        # saw them; else (a first run with this toolkiln, a `touch`, an index lost) the
+        # config itself, as plain JSON, records the script as it is (`fingerprint.py`).
         if (
             entry
-            and (tools := index.known_tools(entry, config_dir))
+            and (tools := index.known_tools(entry, configs))
             and not seen.keys() & {t.name for t in tools}
         ):
             seen.update((tool.name, relative) for tool in tools)
@@ -107,9 +112,9 @@ def discover_tools(
             index.keep(relative, entry)
             continue
         name = _tool_name(candidate, dialect)
-        if name in seen and seen[name] in pending_paths:  # known once both are read (`settle_file`)
+        if name in seen and any(item.candidate.relative_path == seen[name] for item in pending):
+            # known once both are read (`settle_file`)
             pending.append(Pending(candidate, dialect, name, None, contested=True))
-            pending_paths.add(relative)
             continue
         if name in seen:
             report.errors.append(duplicate_error(name, seen[name], relative))
@@ -130,11 +135,7 @@ def discover_tools(
         except ConfigError as error:
             report.errors.append(config_error(error))
             continue
-        if not reread and existing and _still_current(candidate, existing, tools_dir):
-            report.tools.append(status_of(existing, "unchanged"))
-        else:
-            pending.append(Pending(candidate, dialect, name, existing))
-            pending_paths.add(relative)
+        pending.append(Pending(candidate, dialect, name, existing))
 
     if pending:
         import anyio
@@ -152,7 +153,7 @@ def discover_tools(
         sync_filesystem(config_dir)  # the configs settle_file wrote, on disk before the index says so
     failed = frozenset(error.path for error in report.errors if error.path)
     report.tools.extend(
-        find_missing_tools(tools_dir, config_dir, seen, report.warnings, fence.writable, failed)
+        find_missing_tools(tools_dir, config_dir, seen, report.warnings, fence.writable, failed, configs)
     )
     report.tools.sort(key=lambda tool: tool.name)
     if write:
@@ -238,9 +239,3 @@ def _unchanged_status(
         return None
     status = ToolStatus(name, candidate.relative_path, description, True, True, "unchanged")
     return status, tuple(data["source"].get("companions") or ())
-
-
-def _still_current(candidate: Candidate, config: ToolConfig, tools_dir: Path) -> bool:
-    return config.script_config.script_path == candidate.relative_path and is_unchanged(
-        candidate.path, candidate.stat, config.source, tools_dir
-    )

@@ -87,7 +87,7 @@ def unchanged_config(
         block, key = path_key
         source = data["source"]
         if (
-            data.get("format_version") == 1
+            data.get("format_version", 1) == 1  # as the model reads it
             and data[block][key] == relative
             and matches(file, stat, source["size"], source["mtime_ns"], source["sha256"])
             and (

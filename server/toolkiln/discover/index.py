@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from toolkiln.conventions.base import NotATool
-from toolkiln.files import tool_config_path, tool_configs_dir
+from toolkiln.discover.config_stamps import Stamp, stamp_of
+from toolkiln.files import tool_config_path
 
 logger = logging.getLogger(__name__)
 
@@ -37,10 +38,6 @@ UNSETTLED_KINDS = frozenset({"runtime-missing"})
 class KnownTool:
     name: str
     description: str
-
-
-def _stamp(stat: os.stat_result) -> list[int]:
-    return [stat.st_size, stat.st_mtime_ns, stat.st_mode]
 
 
 class DiscoveryIndex:
@@ -82,25 +79,26 @@ class DiscoveryIndex:
     def known(self, relative: str, stat: os.stat_result, tools_dir: Path) -> dict[str, Any] | None:
         """Last run's entry for the file, when it and the files it was read with are as they were."""
         entry = self._last.get(relative)
-        if not isinstance(entry, dict) or entry.get("stamp") != _stamp(stat):
+        if not isinstance(entry, dict) or entry.get("stamp") != stamp_of(stat):
             return None
         for companion, stamp in entry.get("companions", {}).items():
             try:
-                if _stamp(os.stat(tools_dir / companion)) != stamp:
+                if stamp_of(os.stat(tools_dir / companion)) != stamp:
                     return None
             except OSError:
                 return None
         return entry
 
-    def known_tools(self, entry: dict[str, Any], config_dir: Path) -> list[KnownTool] | None:
-        """The tools an entry records, when each config is the file discovery last saw."""
+    @staticmethod
+    def known_tools(entry: dict[str, Any], configs: dict[str, Stamp | None]) -> list[KnownTool] | None:
+        """The tools an entry records, when each config is the file discovery last saw
+        (`configs`: the stamps of the configs as the run found them, `config_stamps.py`)."""
         try:
             tools = [KnownTool(tool["name"], tool["description"]) for tool in entry["tools"]]
-            configs = os.path.join(tool_configs_dir(config_dir), "")  # one Path, not one a tool
             for tool, recorded in zip(tools, entry["tools"], strict=True):
-                if _stamp(os.stat(f"{configs}{tool.name}.json")) != recorded["config"]:
+                if configs.get(f"{tool.name}.json") != recorded["config"]:
                     return None
-        except (OSError, KeyError, TypeError, ValueError):
+        except (KeyError, TypeError, ValueError):
             return None
         return tools or None
 
@@ -127,19 +125,19 @@ class DiscoveryIndex:
         """The tools a file declares (one, or one per command), with their configs as written."""
         try:
             entry: dict[str, Any] = {
-                "stamp": _stamp(stat),
+                "stamp": stamp_of(stat),
                 "claimant": claimant,
                 "tools": [
                     {
                         "name": tool.name,
                         "description": tool.description,
-                        "config": _stamp(os.stat(tool_config_path(config_dir, tool.name))),
+                        "config": stamp_of(os.stat(tool_config_path(config_dir, tool.name))),
                     }
                     for tool in tools
                 ],
             }
             if companions:
-                entry["companions"] = {c: _stamp(os.stat(tools_dir / c)) for c in companions}
+                entry["companions"] = {c: stamp_of(os.stat(tools_dir / c)) for c in companions}
         except OSError:
             return  # not written (a --list run), or gone: next run reads it again
         self._next[relative] = entry
@@ -147,7 +145,7 @@ class DiscoveryIndex:
     def remember_not_tool(self, relative: str, stat: os.stat_result, verdict: NotATool) -> None:
         if verdict.kind in UNSETTLED_KINDS:
             return
-        self._next[relative] = {"stamp": _stamp(stat), "not_a_tool": [verdict.kind, verdict.reason]}
+        self._next[relative] = {"stamp": stamp_of(stat), "not_a_tool": [verdict.kind, verdict.reason]}
 
     def save(self) -> None:
         """Write this run's verdicts, when they differ from the last run's."""

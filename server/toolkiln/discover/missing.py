@@ -4,6 +4,7 @@ that says what to do), never deleted.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from toolkiln.discover.report import ToolStatus, status_of
@@ -19,6 +20,7 @@ def find_missing_tools(
     warnings: list[DiscoveryError],
     writable: WritableFolders | None = None,
     failed: frozenset[str] = frozenset(),
+    configs: Iterable[str] | None = None,
 ) -> list[ToolStatus]:
     """Configs whose script is gone, is now another tool, or lies in a folder a tool may
     write (`writable`, which discovery does not read): reported, never deleted. A script
@@ -28,12 +30,15 @@ def find_missing_tools(
     for name, script_path in seen.items():
         tools_of_script.setdefault(script_path, []).append(name)
     folder = tool_configs_dir(config_dir)
-    if not folder.is_dir():
-        return []
+    if configs is None:
+        if not folder.is_dir():
+            return []
+        configs = [path.name for path in folder.glob("*.json")]
     missing = []
-    for path in sorted(folder.glob("*.json")):
-        if path.stem in seen:
+    for name in sorted(configs):
+        if name.removesuffix(".json") in seen:
             continue
+        path = folder / name
         try:
             config = load_tool_config(path)
         except ConfigError:

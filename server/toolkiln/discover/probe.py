@@ -29,6 +29,10 @@ PROBE_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME")
 # Where other users' homes and root's are: hidden from a probe as its own home is.
 HOMES = ("/home", "/root")
 _profiles: set[Confinement] = set()  # the confinements probes ran in, until `end_probes`
+# What probes see inside the hidden folders, by what decides it (`_needed_folders`): the
+# scripts of one folder share it, and working it out costs ~5 realpaths and a PATH
+# search. A probe can change none of it (it writes nothing); kept until `end_probes`.
+_views: dict[tuple[object, ...], list[str]] = {}
 
 
 class NotProbed(DiscoveryError):
@@ -68,6 +72,7 @@ def end_probes() -> None:
     profile, `process/runners.py`: probes pay one bubblewrap start per profile, not one each)."""
     from toolkiln.process.runners import stop_runners
 
+    _views.clear()
     if _profiles:
         stop_runners(*_profiles)
         _profiles.clear()
@@ -107,11 +112,25 @@ def _needed_folders(candidate: Candidate, interpreter: Sequence[str], hidden: Se
     from toolkiln.interpreters import named_python
 
     depth = len(Path(candidate.relative_path).parts)
-    named = named_python(candidate.path)
-    python = named[0] if named and named[0].startswith("/") else None
-    return probe_view(
-        candidate.path.parents[depth - 1], _program(candidate.path, interpreter), python, hidden
-    )
+    root = candidate.path.parents[depth - 1]
+    # The view depends on the script only by its `#!` line (its program, its Python): the
+    # scripts of a folder mostly share one, read here once, and the view is worked out once.
+    key = (root, tuple(interpreter), _first_line(candidate.path), tuple(hidden), os.environ.get("PATH"))
+    view = _views.get(key)
+    if view is None:
+        named = named_python(candidate.path)
+        python = named[0] if named and named[0].startswith("/") else None
+        view = _views[key] = probe_view(root, _program(candidate.path, interpreter), python, hidden)
+    return list(view)
+
+
+def _first_line(script: Path) -> bytes:
+    """The script's first line as bytes (the `#!` line `named_python` and `_program` read)."""
+    try:
+        with script.open("rb") as handle:
+            return handle.readline(512)
+    except OSError:
+        return b""
 
 
 def _program(script: Path, interpreter: Sequence[str]) -> str | None:

@@ -54,12 +54,13 @@ def scan_tools(
         prefix = folder[len(root) + 1 :] + "/" if folder != root else ""  # relative, POSIX, as a string
         depth = prefix.count("/")
         subfolders[:] = sorted(name for name in subfolders if _wanted_folder(here / name, depth))
-        candidates = [
-            c
-            for name in sorted(files)
-            if (c := _candidate(tools_dir, here / name, prefix + name, skipped))
-            and not (c.path.is_symlink() and _fenced(fence.link_refusal(c, tools_dir), left_out))
-        ]
+        candidates: list[Candidate] = []
+        for name in sorted(files):
+            found = _candidate(tools_dir, here / name, prefix + name, skipped)
+            if found is not None and not (
+                found[1] and _fenced(fence.link_refusal(found[0], tools_dir), left_out)
+            ):
+                candidates.append(found[0])
         claims = {c.path.name: claimant(c) for c in candidates if c.path.name in FOLDER_ENTRY_POINTS}
         entry = next((name for name in FOLDER_ENTRY_POINTS if _makes_one_tool(name, claims.get(name))), None)
         if entry is not None:
@@ -126,28 +127,38 @@ def _wanted_folder(path: Path, depth: int) -> bool:
 
 def _candidate(
     tools_dir: Path, path: Path, relative_path: str, skipped: list[DiscoveryError]
-) -> Candidate | None:
+) -> tuple[Candidate, bool] | None:
+    """The file as a candidate, and whether it is a symlink: one lstat for a file (the
+    walk's files are mostly plain ones, whose lstat is their stat), a stat more for a link."""
     if path.name.startswith("."):
         return None
-    if path.is_symlink() and (reason := escape_reason(tools_dir, relative_path)):
+    try:
+        stat = os.lstat(path)
+    except FileNotFoundError:  # vanished mid-walk
+        return None
+    except OSError as error:  # a folder we may not search
+        skipped.append(DiscoveryError(f"cannot be read ({error.strerror}); skipped", path=relative_path))
+        return None
+    link = stat_module.S_ISLNK(stat.st_mode)
+    if link and (reason := escape_reason(tools_dir, relative_path)):
         # Never read nor probed: build would refuse it, and it may be any program on the machine.
         skipped.append(DiscoveryError(f"skipped: {reason}", path=relative_path))
         return None
-    try:
-        stat = os.stat(path)
-    except FileNotFoundError:  # vanished mid-walk, or a symlink to nothing
-        if path.is_symlink():
+    if link:
+        try:
+            stat = os.stat(path)
+        except FileNotFoundError:
             skipped.append(DiscoveryError("is a symlink to nothing; skipped", path=relative_path))
-        return None
-    except OSError as error:  # a symlink loop, a folder we may not search
-        skipped.append(DiscoveryError(f"cannot be read ({error.strerror}); skipped", path=relative_path))
-        return None
+            return None
+        except OSError as error:  # a symlink loop
+            skipped.append(DiscoveryError(f"cannot be read ({error.strerror}); skipped", path=relative_path))
+            return None
     if not stat_module.S_ISREG(stat.st_mode):
         skipped.append(
             DiscoveryError("is not a regular file (a FIFO, socket or device); skipped", path=relative_path)
         )
         return None
-    return Candidate(path=path, relative_path=relative_path, stat=stat)
+    return Candidate(path=path, relative_path=relative_path, stat=stat), link
 
 
 def first_claimant(candidate: Candidate, dialects: Sequence[Reader]) -> Reader | None:

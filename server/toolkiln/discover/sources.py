@@ -12,11 +12,13 @@ beside it is not read either.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import Any
 
 from toolkiln.conventions.base import Candidate
+from toolkiln.discover.config_stamps import Stamp, read_config_stamps, stamp_of
 from toolkiln.discover.index import DiscoveryIndex
 from toolkiln.discover.report import NotTool
 from toolkiln.writable import TOOL_DIR, WritableFolder, WritableFolders, read_config_fences
@@ -36,12 +38,20 @@ class SourceFence:
         self.configured = configured  # scripts with a config, relative to the tools folder
 
     @classmethod
-    def load(cls, config_dir: Path, tools_dir: Path, index: DiscoveryIndex | None = None) -> SourceFence:
+    def load(
+        cls,
+        config_dir: Path,
+        tools_dir: Path,
+        index: DiscoveryIndex | None = None,
+        configs: dict[str, Stamp | None] | None = None,
+    ) -> SourceFence:
         """The fence the configs and config/server.json make now. With `index`, what the
         last run read is used again while every file it read from is as it was (by size,
-        mtime and mode: reading 1,000 configs costs more than the rest of a run that finds
-        nothing changed), and this run's is handed to it to save."""
-        stamps = _stamps(config_dir, tools_dir)
+        mtime and mode, `configs` when the caller has them: reading 1,000 configs costs
+        more than the rest of a run that finds nothing changed), and this run's is handed
+        to it to save."""
+        configs = read_config_stamps(config_dir) if configs is None else configs
+        stamps = _stamps(config_dir, tools_dir, configs)
         cached = index.last_fences if index is not None else None
         if index is not None and isinstance(cached, dict) and cached.get("stamps") == stamps:
             try:
@@ -103,23 +113,11 @@ class SourceFence:
         )
 
 
-def _stamps(config_dir: Path, tools_dir: Path) -> dict[str, Any]:
-    """What the fence is read from: each per-tool config and config/server.json (size,
-    mtime, mode), and the tools folder it is taken from."""
+def _stamps(config_dir: Path, tools_dir: Path, configs: dict[str, Stamp | None]) -> dict[str, Any]:
+    """What the fence is read from: each per-tool config (`configs`) and config/server.json
+    (size, mtime, mode), and the tools folder it is taken from."""
     stamps: dict[str, Any] = {"tools_dir": os.path.abspath(tools_dir)}
-    for name, path in [("server.json", config_dir / "server.json"), *_tool_configs(config_dir)]:
-        try:
-            stat = os.stat(path)
-        except OSError:
-            continue
-        stamps[name] = [stat.st_size, stat.st_mtime_ns, stat.st_mode]
+    with contextlib.suppress(OSError):
+        stamps["server.json"] = stamp_of(os.stat(config_dir / "server.json"))
+    stamps.update((f"tools/{name}", stamp) for name, stamp in configs.items() if stamp is not None)
     return stamps
-
-
-def _tool_configs(config_dir: Path) -> list[tuple[str, Path]]:
-    folder = config_dir / "tools"
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return []
-    return [(f"tools/{name}", folder / name) for name in sorted(names) if name.endswith(".json")]

@@ -173,6 +173,8 @@ def _parameter_problems(param: Parameter) -> list[str]:
 
 
 def _is_strict_json(value: Any) -> bool:
+    if value is None or isinstance(value, str | int):  # the common answers (a bool is an int), at once
+        return True
     try:
         json.dumps(value, allow_nan=False)
     except (TypeError, ValueError):

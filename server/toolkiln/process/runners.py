@@ -24,7 +24,7 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
-from toolkiln.process.confine import Confinement, profile_argv
+from toolkiln.process.confine import BWRAP_VARIABLE, Confinement, profile_argv, secret_paths
 from toolkiln.process.spawner import SpawnedProcess, Spawner, SpawnerGone, spawner
 from toolkiln.process.spawner_link import answer_of
 
@@ -36,11 +36,16 @@ _runners: OrderedDict[tuple[str, ...], Spawner] = OrderedDict()
 _lock = threading.Lock()
 # The profiles whose runner could not start: their calls start a bubblewrap each.
 _failed: set[tuple[str, ...]] = set()
+# The bubblewrap command of each profile whose processes can write nothing (a probe's),
+# by what it is made from: ~26 realpaths that every probe of a discovery would repeat.
+# Nothing such a process does can change what those paths resolve to; the entry goes with
+# its runner (`_drop`; `stop_runners` ends each discovery's).
+_commands: dict[tuple[object, ...], tuple[list[str], list[str]]] = {}
 
 
 def runner_for(confinement: Confinement) -> Spawner | None:
     """The running runner of `confinement`'s profile, started on first use; None where there can be none."""
-    command, private = profile_argv(confinement)
+    command, private = _profile(confinement)
     key = _key(command, private)
     if key in _failed:
         return None
@@ -49,8 +54,10 @@ def runner_for(confinement: Confinement) -> Spawner | None:
         if runner is not None and not runner.gone:
             _runners.move_to_end(key)
             return runner
-        if runner is not None:
+        if runner is not None:  # killed: its profile is worked out afresh (`_drop`)
             _drop(key)
+            command, private = _profile(confinement)
+            key = _key(command, private)
         try:
             runner = _start(command, private, confinement.network)
         except (OSError, SpawnerGone) as error:
@@ -70,10 +77,22 @@ def stop_runners(*confinements: Confinement) -> None:
     """End the runners of `confinements`' profiles, or every runner (and whatever call each
     still runs); new ones start on next use."""
     with _lock:
-        keys = {_key(*profile_argv(confinement)) for confinement in confinements} if confinements else None
+        keys = {_key(*_profile(confinement)) for confinement in confinements} if confinements else None
         for key in list(_runners):
             if keys is None or key in keys:
                 _drop(key)
+
+
+def _profile(confinement: Confinement) -> tuple[list[str], list[str]]:
+    """`profile_argv(confinement)`, remembered for a profile whose processes write nothing
+    (read-only, no writable folder: every probe); worked out each time for any other."""
+    if not confinement.read_only or confinement.writable:
+        return profile_argv(confinement)
+    made_of = (confinement, os.environ.get(BWRAP_VARIABLE), secret_paths())
+    profile = _commands.get(made_of)
+    if profile is None:
+        profile = _commands[made_of] = profile_argv(confinement)
+    return profile
 
 
 def _key(command: list[str], private: list[str]) -> tuple[str, ...]:
@@ -83,6 +102,9 @@ def _key(command: list[str], private: list[str]) -> tuple[str, ...]:
 def _drop(key: tuple[str, ...]) -> None:
     runner = _runners.pop(key)
     runner.stop()
+    for made_of, profile in list(_commands.items()):  # worked out afresh for the next runner
+        if _key(*profile) == key:
+            del _commands[made_of]
 
 
 def _evict() -> None:
@@ -147,6 +169,7 @@ def _forget_in_child() -> None:
     for runner in _runners.values():
         runner.forget()
     _runners.clear()
+    _commands.clear()
 
 
 if hasattr(os, "register_at_fork"):
