@@ -40,6 +40,15 @@ for i in $(seq 1 5000); do echo "PROGRESS $i/5000"; done >&2
 echo flooded
 """
 
+# The conformance suite's progress tool: three values at once, before its result.
+QUICK = """\
+#!/bin/bash
+# Tool: quick
+# Description: Three progress values in one write
+printf 'PROGRESS 0/100\nPROGRESS 50/100\nPROGRESS 100/100\n' >&2
+echo quick
+"""
+
 CHATTY = """\
 #!/bin/bash
 # Tool: chatty
@@ -67,7 +76,13 @@ echo "should never be seen"
 
 @pytest.fixture
 def served(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> Path:
-    for name, body in (("steps", STEPS), ("flood", FLOOD), ("chatty", CHATTY), ("sleeper", SLEEPER)):
+    for name, body in (
+        ("steps", STEPS),
+        ("quick", QUICK),
+        ("flood", FLOOD),
+        ("chatty", CHATTY),
+        ("sleeper", SLEEPER),
+    ):
         make_tool(f"{name}/run.sh", body)
     assert not discover_tools(tools_dir, config_dir).errors
     build_catalog(config_dir, tools_dir)
@@ -97,6 +112,24 @@ async def test_progress_lines_become_progress_notifications_in_order(served: Pat
         result = await client.call_tool("steps", {}, progress_callback=progress)
     assert text_of(result) == "finished"
     assert progress.updates == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_a_calls_first_progress_values_each_arrive_before_its_result(
+    served: Path, tmp_path: Path, mode: str
+) -> None:
+    # Printed in one write, so no timing lets the throttle send each one: the first
+    # PROGRESS_BURST values of a call are sent as they are, none coalesced.
+    over_stdio, over_http = Progress(), Progress()
+    async with connect(served, mode) as client:
+        assert text_of(await client.call_tool("quick", {}, progress_callback=over_stdio)) == "quick"
+        assert over_stdio.updates == [(0, 100, None), (50, 100, None), (100, 100, None)]
+    state = tmp_path / "state"
+    state.mkdir()
+    with http_server(served, state) as running:
+        async with mcp_client(running, mode) as client:
+            assert text_of(await client.call_tool("quick", {}, progress_callback=over_http)) == "quick"
+            assert over_http.updates == [(0, 100, None), (50, 100, None), (100, 100, None)]
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])

@@ -2,10 +2,13 @@
 (and, by `ThrottledNotifier`'s other subclass, to the dashboard as events).
 
 The runner hands each structured stderr line to a `ClientNotifier` as it arrives (a
-plain function call, from the reader); a forwarding task sends them on. Progress is
-throttled (the latest value at most every `PROGRESS_INTERVAL`, and never going back),
-and at most `LOG_BACKLOG` log lines wait to be sent, so a script printing thousands of
-lines cannot flood the client. Nothing is sent that the script did not print.
+plain function call, from the reader); a forwarding task sends them on. Progress never
+goes back; a call's first `PROGRESS_BURST` values are each sent, in order, however fast
+they come (so a script's few steps all reach the client, whatever the machine's load);
+past those it is throttled: the latest value at most every `PROGRESS_INTERVAL`, a value
+still waiting replaced by a newer one. At most `LOG_BACKLOG` log lines wait to be sent, so
+a script printing thousands of lines cannot flood the client. Nothing is sent that the
+script did not print, and whatever is waiting when the call ends is sent before its result.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from toolkiln.serve.interactive import ask_client_now
 logger = logging.getLogger(__name__)
 
 PROGRESS_INTERVAL = 0.1
+PROGRESS_BURST = 5
 SEND_GRACE = 1.0
 LOG_BACKLOG = 256
 LEVELS: tuple[types.LoggingLevel, ...] = get_args(types.LoggingLevel)
@@ -84,8 +88,10 @@ class ThrottledNotifier(abc.ABC):
         self.server_log = LoggingObserver()
         self._logs: deque[LogLine] = deque(maxlen=LOG_BACKLOG)
         self._dropped = 0
-        self._progress: ProgressLine | None = None
-        self._sent_progress = float("-inf")
+        self._burst: deque[ProgressLine] = deque()  # a call's first values, each to be sent
+        self._kept = 0  # how many values went into the burst
+        self._progress: ProgressLine | None = None  # the latest past the burst, to be sent
+        self._accepted = float("-inf")  # the highest value taken: progress never goes back
         self._wake = anyio.Event()
         self._forwarder: asyncio.Task[None] | None = None
         self._forwarding = anyio.CancelScope()
@@ -110,9 +116,15 @@ class ThrottledNotifier(abc.ABC):
 
     def on_progress(self, tool: str, line: ProgressLine) -> None:
         self.server_log.on_progress(tool, line)
-        if line.progress > self._sent_progress:
+        if line.progress <= self._accepted:
+            return
+        self._accepted = line.progress
+        if self._kept < PROGRESS_BURST:
+            self._kept += 1
+            self._burst.append(line)
+        else:
             self._progress = line
-            self._woken()
+        self._woken()
 
     async def on_input(self, tool: str, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
         return await self.server_log.on_input(tool, requests)
@@ -140,7 +152,7 @@ class ThrottledNotifier(abc.ABC):
                 await self._forwarded.wait()
 
     async def flush(self) -> None:
-        if not (self._logs or self._dropped or self._progress):
+        if not (self._logs or self._dropped or self._burst or self._progress):
             return
         try:
             await self._send_pending()
@@ -149,6 +161,7 @@ class ThrottledNotifier(abc.ABC):
         except Exception:  # the client went away; the call itself goes on
             logger.debug("could not forward notifications of a call", exc_info=True)
             self._logs.clear()
+            self._burst.clear()
 
     async def _send_pending(self) -> None:
         with sdk_deprecations_silenced():
@@ -158,9 +171,10 @@ class ThrottledNotifier(abc.ABC):
             while self._logs:
                 line = self._logs.popleft()
                 await self._send_log(line.level, line.message)  # type: ignore[arg-type]
+        while self._burst:
+            await self._send_progress(self._burst.popleft())
         progress, self._progress = self._progress, None
-        if progress is not None and progress.progress > self._sent_progress:
-            self._sent_progress = progress.progress
+        if progress is not None:
             await self._send_progress(progress)
 
     @abc.abstractmethod
