@@ -20,9 +20,10 @@ process (`instance`, the server's one name: tasks/owners.py). The state opens on
 replica given the shared `state.secret_file` (serve/keys.py), but the script does not
 move: re-running it elsewhere, its earlier answers replayed, would run again whatever it
 did before it asked. With Redis (`state.url`) the replica a retry reaches relays the
-answers here and answers the client with what `resume` gives (serve/relayed.py);
-without it, the retry is told that its call waits in another process, and the README
-shows how to route a client's retries to one replica.
+answers here and answers the client with what `resume` gives (a forwarding kind of
+parked calls, made only then: forwarding.py); without it, the retry is told that its
+call waits in another process, and the README shows how to route a client's retries
+to one replica.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import logging
 import secrets
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp.types as types
@@ -40,6 +41,12 @@ from mcp.shared.exceptions import MCPError
 
 from toolkiln.runner import CallObserver, LoggingObserver, LogLine, ProgressLine, ToolResult
 from toolkiln.serve.interactive import as_json, missing_capability_error, refusal, typed_request
+
+if TYPE_CHECKING:
+    from mcp.server.context import ServerRequestContext
+
+    from toolkiln.serve.call_record import CallRecord
+    from toolkiln.serve.tasks.protocol import CreateTaskResult
 
 logger = logging.getLogger(__name__)
 
@@ -171,12 +178,12 @@ class ParkedCalls:
     def __init__(
         self,
         max_waiting: int,
+        instance: str,
         answer_timeout: Callable[[], float] = lambda: 300.0,
-        instance: str | None = None,
     ) -> None:
         self.max_waiting = max_waiting
         self.answer_timeout = answer_timeout
-        self.instance = instance or secrets.token_hex(12)  # names this process in the states it makes
+        self.instance = instance  # the server's one name (tasks/owners.py), in the states it makes
         self._group: TaskGroup | None = None
         self._waiting: dict[str, _WaitingCall] = {}  # by state, oldest first
         self._timed_out: OrderedDict[str, float] = OrderedDict()  # recent states stopped unanswered
@@ -216,6 +223,18 @@ class ParkedCalls:
 
         self._group.start_soon(in_background)
         return await self._next(waiting, window)
+
+    async def resume_call(
+        self,
+        state: str,
+        responses: dict[str, Any] | None,
+        ctx: ServerRequestContext[Any],
+        record: CallRecord,
+        window: float | None = None,
+    ) -> ToolResult | types.InputRequiredResult | RunningCall | CreateTaskResult:
+        """A client's retry that brings the answers of the call `state` names: `resume`
+        (forwarding.py's kind sends it on when another replica runs the call)."""
+        return await self.resume(state, responses, ctx.session.client_capabilities, window)
 
     async def resume(
         self,

@@ -16,6 +16,10 @@ else: a task that ends meanwhile keeps how it ended, and this server writes it o
 the store is back (it stays this server's task until then, so no replica takes it
 as lost). Finished tasks stay for their time to live (the tool's timeout plus
 `keep_seconds`), then the store drops them.
+
+This is the single server's: tasks in the SQLite file of the state folder. With a
+state URL, the server is made with shared.py's `SharedTaskService` in its place
+(tasks in Redis, a heartbeat, answers relayed to the replica running a task).
 """
 
 from __future__ import annotations
@@ -26,22 +30,20 @@ import secrets
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import anyio
 import mcp.types as types
 from anyio.abc import TaskGroup, TaskStatus
 from mcp.shared.exceptions import MCPError
 
-from toolkiln.model import CompiledTool, StateSettings, TaskSettings
+from toolkiln.model import CompiledTool, TaskSettings
 from toolkiln.serve.interactive import as_json
-from toolkiln.serve.readiness import Readiness
-from toolkiln.serve.sealed_messages import Seals
 from toolkiln.serve.tasks.job_run import ResultMaker, TaskCall, run_job
 from toolkiln.serve.tasks.notices import TaskNotices
-from toolkiln.serve.tasks.owners import Heartbeat, fail_orphans, new_instance, settle_orphan, this_owner
+from toolkiln.serve.tasks.owners import fail_orphans, settle_orphan
 from toolkiln.serve.tasks.running_job import Job, still_asked
-from toolkiln.serve.tasks.sqlite import STORE_FILE
+from toolkiln.serve.tasks.sqlite import STORE_FILE, SqliteTaskStore
 from toolkiln.serve.tasks.store import (
     TERMINAL,
     StoreFullError,
@@ -50,7 +52,6 @@ from toolkiln.serve.tasks.store import (
     TaskStore,
     TaskStoreError,
 )
-from toolkiln.serve.tasks.stores import open_task_store
 
 logger = logging.getLogger(__name__)
 
@@ -60,10 +61,6 @@ ELSEWHERE = (
     "hand it these answers: send tasks/update to that replica (route tasks/* by the Mcp-Name "
     "header, which carries the task id). Nothing was answered."
 )
-
-
-class Relayer(Protocol):
-    async def update(self, record: TaskRecord, principal: str, responses: dict[str, Any]) -> None: ...
 
 
 class TaskNotFoundError(Exception):
@@ -77,51 +74,49 @@ class TaskService:
         self,
         state_dir: Path,
         settings: Callable[[], TaskSettings],
-        state: StateSettings | None = None,
+        owner: dict[str, Any],
         answer_timeout: Callable[[], float] = lambda: 300.0,
-        instance: str | None = None,
-        seals: Seals | None = None,
-        readiness: Readiness | None = None,
+        on_status: Callable[[str], None] | None = None,
     ) -> None:
-        self.state_dir = state_dir
-        self.seals = seals  # a shared store's heartbeats are sealed with them
+        self.store_file = state_dir / STORE_FILE
         self.settings = settings
-        self.state = state or StateSettings()
         self.answer_timeout = answer_timeout  # seconds a task waits in input_required
         # Which server runs a task: its process, and its instance (the server's one name, owners.py).
-        self.owner = this_owner(instance or new_instance())
-        self.heartbeat = Heartbeat(self.owner, self.open_store, readiness)  # in a shared store only
+        self.owner = owner
         self.store: TaskStore | None = None
         self._group: TaskGroup | None = None
         self._jobs: dict[str, Job] = {}
         self.notices = TaskNotices()  # the listen streams that follow a task (listen.py)
-        self.relayed: Relayer | None = None  # with Redis: how answers reach the replica running a task
-        self.on_status: Callable[[str], None] | None = None  # each status a task reaches (telemetry)
-
-    @property
-    def shared(self) -> bool:
-        """Tasks live in a store other servers share (Redis), not only this machine's."""
-        return self.state.url is not None
-
-    @property
-    def store_file(self) -> Path:
-        return self.state_dir / STORE_FILE
+        self.on_status = on_status  # each status a task reaches (telemetry)
 
     def open_store(self) -> TaskStore:
         """The store, opened (and made, 0600 in a 0700 folder) on first use: a server
         whose clients never run a task writes nothing."""
         if self.store is None:
-            self.store = open_task_store(self.state_dir, self.settings(), self.state, self.seals)
+            self.store = self._make_store(self.settings())
         return self.store
+
+    def _make_store(self, limits: TaskSettings) -> TaskStore:
+        return SqliteTaskStore(self.store_file, max_tasks=limits.max_tasks, max_bytes=limits.max_bytes)
+
+    def _may_hold_tasks(self) -> bool:
+        """Whether the store may hold a task (a SQLite file never made holds none)."""
+        return self.store is not None or self.store_file.exists()
+
+    async def _check_in(self) -> None:
+        """Before the orphans are failed, and before a task is made: nothing to do alone
+        (a shared store's heartbeat: shared.py)."""
+
+    async def _beside(self, group: TaskGroup) -> None:
+        """What runs beside the tasks (a shared store's heartbeat: shared.py)."""
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Serve tasks until cancelled; then the running ones are cancelled (their
         processes stopped) and marked failed, so none is left working."""
-        if self.shared or self.store_file.exists():  # tasks of a server that died: none left working
+        if self._may_hold_tasks():  # tasks of a server that died: none left working
             try:
                 store = await anyio.to_thread.run_sync(self.open_store)
-                if self.shared:
-                    await self.heartbeat.beat()
+                await self._check_in()
                 failed = await anyio.to_thread.run_sync(fail_orphans, store, self._jobs)
             except TaskStoreError as error:
                 logger.warning("tasks of servers that stopped were not checked: %s", error)
@@ -131,8 +126,7 @@ class TaskService:
         try:
             async with anyio.create_task_group() as group:
                 self._group = group
-                if self.shared:
-                    group.start_soon(self.heartbeat.beat_while_running)
+                await self._beside(group)
                 task_status.started()
                 while True:
                     await anyio.sleep(EXPIRE_SECONDS)
@@ -196,8 +190,7 @@ class TaskService:
         if self._group is None:
             raise StoreFullError("tasks are not being served")
         store = await anyio.to_thread.run_sync(self.open_store)
-        if self.shared and self.heartbeat.stale:
-            await self.heartbeat.beat()  # the task's owner is seen running from its first moment
+        await self._check_in()  # in a shared store, the task's owner is seen running from its first moment
         settings = self.settings()
         now = time.time()
         record = TaskRecord(
@@ -261,7 +254,7 @@ class TaskService:
 
     async def get(self, task_id: str, principal: str) -> TaskRecord:
         """The task; `TaskNotFoundError`, or an `MCPError` that says the store is unreachable."""
-        if self.store is None and not self.shared and not self.store_file.exists():
+        if not self._may_hold_tasks():
             raise TaskNotFoundError(task_id)
         try:
             store = await anyio.to_thread.run_sync(self.open_store)
@@ -279,7 +272,7 @@ class TaskService:
     async def list_all(self) -> list[TaskRecord]:
         """Every task in the store, of every principal, oldest first: for the operator
         (the dashboard), never for an MCP client. A task whose server is gone is failed."""
-        if self.store is None and not self.shared and not self.store_file.exists():
+        if not self._may_hold_tasks():
             return []
         try:
             store = await anyio.to_thread.run_sync(self.open_store)
@@ -293,16 +286,16 @@ class TaskService:
             raise unreachable(error) from None
         return records
 
-    async def answer(
-        self, task_id: str, principal: str, responses: dict[str, Any], *, relay: bool = True
-    ) -> None:
-        """Deliver `responses` to the task's outstanding questions; other keys are ignored.
-        When its script waits on another replica, `relay` them there (with Redis)."""
-        record = await self.get(task_id, principal)
+    async def answer(self, task_id: str, principal: str, responses: dict[str, Any]) -> None:
+        """Deliver `responses` to the task's outstanding questions; other keys are ignored."""
+        await self.deliver(await self.get(task_id, principal), principal, responses)
+
+    async def deliver(self, record: TaskRecord, principal: str, responses: dict[str, Any]) -> None:
+        """`answer` the task `record` (just read) in this process: its script runs here
+        (a replica's relayed answers come here: relayed.py), or they are refused."""
+        task_id = record.task_id
         job = self._jobs.get(task_id)
         if job is None and record.status == "input_required":  # its script waits in another process
-            if relay and self.relayed is not None:
-                return await self.relayed.update(record, principal, responses)
             raise MCPError(code=types.INVALID_REQUEST, message=ELSEWHERE)
         if job is None or not job.pending:
             return
