@@ -52,7 +52,6 @@ from toolkiln.serve.watch import Rebuild
 
 if TYPE_CHECKING:
     from toolkiln.serve.replication import Replication
-    from toolkiln.serve.shared_events import SharedEvents
 
 logger = logging.getLogger(__name__)
 
@@ -221,7 +220,11 @@ def build_app(
 
     mcp_app: Any = StreamableHTTPASGIApp(manager)
     routes: list[BaseRoute] = [
-        Route("/mcp", mcp_app if shared is None else _resuming(mcp_app, shared)),
+        # With Redis, a GET with Last-Event-ID resumes a shared stream on any replica.
+        Route(
+            "/mcp",
+            mcp_app if replication is None or shared is None else replication.resuming(mcp_app, shared),
+        ),
         Route("/rpc", rpc_endpoint(service), methods=["POST"]),
         Route("/health", health, methods=["GET"]),
         Route(READY_PATH, ready_endpoint(service.readiness), methods=["GET"]),
@@ -263,12 +266,6 @@ def _oauth_routes(service: ToolService) -> list[BaseRoute]:
 
     settings = service.registry.catalog.oauth
     return list(metadata_routes(settings, supported_scopes(service.registry))) if settings else []
-
-
-def _resuming(app: Any, shared: SharedEvents) -> Any:
-    from toolkiln.serve.stream_resume import ResumingApp
-
-    return ResumingApp(app, shared)
 
 
 def _announce(

@@ -28,7 +28,7 @@ from toolkiln.serve.relay import Relay
 from toolkiln.serve.relayed import RelayedCalls, Replica
 from toolkiln.serve.sealed_messages import Seals
 from toolkiln.serve.tasks.shared import SharedTaskService
-from toolkiln.serve.tasks.store import TaskStore
+from toolkiln.serve.tasks.stores import open_task_store
 from toolkiln.state_secret import StateSecret
 
 if TYPE_CHECKING:
@@ -80,23 +80,11 @@ class Replication:
             state_dir,
             settings,
             owner,
-            make_store=self.task_store,
+            make_store=lambda limits: open_task_store(state_dir, limits, self.state, self.seals),
             readiness=readiness,
             relayer=self.relayed,
             answer_timeout=answer_timeout,
             on_status=on_status,
-        )
-
-    def task_store(self, limits: TaskSettings) -> TaskStore:
-        """The Redis task store (not reached before its first use); heartbeats sealed."""
-        from toolkiln.serve.tasks.redis_store import RedisTaskStore
-
-        return RedisTaskStore(
-            self.url,
-            prefix=self.state.key_prefix,
-            max_tasks=limits.max_tasks,
-            max_bytes=limits.max_bytes,
-            seals=self.seals,
         )
 
     async def run(
@@ -107,6 +95,13 @@ class Replication:
             task_status.started()
             return
         await self.relayed.serve(service, task_status=task_status)
+
+    def resuming(self, app: Any, shared: SharedEvents) -> Any:
+        """`app` (the SDK's `/mcp`), where a GET with the `Last-Event-ID` of a shared
+        stream resumes it from Redis (stream_resume.py)."""
+        from toolkiln.serve.stream_resume import ResumingApp
+
+        return ResumingApp(app, shared)
 
     def shared_events(self) -> SharedEvents:
         """The Redis event store: a client resumes a stream on any replica."""
