@@ -15,9 +15,10 @@ from mcp.server.context import ServerRequestContext
 
 from toolkiln.runner import ToolResult
 from toolkiln.serve.call_record import CallRecord
-from toolkiln.serve.parked import ParkedCalls, RunningCall
+from toolkiln.serve.parked import ParkedCalls
 from toolkiln.serve.relayed import RelayedCalls
 from toolkiln.serve.tasks.protocol import CreateTaskResult
+from toolkiln.serve.waiting_call import RunningCall
 
 
 class ForwardingParkedCalls(ParkedCalls):

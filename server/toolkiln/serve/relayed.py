@@ -36,12 +36,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from toolkiln.runner import ToolResult, UnknownToolError
 from toolkiln.serve.call_record import CallRecord
-from toolkiln.serve.parked import RunningCall
 from toolkiln.serve.relay import INSTANCE, Kind, Relay, RelayError
 from toolkiln.serve.tasks.jobs import TaskNotFoundError
 from toolkiln.serve.tasks.principal import principal_of
 from toolkiln.serve.tasks.protocol import CreateTaskResult
 from toolkiln.serve.tasks.store import TaskRecord
+from toolkiln.serve.waiting_call import RunningCall
 
 if TYPE_CHECKING:
     from toolkiln.audit import AuditLog

@@ -29,7 +29,7 @@ from toolkiln.serve.catalog_search import CatalogSearch
 from toolkiln.serve.changes import Broadcaster
 from toolkiln.serve.confirm import confirm, elicitation_mode
 from toolkiln.serve.notify import ThrottledNotifier
-from toolkiln.serve.parked import ParkedCalls, RunningCall
+from toolkiln.serve.parked import ParkedCalls
 from toolkiln.serve.readiness import Readiness
 from toolkiln.serve.resources import state_uris
 from toolkiln.serve.results import listed_tool, mcp_result
@@ -39,6 +39,7 @@ from toolkiln.serve.tasks.jobs import TaskService
 from toolkiln.serve.tasks.principal import principal_of
 from toolkiln.serve.tasks.protocol import CreateTaskResult, may_create_task
 from toolkiln.serve.tool_list import CONFIRM
+from toolkiln.serve.waiting_call import RunningCall
 
 if TYPE_CHECKING:
     from toolkiln.state_secret import StateSecret

@@ -17,9 +17,8 @@ the store is back (it stays this server's task until then, so no replica takes i
 as lost). Finished tasks stay for their time to live (the tool's timeout plus
 `keep_seconds`), then the store drops them.
 
-This is the single server's: tasks in the SQLite file of the state folder. With a
-state URL, the server is made with shared.py's `SharedTaskService` in its place
-(tasks in Redis, a heartbeat, answers relayed to the replica running a task).
+This is a single server's, in the state folder's SQLite file; with a state URL a
+`SharedTaskService` (shared.py: Redis, a heartbeat, relayed answers) takes its place.
 """
 
 from __future__ import annotations
@@ -39,13 +38,12 @@ from mcp.shared.exceptions import MCPError
 
 from toolkiln.model import CompiledTool, TaskSettings
 from toolkiln.serve.interactive import as_json
-from toolkiln.serve.tasks.job_run import ResultMaker, TaskCall, run_job
+from toolkiln.serve.tasks.job_run import ResultMaker, TaskCall, end_jobs, run_job, write_changes
 from toolkiln.serve.tasks.notices import TaskNotices
 from toolkiln.serve.tasks.owners import fail_orphans, settle_orphan
 from toolkiln.serve.tasks.running_job import Job, still_asked
 from toolkiln.serve.tasks.sqlite import STORE_FILE, SqliteTaskStore
 from toolkiln.serve.tasks.store import (
-    TERMINAL,
     StoreFullError,
     StoreUnreachableError,
     TaskRecord,
@@ -139,22 +137,10 @@ class TaskService:
             self._group = None
             if self.store is not None:
                 with anyio.CancelScope(shield=True):
-                    await self._close(self.store)
-
-    async def _close(self, store: TaskStore) -> None:
-        """The tasks this server still ran are failed (their processes stopped with the
-        task group), then the store is closed."""
-        message = "The server stopped while the task ran."
-        error = {"code": types.INTERNAL_ERROR, "message": message}
-        for task_id, job in list(self._jobs.items()):
-            # A task that ended while the store was away: how it ended, not a failure.
-            changes = job.ending or {"status": "failed", "error": error, "status_message": message}
-            update = functools.partial(store.update, task_id, **changes)
-            try:
-                self.notices.publish(await anyio.to_thread.run_sync(update))
-            except TaskStoreError as unreachable:  # its heartbeat stops: others will fail it
-                logger.warning("task %s was not marked failed: %s", task_id, unreachable)
-        await anyio.to_thread.run_sync(store.close)
+                    # The tasks this server still ran are failed (their processes stopped with
+                    # the task group), then the store is closed.
+                    await end_jobs(self.store, list(self._jobs.values()), self.notices.publish)
+                    await anyio.to_thread.run_sync(self.store.close)
 
     @property
     def running(self) -> int:
@@ -220,30 +206,13 @@ class TaskService:
             self._jobs.pop(job.task_id, None)
 
     async def write(self, job: Job, **changes: Any) -> None:
-        """Write `changes` and what the job has gathered; a task cancelled in the store
-        (by another server of the same store) stops here."""
-        if job.dirty:
-            changes = {"progress": job.progress, "logs": list(job.logs), **changes}
-            if "status_message" not in changes and job.status_message is not None:
-                changes["status_message"] = job.status_message
-            job.dirty = False
+        """Write `changes` and what the job has gathered (job_run.py); a task cancelled in
+        the store (by another server of the same store) stops here."""
         assert self.store is not None
-        try:
-            with anyio.CancelScope(shield=True):
-                record = await anyio.to_thread.run_sync(lambda: self.store.update(job.task_id, **changes))  # type: ignore[union-attr]
-        except TaskStoreError as error:  # kept for the next write; the task runs on
-            if job.ending is None:
-                logger.warning("task %s: its news did not reach the store: %s", job.task_id, error)
-            job.dirty = True
-            if changes.get("status") in TERMINAL:
-                job.ending = changes  # offered again until the store takes it (job_run.py)
+        written = await write_changes(self.store, job, changes)
+        if written is None:  # kept for the next write; the task runs on
             return
-        if job.ending is not None:
-            if record is None:  # Redis came back without its data: the task is gone with it
-                logger.warning("task %s: the task store no longer holds it; its result is lost", job.task_id)
-            else:
-                logger.info("task %s: how it ended reached the task store", job.task_id)
-            job.ending = None
+        changes, record = written
         if "status" in changes or "input_requests" in changes:
             self.notices.publish(record)
         if self.on_status is not None and "status" in changes:
@@ -261,10 +230,7 @@ class TaskService:
             record = await anyio.to_thread.run_sync(store.get, task_id)
             if record is None or not secrets.compare_digest(record.principal, principal):
                 raise TaskNotFoundError(task_id)
-            settled = await anyio.to_thread.run_sync(settle_orphan, store, record, self._jobs)
-            if settled is not None:  # its server stopped: failed
-                record = settled
-                self.notices.publish(record)
+            record = await self._settled(store, record)
         except StoreUnreachableError as error:
             raise unreachable(error) from None
         return record
@@ -276,15 +242,19 @@ class TaskService:
             return []
         try:
             store = await anyio.to_thread.run_sync(self.open_store)
-            records = await anyio.to_thread.run_sync(store.list)
-            for index, record in enumerate(records):
-                settled = await anyio.to_thread.run_sync(settle_orphan, store, record, self._jobs)
-                if settled is not None:  # its server stopped: failed
-                    records[index] = settled
-                    self.notices.publish(settled)
+            return [
+                await self._settled(store, record) for record in await anyio.to_thread.run_sync(store.list)
+            ]
         except StoreUnreachableError as error:
             raise unreachable(error) from None
-        return records
+
+    async def _settled(self, store: TaskStore, record: TaskRecord) -> TaskRecord:
+        """The task, failed (and its streams told) when its server is known to be gone."""
+        settled = await anyio.to_thread.run_sync(settle_orphan, store, record, self._jobs)
+        if settled is None:
+            return record
+        self.notices.publish(settled)
+        return settled
 
     async def answer(self, task_id: str, principal: str, responses: dict[str, Any]) -> None:
         """Deliver `responses` to the task's outstanding questions; other keys are ignored."""
