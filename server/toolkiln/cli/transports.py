@@ -200,9 +200,8 @@ async def _with_watcher(
             watched += [folders.config / kind for kind in ("tools", "prompts", "resources")]
             # config/server.json too: turning run_command off there must not wait for a restart.
             server_json = folders.config / SERVER_CONFIG_FILE
-            announce = watch_announcer(
-                service, replication
-            )  # with a state URL, the other replicas load it too
+            # With a state URL, the other replicas load it too.
+            announce = watch_announcer(service, replication)
             watching = functools.partial(watch_and_reload, files=[server_json], on_reload=announce)
             group.start_soon(watching, service, watched, rebuild)
         await serving
