@@ -29,8 +29,8 @@ from toolkiln.runner import Registry, ToolResult, ToolRunner
 from toolkiln.runner.call import RunSettings
 from toolkiln.runner.environment import script_env
 from toolkiln.schema import prepare_arguments
+from toolkiln.serve.assemble import assemble
 from toolkiln.serve.results import mcp_result
-from toolkiln.serve.service import ToolService
 from toolkiln.serve.tasks.protocol import TasksExtension
 
 ARGUMENTS = {"message": "hello"}
@@ -60,7 +60,7 @@ def measure_steps(root: Path, preset: Preset) -> Figures:
     tool = registry.get("echo")
     script = registry.script_path(tool)
     audit = AuditLog(root / "steps-audit" / "audit.jsonl")
-    service = ToolService(runner, audit, state_dir=root / "steps-state")
+    service = assemble(runner, audit, state_dir=root / "steps-state").service
     extension = TasksExtension(service.tasks, lambda name: None)
     env = script_env(runner._env, tool, script, ARGUMENTS)
     argv = [str(script)]  # echo's convention (help-json): its arguments are in the environment

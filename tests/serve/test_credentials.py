@@ -28,7 +28,7 @@ def _write(path: Path, text: str, mode: int = 0o600) -> None:
 
 def _service(secret_file: Path) -> Any:
     secret = load_state_secret(secret_file)
-    return SimpleNamespace(secret=secret, seals=Seals(secret.secrets, "toolkiln:"), audit=None)
+    return SimpleNamespace(secret=secret, audit=None)
 
 
 def test_a_secret_file_readable_by_others_or_too_short_is_refused_and_changes_nothing(
@@ -37,8 +37,9 @@ def test_a_secret_file_readable_by_others_or_too_short_is_refused_and_changes_no
     secret_file = tmp_path / "secret"
     _write(secret_file, OLD + "\n")
     service = _service(secret_file)
-    credentials = Credentials(service, None, None)
-    sealed = service.seals.seal("switch-news", "payload")
+    seals = Seals(service.secret.secrets, "toolkiln:")  # a replica's (serve/replication.py)
+    credentials = Credentials(service, None, None, seals)
+    sealed = seals.seal("switch-news", "payload")
     for text, mode, why in (
         (NEW + "\n", 0o644, "other users can read this secret"),
         ("short\n", 0o600, "it needs at least 32 bytes"),
@@ -49,18 +50,18 @@ def test_a_secret_file_readable_by_others_or_too_short_is_refused_and_changes_no
             credentials.reload_changed()
         assert why in caplog.text and "the secrets read before are still used" in caplog.text
         assert service.secret.secrets == (OLD.encode(),)
-        assert service.seals.open("switch-news", sealed).payload == "payload"
+        assert seals.open("switch-news", sealed).payload == "payload"
         caplog.clear()
     # A good file: the new secret seals, the old one (second line) still opens.
     _write(secret_file, f"{NEW}\n{OLD}\n")
     credentials.reload_changed()
     assert service.secret.secrets == (NEW.encode(), OLD.encode())
-    assert service.seals.open("switch-news", sealed).payload == "payload"
-    resealed = service.seals.seal("switch-news", "again")
+    assert seals.open("switch-news", sealed).payload == "payload"
+    resealed = seals.seal("switch-news", "again")
     _write(secret_file, f"{OLD}\n")  # back to the old one only: the new seal is refused
     credentials.reload_changed()
     with pytest.raises(SealError, match="its seal does not verify"):
-        service.seals.open("switch-news", resealed)
+        seals.open("switch-news", resealed)
 
 
 def test_a_token_file_left_without_a_token_keeps_the_tokens_in_force(

@@ -25,6 +25,7 @@ from toolkiln.cli.state_option import ENV_VAR, load_seals
 from toolkiln.errors import ConfigError
 
 if TYPE_CHECKING:
+    from toolkiln.serve.replication import Replication
     from toolkiln.serve.service import ToolService
 
 logger = logging.getLogger("toolkiln")
@@ -64,16 +65,17 @@ def announce_build(config_dir: Path, catalog_file: Path) -> None:
     )
 
 
-def watch_announcer(service: ToolService) -> Callable[[], Awaitable[None]] | None:
+def watch_announcer(
+    service: ToolService, replication: Replication | None
+) -> Callable[[], Awaitable[None]] | None:
     """What a `--watch` server does after each rebuild it serves: tell the replicas when its
-    tools.json changed (None without a state URL)."""
+    tools.json changed (None without a state URL: no `replication`)."""
     import anyio
 
     from toolkiln.serve.news_format import digest_of
     from toolkiln.serve.rebuild_news import announce_rebuild
 
-    state = service.tasks.state
-    if state.url is None:
+    if replication is None:
         return None
     told = {"digest": digest_of(service.registry.catalog_file)}
 
@@ -85,12 +87,12 @@ def watch_announcer(service: ToolService) -> Callable[[], Awaitable[None]] | Non
         told["digest"] = digest
         tell = functools.partial(
             announce_rebuild,
-            state,
+            replication.state,
             catalog_file,
             "watch",
-            service.seals,
-            str(service.tasks.owner["instance"]),
-            service.untold_news,  # told when Redis is back, if it is away now
+            replication.seals,
+            replication.instance,
+            replication.untold,  # told when Redis is back, if it is away now
         )
         lag = await anyio.to_thread.run_sync(tell)
         if lag is not None:

@@ -22,8 +22,8 @@ from toolkiln.files import SERVER_CONFIG_FILE
 if TYPE_CHECKING:
     from toolkiln.audit import AuditLog
     from toolkiln.runner import Registry
+    from toolkiln.serve.assemble import Served
     from toolkiln.serve.early import EarlyAnswers
-    from toolkiln.serve.service import ToolService
     from toolkiln.telemetry.setup import Telemetry
 
 logger = logging.getLogger("toolkiln")
@@ -50,7 +50,7 @@ async def serve_stdio_from(serving: Serving, early: EarlyAnswers | None) -> None
         serving.folders, serving.registry, serving.run, serving.audit, serving.telemetry
     )  # fmt: skip
     from toolkiln.runner import ToolRunner
-    from toolkiln.serve.service import ToolService
+    from toolkiln.serve.assemble import assemble
     from toolkiln.serve.stdio import serve_stdio
     from toolkiln.token import default_state_dir
 
@@ -58,20 +58,21 @@ async def serve_stdio_from(serving: Serving, early: EarlyAnswers | None) -> None
         for token in _http_tokens():
             audit.redactor.add_known(token)
     state = chosen_state(registry.catalog.state, serving.state_url, default_state_dir())
-    service = ToolService(
+    served = assemble(
         ToolRunner(registry, run.settings(registry, "stdio", serving.max_concurrency)),
         audit,
         state=state,
         telemetry=telemetry,
     )
+    service = served.service
     serving.search.apply(service)
-    served = served_folder()
+    given = served_folder()
     # The client snippet names DIR when DIR alone says what is served (no --config-dir given).
-    folder = served.root if served and (served.owned or served.config == served.root / "config") else None
+    folder = given.root if given and (given.owned or given.config == given.root / "config") else None
     banner = stdio_banner(len(registry.tools), registry.tools_dir, folders.config, folder=folder)
     # Printed once SIGTERM stops it cleanly: a supervisor that reads it may stop it at once.
     ready = functools.partial(click.echo, banner, err=True)
-    await _with_watcher(service, folders, serving.rebuild, serve_stdio(service, ready, early))
+    await _with_watcher(served, folders, serving.rebuild, serve_stdio(service, ready, early))
 
 
 async def serve_http_from(
@@ -82,11 +83,11 @@ async def serve_http_from(
         serving.folders, serving.registry, serving.run, serving.audit, serving.telemetry
     )  # fmt: skip
     from toolkiln.runner import ToolRunner
+    from toolkiln.serve.assemble import assemble
     from toolkiln.serve.forwarded import TrustedProxies
     from toolkiln.serve.guard import Admission, is_loopback
     from toolkiln.serve.http import HttpSettings, serve_http
     from toolkiln.serve.listener import bind
-    from toolkiln.serve.service import ToolService
     from toolkiln.token import (
         SERVER_FILE,
         TOKEN_FILE,
@@ -137,7 +138,7 @@ async def serve_http_from(
         drain_seconds=http.drain_seconds,
     )
     server_vars = {"host": http.host, "port": port, "https": http.tls_cert is not None}
-    service = ToolService(
+    served = assemble(
         ToolRunner(
             registry,
             # A confined tool never sees the token's folder, wherever --token-file puts it
@@ -152,6 +153,7 @@ async def serve_http_from(
         state=chosen_state(registry.catalog.state, serving.state_url, state_dir, token),
         telemetry=telemetry,
     )
+    service = served.service
     serving.search.apply(service)
     admission = Admission.for_bind(
         http.host, token, extra_hosts=http.allow_host, extra_origins=http.allow_origin, tokens=tokens
@@ -169,15 +171,15 @@ async def serve_http_from(
         click.echo(banner, err=True)
 
     await _with_watcher(
-        service,
+        served,
         folders,
         serving.rebuild,
-        serve_http(service, admission, settings, listener, on_ready, switches),
+        serve_http(service, admission, settings, listener, on_ready, switches, served.replication),
     )
 
 
 async def _with_watcher(
-    service: ToolService,
+    served: Served,
     folders: Folders,
     rebuild: Callable[[], Registry | None] | None,
     serving: Awaitable[None],
@@ -188,14 +190,18 @@ async def _with_watcher(
     from toolkiln.cli.announcing import watch_announcer
     from toolkiln.serve.watch import watch_and_reload
 
+    service, replication = served.service, served.replication
     async with anyio.create_task_group() as group:
         await group.start(service.run_background)  # parked interactive calls, and tasks
+        if replication is not None:  # the answers other replicas relay here
+            await group.start(replication.run, service)
         if rebuild is not None:
             watched = [folders.tools, folders.prompts, folders.resources]
             watched += [folders.config / kind for kind in ("tools", "prompts", "resources")]
             # config/server.json too: turning run_command off there must not wait for a restart.
             server_json = folders.config / SERVER_CONFIG_FILE
-            announce = watch_announcer(service)  # with a state URL, the other replicas load it too
+            # With a state URL, the other replicas load it too.
+            announce = watch_announcer(service, replication)
             watching = functools.partial(watch_and_reload, files=[server_json], on_reload=announce)
             group.start_soon(watching, service, watched, rebuild)
         await serving

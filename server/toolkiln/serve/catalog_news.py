@@ -45,6 +45,7 @@ from toolkiln.errors import ToolkilnError
 from toolkiln.model.state import redact_url
 from toolkiln.runner import Registry
 from toolkiln.serve.news_format import News, RebuildNews, digest_of, dump_news, read_news, switch_news
+from toolkiln.serve.rebuild_news import UntoldNews
 from toolkiln.serve.sealed_messages import SKEW_SECONDS, SealError, Seals
 from toolkiln.serve.service import ToolService
 from toolkiln.serve.watch import Rebuild, reload
@@ -64,10 +65,12 @@ class CatalogNews:
         url: str,
         *,
         prefix: str,
+        instance: str,
+        seals: Seals | None,
+        untold: UntoldNews,
         service: ToolService,
         config_dir: Path,
         rebuild: Rebuild,
-        seals: Seals | None,
     ) -> None:
         self.where = redact_url(url)
         self.channel = f"{prefix}catalog"
@@ -76,14 +79,14 @@ class CatalogNews:
         self.config_dir = config_dir
         self.rebuild = rebuild
         # This server's name in its news; a `--watch` rebuild here announces under it too.
-        self.instance = str(service.tasks.owner["instance"])
+        self.instance = instance
         self.client: redis.asyncio.Redis = redis.asyncio.Redis.from_url(
             url, socket_connect_timeout=CONNECT_SECONDS, decode_responses=True
         )
         self._heard: str | None = None  # the id of the last news applied or seen
         self.seals = seals  # None: no shared secret, no news told or applied
         self._newest = time.time() - SKEW_SECONDS  # when the newest news applied was issued
-        self.untold = service.untold_news  # news made here while Redis was away
+        self.untold = untold  # news made here while Redis was away
 
     async def announce(self, key: str, enabled: bool) -> str | None:
         """Tell the other replicas of a switch applied here; None, or why they may lag."""
@@ -256,18 +259,3 @@ def _purpose(news: News) -> str:
 
 def _builder(news: RebuildNews) -> str:
     return "`toolkiln build`" if news.by == "build" else "serve --watch"
-
-
-def open_catalog_news(service: ToolService, config_dir: Path, rebuild: Rebuild | None) -> CatalogNews | None:
-    """The news of `state.url`, if one is set and this server's switches can rebuild."""
-    state = service.tasks.state
-    if state.url is None or rebuild is None:
-        return None
-    return CatalogNews(
-        state.url,
-        prefix=state.key_prefix,
-        service=service,
-        config_dir=config_dir,
-        rebuild=rebuild,
-        seals=service.seals,
-    )

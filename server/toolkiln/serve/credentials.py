@@ -24,6 +24,7 @@ from toolkiln.state_secret import load_state_secret
 from toolkiln.token import Tokens, read_tokens
 
 if TYPE_CHECKING:
+    from toolkiln.serve.sealed_messages import Seals
     from toolkiln.serve.service import ToolService
 
 logger = logging.getLogger(__name__)
@@ -34,10 +35,14 @@ Stamp = tuple[int, int, int] | None
 
 class Credentials:
     """What `serve --http` reads again: its tokens (`tokens`, held by the Guard's
-    Admission) and the service's state secret (`ToolService.secret` and its seals)."""
+    Admission) and the service's state secret (`ToolService.secret`, and a replica's
+    `seals`: replication.py)."""
 
-    def __init__(self, service: ToolService, token_file: Path | None, tokens: Tokens | None) -> None:
+    def __init__(
+        self, service: ToolService, token_file: Path | None, tokens: Tokens | None, seals: Seals | None = None
+    ) -> None:
         self.service = service
+        self.seals = seals
         self.token_file = token_file if tokens is not None else None
         self.tokens = tokens
         secret = service.secret
@@ -90,8 +95,8 @@ class Credentials:
         if service.secret is not None and secret.secrets == service.secret.secrets:
             return
         service.secret = secret
-        if service.seals is not None:
-            service.seals.rekey(secret.secrets)
+        if self.seals is not None:
+            self.seals.rekey(secret.secrets)
         logger.info("%s: %d secret(s) from now on, the first seals (%s)", path, len(secret.secrets), why)
 
 

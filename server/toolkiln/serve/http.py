@@ -51,8 +51,7 @@ from toolkiln.serve.service import ToolService
 from toolkiln.serve.watch import Rebuild
 
 if TYPE_CHECKING:
-    from toolkiln.serve.catalog_news import CatalogNews
-    from toolkiln.serve.shared_events import SharedEvents
+    from toolkiln.serve.replication import Replication
 
 logger = logging.getLogger(__name__)
 
@@ -92,29 +91,37 @@ async def serve_http(
     listener: socket.socket,
     on_ready: Callable[[str], None],
     rebuild: Rebuild | None = None,
+    replication: Replication | None = None,
 ) -> None:
     """Serve on `listener` (see `bind`) until SIGINT or SIGTERM, then drain (drain.py);
     `on_ready(base_url)` runs once clients can connect, after the discovery file is
     written. `rebuild` is what the dashboard's switches run after writing a tool's config
-    (None: they are read-only). The token and secret files are read again when they
-    change or on SIGHUP (credentials.py)."""
+    (None: they are read-only). `replication`: a replica's, with a state URL
+    (replication.py). The token and secret files are read again when they change or on
+    SIGHUP (credentials.py)."""
     base_url = f"{settings.scheme}://{_url_host(settings.host)}:{listener.getsockname()[1]}"
     tasks, parked = service.tasks, service.parked
     # A parked call's answer comes in a new request: only another replica (through Redis)
     # can still take one once the listener is closed, so only then is it worth waiting for.
-    relayed = service.relayed is not None
+    forwards = replication is not None and replication.forwards
     drain = Drain(
         settings.drain_seconds,
         lambda: tasks.running,
         tasks.stop_running,
-        lambda: parked.waiting if relayed else 0,
+        lambda: parked.waiting if forwards else 0,
         readiness=service.readiness,
     )
     app = build_app(
-        service, admission, settings, lambda: _announce(service, settings, base_url, on_ready), rebuild
+        service,
+        admission,
+        settings,
+        lambda: _announce(service, settings, base_url, on_ready),
+        rebuild,
+        replication,
     )
     app = drain.wrap(app, stateless=settings.stateless)
-    credentials = Credentials(service, settings.token_file, admission.tokens)
+    seals = replication.seals if replication is not None else None
+    credentials = Credentials(service, settings.token_file, admission.tokens, seals)
     limits = connection_cap(service.runner.settings.max_concurrency, settings.max_connections)
     limits = replace(limits, read_timeout=settings.read_timeout)
     config = uvicorn.Config(
@@ -148,13 +155,14 @@ def build_app(
     settings: HttpSettings,
     on_started: Callable[[], Callable[[], None]],
     rebuild: Rebuild | None = None,
+    replication: Replication | None = None,
 ) -> Any:
     """The ASGI app: the Guard, a body size limit, then the routes (the dashboard's too,
     unless `settings.dashboard` is off)."""
     # Resumable streams: a client that lost its connection mid-call reconnects with
     # Last-Event-ID, from its session's own event store (stateful sessions only), or
     # with `state.url` from Redis, on any replica.
-    shared = shared_events(service)
+    shared = replication.shared_events() if replication is not None else None
     budget = EventBudget(settings.max_event_memory)
     manager = ResumableSessionManager(
         app=build_server(service),
@@ -169,7 +177,8 @@ def build_app(
     )
     started = time.monotonic()
     config_dir = service.registry.catalog_file.parent.resolve()  # where build wrote tools.json
-    news = _catalog_news(service, config_dir, rebuild)  # switches reach the other replicas
+    # Switches reach the other replicas.
+    news = replication.catalog_news(service, config_dir, rebuild) if replication is not None else None
 
     def status() -> dict[str, Any]:
         return {
@@ -211,7 +220,11 @@ def build_app(
 
     mcp_app: Any = StreamableHTTPASGIApp(manager)
     routes: list[BaseRoute] = [
-        Route("/mcp", mcp_app if shared is None else _resuming(mcp_app, shared)),
+        # With Redis, a GET with Last-Event-ID resumes a shared stream on any replica.
+        Route(
+            "/mcp",
+            mcp_app if replication is None or shared is None else replication.resuming(mcp_app, shared),
+        ),
         Route("/rpc", rpc_endpoint(service), methods=["POST"]),
         Route("/health", health, methods=["GET"]),
         Route(READY_PATH, ready_endpoint(service.readiness), methods=["GET"]),
@@ -248,36 +261,11 @@ def build_app(
     return ForwardedHeaders(guarded, TrustedProxies(settings.forwarded_allow_ips))
 
 
-def shared_events(service: ToolService) -> SharedEvents | None:
-    """The Redis event store of `state.url`, if one is set (`redis` imported only then)."""
-    state = service.tasks.state
-    if state.url is None:
-        return None
-    from toolkiln.serve.shared_events import SharedEvents
-
-    instance = str(service.tasks.owner["instance"])
-    return SharedEvents(state.url, prefix=state.key_prefix, instance=instance, seals=service.seals)
-
-
 def _oauth_routes(service: ToolService) -> list[BaseRoute]:
     from toolkiln.serve.auth.setup import metadata_routes, supported_scopes
 
     settings = service.registry.catalog.oauth
     return list(metadata_routes(settings, supported_scopes(service.registry))) if settings else []
-
-
-def _resuming(app: Any, shared: SharedEvents) -> Any:
-    from toolkiln.serve.stream_resume import ResumingApp
-
-    return ResumingApp(app, shared)
-
-
-def _catalog_news(service: ToolService, config_dir: Path, rebuild: Rebuild | None) -> CatalogNews | None:
-    if service.tasks.state.url is None:
-        return None
-    from toolkiln.serve.catalog_news import open_catalog_news
-
-    return open_catalog_news(service, config_dir, rebuild)
 
 
 def _announce(

@@ -20,9 +20,10 @@ process (`instance`, the server's one name: tasks/owners.py). The state opens on
 replica given the shared `state.secret_file` (serve/keys.py), but the script does not
 move: re-running it elsewhere, its earlier answers replayed, would run again whatever it
 did before it asked. With Redis (`state.url`) the replica a retry reaches relays the
-answers here and answers the client with what `resume` gives (serve/relayed.py);
-without it, the retry is told that its call waits in another process, and the README
-shows how to route a client's retries to one replica.
+answers here and answers the client with what `resume` gives (a forwarding kind of
+parked calls, made only then: forwarding.py); without it, the retry is told that its
+call waits in another process, and the README shows how to route a client's retries
+to one replica.
 """
 
 from __future__ import annotations
@@ -31,130 +32,25 @@ import logging
 import secrets
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp.types as types
 from anyio.abc import TaskGroup, TaskStatus
 from mcp.shared.exceptions import MCPError
 
-from toolkiln.runner import CallObserver, LoggingObserver, LogLine, ProgressLine, ToolResult
-from toolkiln.serve.interactive import as_json, missing_capability_error, refusal, typed_request
+from toolkiln.runner import ToolResult
+from toolkiln.serve.waiting_call import RunningCall, WaitingCall, ended
+
+if TYPE_CHECKING:
+    from mcp.server.context import ServerRequestContext
+
+    from toolkiln.serve.call_record import CallRecord
+    from toolkiln.serve.tasks.protocol import CreateTaskResult
 
 logger = logging.getLogger(__name__)
 
 _TIMED_OUT_KEPT = 256  # states of calls stopped unanswered, remembered to say so
-
-
-class _WaitingCall(LoggingObserver):
-    """One interactive call running in the background, between rounds of questions. As
-    its observer, it sends logs and progress to the server log (LoggingObserver's): the
-    request that would carry them to the client has already been answered."""
-
-    def __init__(self, capabilities: types.ClientCapabilities | None, given: dict[str, Any] | None) -> None:
-        # What the call did next: ("input", None) when it asks (`requests`), ("missing",
-        # the requests) when it asks only what the client cannot answer, ("done", ToolResult).
-        self.events_in, self.events = anyio.create_memory_object_stream[tuple[str, Any]](1)
-        self.capabilities = capabilities  # of the client's latest request
-        self.given = dict(given or {})  # inputResponses sent with the first call: answers in advance
-        self.requests: dict[str, types.InputRequest] = {}
-        self.asked: dict[str, dict[str, Any]] = {}  # the script's latest questions, as it wrote them
-        self.tool = ""
-        # Set when the call asks, ends, cannot go on, or reports progress (it is at work).
-        self.stirred = anyio.Event()
-        self.progress: ProgressLine | None = None  # the latest, for a follower to start from
-        self.follower: CallObserver | None = None  # a task, once the call is handed to one
-        self.watch: anyio.CancelScope | None = None  # the wait for answers, while parked
-        self._refused: dict[str, Any] = {}
-        self._answers: dict[str, Any] = {}
-        self._answered = anyio.Event()
-        self.scope = anyio.CancelScope()  # the call's, to stop it when it cannot go on
-
-    def on_log(self, tool: str, line: LogLine) -> None:
-        if self.follower is not None:
-            self.follower.on_log(tool, line)
-        else:
-            super().on_log(tool, line)
-
-    def on_progress(self, tool: str, line: ProgressLine) -> None:
-        self.tool, self.progress = tool, line
-        self.stirred.set()
-        if self.follower is not None:
-            self.follower.on_progress(tool, line)
-        else:
-            super().on_progress(tool, line)
-
-    async def on_input(self, tool: str, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
-        if self.follower is not None:
-            return await self.follower.on_input(tool, requests)
-        self.tool, self.asked = tool, requests
-        refused = {key: refusal(self.capabilities, request["method"]) for key, request in requests.items()}
-        self._refused = {key: answer for key, answer in refused.items() if answer is not None}
-        try:
-            self.requests = {key: typed_request(r) for key, r in requests.items() if key not in self._refused}
-        except ValueError as error:  # pydantic's: the script's request is malformed
-            return {key: {"error": f"malformed request: {error}"} for key in requests}
-        if self.requests and self.given.keys() >= self.requests.keys():  # answered in advance
-            answers = {key: as_json(self.given.pop(key)) for key in self.requests}
-            return {**self._refused, **answers}
-        if not self.requests:  # nothing can be asked, and the script waits: the call cannot go on
-            await self.send(("missing", list(requests.values())))
-            await anyio.sleep_forever()  # until the server stops this call
-        self._answered = anyio.Event()
-        await self.send(("input", None))
-        await self._answered.wait()
-        return {**self._refused, **self._answers}
-
-    async def send(self, event: tuple[str, Any]) -> None:
-        await self.events_in.send(event)
-        self.stirred.set()
-
-    def answer(self, responses: dict[str, Any]) -> None:
-        self._answers = {key: as_json(responses[key]) for key in self.requests}
-        self._answered.set()
-
-    def give(self, answers: dict[str, Any]) -> None:
-        """The answers to all of `asked` (refusals included), from a follower."""
-        self._refused, self._answers = {}, answers
-        self._answered.set()
-
-
-class RunningCall:
-    """An interactive call that went on working without asking: `follow` hands it to
-    a task, which gets its later logs, progress, questions and its result."""
-
-    def __init__(self, waiting: _WaitingCall) -> None:
-        self.waiting = waiting
-
-    async def follow(self, observer: CallObserver) -> ToolResult:
-        waiting = self.waiting
-        waiting.follower = observer
-        if waiting.progress is not None:
-            observer.on_progress(waiting.tool, waiting.progress)
-        try:
-            while True:
-                kind, value = await waiting.events.receive()
-                if kind != "input":
-                    break
-                # It asked just as it was handed over: the follower asks instead.
-                waiting.give(await observer.on_input(waiting.tool, waiting.asked))
-        except anyio.get_cancelled_exc_class():
-            waiting.scope.cancel()  # the task was cancelled: the script stops
-            raise
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            return ToolResult(text="The call ended without a result; see the server log.", is_error=True)
-        finally:
-            waiting.events.close()
-        return _ended(waiting, kind, value)
-
-
-def _ended(waiting: _WaitingCall, kind: str, value: Any) -> ToolResult:
-    """The result of a call whose last event was `kind` ("done" or "missing")."""
-    if kind == "missing":  # it asks only what the client cannot answer: it cannot go on
-        waiting.scope.cancel()
-        raise missing_capability_error(value)
-    result: ToolResult = value
-    return result
 
 
 class ParkedCalls:
@@ -171,14 +67,14 @@ class ParkedCalls:
     def __init__(
         self,
         max_waiting: int,
+        instance: str,
         answer_timeout: Callable[[], float] = lambda: 300.0,
-        instance: str | None = None,
     ) -> None:
         self.max_waiting = max_waiting
         self.answer_timeout = answer_timeout
-        self.instance = instance or secrets.token_hex(12)  # names this process in the states it makes
+        self.instance = instance  # the server's one name (tasks/owners.py), in the states it makes
         self._group: TaskGroup | None = None
-        self._waiting: dict[str, _WaitingCall] = {}  # by state, oldest first
+        self._waiting: dict[str, WaitingCall] = {}  # by state, oldest first
         self._timed_out: OrderedDict[str, float] = OrderedDict()  # recent states stopped unanswered
 
     @property
@@ -204,7 +100,7 @@ class ParkedCalls:
         for. With a `window`: a `RunningCall` when it neither asks nor ends within it."""
         if self._group is None:
             raise MCPError(code=types.INTERNAL_ERROR, message="interactive calls are not being served")
-        waiting = _WaitingCall(capabilities, given)
+        waiting = WaitingCall(capabilities, given)
 
         async def in_background() -> None:
             async with waiting.events_in:
@@ -216,6 +112,18 @@ class ParkedCalls:
 
         self._group.start_soon(in_background)
         return await self._next(waiting, window)
+
+    async def resume_call(
+        self,
+        state: str,
+        responses: dict[str, Any] | None,
+        ctx: ServerRequestContext[Any],
+        record: CallRecord,
+        window: float | None = None,
+    ) -> ToolResult | types.InputRequiredResult | RunningCall | CreateTaskResult:
+        """A client's retry that brings the answers of the call `state` names: `resume`
+        (forwarding.py's kind sends it on when another replica runs the call)."""
+        return await self.resume(state, responses, ctx.session.client_capabilities, window)
 
     async def resume(
         self,
@@ -253,7 +161,7 @@ class ParkedCalls:
         return await self._next(waiting, window)
 
     async def _next(
-        self, waiting: _WaitingCall, window: float | None = None
+        self, waiting: WaitingCall, window: float | None = None
     ) -> ToolResult | types.InputRequiredResult | RunningCall:
         if window is not None:
             with anyio.move_on_after(window):
@@ -268,9 +176,9 @@ class ParkedCalls:
         if kind == "input":
             return self._park(waiting)
         waiting.events.close()
-        return _ended(waiting, kind, value)
+        return ended(waiting, kind, value)
 
-    def _park(self, waiting: _WaitingCall) -> types.InputRequiredResult:
+    def _park(self, waiting: WaitingCall) -> types.InputRequiredResult:
         assert self._group is not None
         state = f"{self.instance}.{secrets.token_urlsafe(16)}"
         self._waiting[state] = waiting
@@ -282,7 +190,7 @@ class ParkedCalls:
         self._group.start_soon(self._stop_unanswered, state, waiting, waiting.watch)
         return types.InputRequiredResult(input_requests=dict(waiting.requests), request_state=state)
 
-    async def _stop_unanswered(self, state: str, waiting: _WaitingCall, watch: anyio.CancelScope) -> None:
+    async def _stop_unanswered(self, state: str, waiting: WaitingCall, watch: anyio.CancelScope) -> None:
         """Stop the parked call if its answers have not come within the answer timeout."""
         seconds = self.answer_timeout()
         with watch:

@@ -25,6 +25,7 @@ command, a path or a key of Redis (docs/security.md).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import TYPE_CHECKING, Any, Protocol
 
 import mcp.types as types
@@ -35,30 +36,25 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from toolkiln.runner import ToolResult, UnknownToolError
 from toolkiln.serve.call_record import CallRecord
-from toolkiln.serve.parked import RunningCall
 from toolkiln.serve.relay import INSTANCE, Kind, Relay, RelayError
 from toolkiln.serve.tasks.jobs import TaskNotFoundError
 from toolkiln.serve.tasks.principal import principal_of
 from toolkiln.serve.tasks.protocol import CreateTaskResult
 from toolkiln.serve.tasks.store import TaskRecord
+from toolkiln.serve.waiting_call import RunningCall
 
 if TYPE_CHECKING:
     from toolkiln.audit import AuditLog
-    from toolkiln.model import StateSettings
     from toolkiln.runner import Registry
     from toolkiln.serve.parked import ParkedCalls
-    from toolkiln.serve.sealed_messages import Seals
     from toolkiln.serve.task_calls import TaskCalls
     from toolkiln.serve.tasks.jobs import TaskService
 
 
 class Replica(Protocol):
-    """What forwarding uses of the server it runs in (service.py's ToolService, which
-    imports this module only when a state URL is set: the dependency goes one way)."""
+    """What the answers relayed here use of the server they reach (service.py's
+    ToolService, which never imports this module: the dependency goes one way)."""
 
-    state: StateSettings
-    seals: Seals | None
-    instance: str
     registry: Registry
     audit: AuditLog | None
     tasks: TaskService
@@ -111,20 +107,13 @@ class Outcome(_Body):
 class RelayedCalls:
     """This replica's side of relayed answers: sends them on, and takes those sent here."""
 
-    def __init__(self, service: Replica, relay: Relay) -> None:
-        self.service = service
+    def __init__(self, relay: Relay) -> None:
         self.relay = relay
 
-    @classmethod
-    def open(cls, service: Replica) -> RelayedCalls:
-        state = service.state
-        assert state.url is not None and service.seals is not None
-        relay = Relay(state.url, prefix=state.key_prefix, instance=service.instance, seals=service.seals)
-        return cls(service, relay)
-
-    async def serve(self, *, task_status: TaskStatus[None]) -> None:
+    async def serve(self, service: Replica, *, task_status: TaskStatus[None]) -> None:
+        """Take the answers other replicas relay to `service`, until cancelled."""
         try:
-            await self.relay.serve(self._handle, task_status=task_status)
+            await self.relay.serve(functools.partial(self._handle, service), task_status=task_status)
         finally:
             await self.relay.close()
 
@@ -133,7 +122,7 @@ class RelayedCalls:
         instance = state.partition(".")[0]
         return (
             len(state) <= MAX_STATE
-            and instance != self.service.instance
+            and instance != self.relay.instance
             and INSTANCE.fullmatch(instance) is not None
         )
 
@@ -196,13 +185,14 @@ class RelayedCalls:
             raise MCPError(code=outcome.error.code, message=outcome.error.message, data=outcome.error.data)
         return outcome
 
-    async def _handle(self, kind: Kind, body: dict[str, Any]) -> dict[str, Any]:
+    async def _handle(self, service: Replica, kind: Kind, body: dict[str, Any]) -> dict[str, Any]:
         """The outcome of a message relayed to this replica, as the sender reads it."""
         try:
             if kind == "resume":
-                return await self._resume_here(ResumeBody.model_validate(body))
+                return await _resume_here(service, ResumeBody.model_validate(body))
             update = UpdateBody.model_validate(body)
-            await self.service.tasks.answer(update.task, update.principal, update.responses, relay=False)
+            record = await service.tasks.get(update.task, update.principal)
+            await service.tasks.deliver(record, update.principal, update.responses)
             return {"done": True}
         except ValidationError:
             return _error(types.INVALID_PARAMS, "The relayed message is malformed.")
@@ -211,28 +201,27 @@ class RelayedCalls:
         except MCPError as error:
             return {"error": error.error.model_dump(mode="json", exclude_none=True)}
 
-    async def _resume_here(self, body: ResumeBody) -> dict[str, Any]:
-        service = self.service
-        capabilities = (
-            types.ClientCapabilities.model_validate(body.capabilities)
-            if body.capabilities is not None
-            else None
-        )
-        outcome = await service.parked.resume(body.state, body.responses, capabilities, body.window)
-        if isinstance(outcome, RunningCall):  # it works on: a task follows it, here
-            try:
-                tool = service.registry.get(body.tool)
-            except UnknownToolError as unknown:
-                outcome.waiting.scope.cancel()
-                return _error(types.INVALID_PARAMS, str(unknown))
-            record = CallRecord(service.audit, tool, body.tool, body.arguments, body.transport, body.client)
-            went_on = await service.task_calls.go_on(tool, outcome, body.principal, capabilities, record)
-            if isinstance(went_on, CreateTaskResult):
-                return {"task": went_on.model_dump(by_alias=True, mode="json", exclude_none=True)}
-            outcome = went_on
-        if isinstance(outcome, types.InputRequiredResult):
-            return {"input": outcome.model_dump(by_alias=True, mode="json", exclude_none=True)}
-        return {"result": dataclasses.asdict(outcome)}
+
+async def _resume_here(service: Replica, body: ResumeBody) -> dict[str, Any]:
+    """A call parked here, resumed with the answers another replica relayed."""
+    capabilities = (
+        types.ClientCapabilities.model_validate(body.capabilities) if body.capabilities is not None else None
+    )
+    outcome = await service.parked.resume(body.state, body.responses, capabilities, body.window)
+    if isinstance(outcome, RunningCall):  # it works on: a task follows it, here
+        try:
+            tool = service.registry.get(body.tool)
+        except UnknownToolError as unknown:
+            outcome.waiting.scope.cancel()
+            return _error(types.INVALID_PARAMS, str(unknown))
+        record = CallRecord(service.audit, tool, body.tool, body.arguments, body.transport, body.client)
+        went_on = await service.task_calls.go_on(tool, outcome, body.principal, capabilities, record)
+        if isinstance(went_on, CreateTaskResult):
+            return {"task": went_on.model_dump(by_alias=True, mode="json", exclude_none=True)}
+        outcome = went_on
+    if isinstance(outcome, types.InputRequiredResult):
+        return {"input": outcome.model_dump(by_alias=True, mode="json", exclude_none=True)}
+    return {"result": dataclasses.asdict(outcome)}
 
 
 def _plain(responses: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -22,7 +21,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.types import Scope
 
 from toolkiln.audit import AuditLog
-from toolkiln.model import CompiledTool, StateSettings
+from toolkiln.model import CompiledTool
 from toolkiln.runner import Registry, ToolResult, ToolRunner, UnknownToolError
 from toolkiln.serve.auth.principal import granted_scopes, principal_fields
 from toolkiln.serve.call_record import CallRecord, client_name
@@ -30,24 +29,20 @@ from toolkiln.serve.catalog_search import CatalogSearch
 from toolkiln.serve.changes import Broadcaster
 from toolkiln.serve.confirm import confirm, elicitation_mode
 from toolkiln.serve.notify import ThrottledNotifier
-from toolkiln.serve.parked import ParkedCalls, RunningCall
+from toolkiln.serve.parked import ParkedCalls
 from toolkiln.serve.readiness import Readiness
-from toolkiln.serve.rebuild_news import UntoldNews
 from toolkiln.serve.resources import state_uris
 from toolkiln.serve.results import listed_tool, mcp_result
-from toolkiln.serve.sealed_messages import Seals
 from toolkiln.serve.task_calls import TaskCalls
 from toolkiln.serve.tasks.job_run import TaskCall
 from toolkiln.serve.tasks.jobs import TaskService
-from toolkiln.serve.tasks.owners import new_instance
 from toolkiln.serve.tasks.principal import principal_of
 from toolkiln.serve.tasks.protocol import CreateTaskResult, may_create_task
 from toolkiln.serve.tool_list import CONFIRM
-from toolkiln.state_secret import StateSecret, load_state_secret
-from toolkiln.token import default_state_dir
+from toolkiln.serve.waiting_call import RunningCall
 
 if TYPE_CHECKING:
-    from toolkiln.serve.relayed import RelayedCalls
+    from toolkiln.state_secret import StateSecret
     from toolkiln.telemetry.setup import Telemetry
 
 logger = logging.getLogger(__name__)
@@ -64,62 +59,33 @@ class ToolService:
     def __init__(
         self,
         runner: ToolRunner,
+        parked: ParkedCalls,
+        tasks: TaskService,
+        *,
         audit: AuditLog | None = None,
-        broadcaster: Broadcaster | None = None,
-        state_dir: Path | None = None,
-        state: StateSettings | None = None,
+        secret: StateSecret | None = None,
+        readiness: Readiness | None = None,
         telemetry: Telemetry | None = None,
     ) -> None:
+        """Made by assemble.py, which chose `parked` and `tasks` for one server or a replica."""
         self.runner = runner
         self.telemetry = telemetry  # traces and metrics, when config/server.json turns them on
         self.registry = runner.registry
         self.audit = audit
-        self.broadcaster = broadcaster or Broadcaster()
+        self.broadcaster = Broadcaster()
         # by (a `confirm` argument, the caller's OAuth scopes: None without OAuth)
         self._tool_lists: dict[tuple[bool, frozenset[str] | None], dict[str, Any]] = {}
         # Search mode for big catalogs: whether `tools/list` shows two tools instead of all.
         self.catalog_search = CatalogSearch()
-        self.state = state or StateSettings()
-        # What requestState keys are derived from, shared by replicas; none: this process's own.
-        self.secret: StateSecret | None = (
-            load_state_secret(Path(self.state.secret_file)) if self.state.secret_file else None
-        )
-        # What replicas tell each other through Redis is sealed with it (sealed_messages.py).
-        self.seals: Seals | None = Seals(self.secret.secrets, self.state.key_prefix) if self.secret else None
+        # What requestState keys are derived from (state.secret_file); none: this process's own.
+        self.secret = secret
         self.reloading = anyio.Lock()  # one rebuild and swap at a time (watch.reload)
-        self.instance = new_instance()  # this server's one name among replicas (tasks/owners.py)
-        self.readiness = Readiness()  # why it should get no new work now: GET /ready
-        if audit is not None:  # its records name this server by instance, as its tasks do
-            audit.server = {**audit.server, "instance": self.instance}
-        self.untold_news = UntoldNews()  # switches and rebuilds Redis did not take (catalog_news.py)
-        # `run` it beside the server (cli/serving.py does)
-        self.parked = ParkedCalls(
-            max_waiting=max(1, runner.settings.max_concurrency // 2),
-            answer_timeout=lambda: self.registry.catalog.interactive.answer_timeout_seconds,
-            instance=self.instance,
-        )
-        # Calls run as MCP tasks, kept in the state folder's task store, or a shared one (`state`).
-        self.tasks = TaskService(
-            state_dir or default_state_dir(),
-            lambda: self.registry.catalog.tasks,
-            state,
-            answer_timeout=lambda: self.registry.catalog.interactive.answer_timeout_seconds,
-            instance=self.instance,
-            seals=self.seals,
-            readiness=self.readiness,
-        )
+        self.readiness = readiness or Readiness()  # why it should get no new work now: GET /ready
+        self.parked = parked  # interactive calls between rounds of questions
+        self.tasks = tasks  # calls run as MCP tasks
         self.task_calls = TaskCalls(
             self.tasks, self.broadcaster, lambda: self.runner.settings.default_timeout
         )
-        # With Redis: a client's answers that reach this replica for a call another one runs go there.
-        self.relayed: RelayedCalls | None = None
-        if self.state.url is not None and self.seals is not None:  # `redis` is imported only then
-            from toolkiln.serve.relayed import RelayedCalls
-
-            self.relayed = RelayedCalls.open(self)
-        self.tasks.relayed = self.relayed
-        if telemetry is not None and telemetry.instruments is not None:
-            self.tasks.on_status = telemetry.instruments.task_status
 
     async def run_background(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """What runs beside the server: parked interactive calls and tasks. Cancelling it
@@ -127,8 +93,6 @@ class ToolService:
         async with anyio.create_task_group() as group:
             await group.start(self.parked.run)
             await group.start(self.tasks.run)
-            if self.relayed is not None:
-                await group.start(self.relayed.serve)
             task_status.started()
 
     def swap(self, registry: Registry) -> dict[str, bool]:
@@ -287,14 +251,12 @@ class ToolService:
         window: float | None = None,
     ) -> ToolResult | types.InputRequiredResult | RunningCall | CreateTaskResult:
         """An interactive call of a 2026-07-28 client: started, or resumed with its
-        answers (here, or on the replica it runs on: relayed.py)."""
+        answers (here, or on the replica it runs on: forwarding.py)."""
         capabilities = capabilities_of(ctx)
         state = params.request_state if params is not None else None
         if state is not None and state != CONFIRM:  # a parked call's (confirm(): the confirmation's)
             responses = params.input_responses if params is not None else None
-            if self.relayed is not None and self.relayed.runs_elsewhere(state):
-                return await self.relayed.resume(state, responses, ctx, record, window)
-            return await self.parked.resume(state, responses, capabilities, window)
+            return await self.parked.resume_call(state, responses, ctx, record, window)
         return await self.parked.start(
             lambda observer: self._guarded(tool.name, self.runner.call(tool.name, arguments, observer)),
             capabilities,

@@ -16,13 +16,13 @@ from toolkiln.model import CompiledTool
 from toolkiln.runner import LoggingObserver, ToolResult
 from toolkiln.serve.call_record import CallRecord
 from toolkiln.serve.changes import Broadcaster
-from toolkiln.serve.parked import RunningCall
 from toolkiln.serve.resources import state_uris
 from toolkiln.serve.results import mcp_result
 from toolkiln.serve.tasks.job_run import TaskCall
 from toolkiln.serve.tasks.jobs import TaskService
 from toolkiln.serve.tasks.protocol import CreateTaskResult, create_task_result
 from toolkiln.serve.tasks.store import TaskStoreError
+from toolkiln.serve.waiting_call import RunningCall
 
 logger = logging.getLogger(__name__)
 

@@ -1,10 +1,12 @@
 """One task's call, run to its end in this process: what it says is flushed to the
 store as it runs, a cancel written to the store by another process stops it, and its
 outcome (completed, failed, cancelled) is the task's last write: offered again until a
-store that was away takes it (the task stays this server's meanwhile)."""
+store that was away takes it (the task stays this server's meanwhile). Also how a job's
+news is written (`write_changes`), and the end of the jobs a stopping server leaves."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -16,7 +18,7 @@ from mcp.shared.exceptions import MCPError
 
 from toolkiln.runner import ToolResult
 from toolkiln.serve.tasks.running_job import Job, JobWriter, TaskObserver
-from toolkiln.serve.tasks.store import TaskStore, TaskStoreError
+from toolkiln.serve.tasks.store import TERMINAL, TaskRecord, TaskStore, TaskStoreError
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +60,50 @@ async def run_job(host: JobHost, job: Job, call: TaskCall, make_result: ResultMa
     while job.ending is not None:  # the store was away when it ended: told once it is back
         await anyio.sleep(RETRY_SECONDS)
         await host.write(job, **job.ending)
+
+
+async def end_jobs(store: TaskStore, jobs: list[Job], publish: Callable[[TaskRecord | None], None]) -> None:
+    """Write the end of each of `jobs`, left running as the server stops: failed."""
+    message = "The server stopped while the task ran."
+    error = {"code": types.INTERNAL_ERROR, "message": message}
+    for job in jobs:
+        # A task that ended while the store was away: how it ended, not a failure.
+        changes = job.ending or {"status": "failed", "error": error, "status_message": message}
+        update = functools.partial(store.update, job.task_id, **changes)
+        try:
+            publish(await anyio.to_thread.run_sync(update))
+        except TaskStoreError as unreachable:  # its heartbeat stops: others will fail it
+            logger.warning("task %s was not marked failed: %s", job.task_id, unreachable)
+
+
+async def write_changes(
+    store: TaskStore, job: Job, changes: dict[str, Any]
+) -> tuple[dict[str, Any], TaskRecord | None] | None:
+    """Write `changes` and what `job` has gathered: what was written, and the record as
+    it is now; None when the store did not take it (kept for the next write: an ending
+    is offered again until the store takes it, `run_job`)."""
+    if job.dirty:
+        changes = {"progress": job.progress, "logs": list(job.logs), **changes}
+        if "status_message" not in changes and job.status_message is not None:
+            changes["status_message"] = job.status_message
+        job.dirty = False
+    try:
+        with anyio.CancelScope(shield=True):
+            record = await anyio.to_thread.run_sync(lambda: store.update(job.task_id, **changes))
+    except TaskStoreError as error:
+        if job.ending is None:
+            logger.warning("task %s: its news did not reach the store: %s", job.task_id, error)
+        job.dirty = True
+        if changes.get("status") in TERMINAL:
+            job.ending = changes
+        return None
+    if job.ending is not None:
+        if record is None:  # Redis came back without its data: the task is gone with it
+            logger.warning("task %s: the task store no longer holds it; its result is lost", job.task_id)
+        else:
+            logger.info("task %s: how it ended reached the task store", job.task_id)
+        job.ending = None
+    return changes, record
 
 
 async def _flush_while_running(host: JobHost, job: Job) -> None:

@@ -16,6 +16,9 @@ else: a task that ends meanwhile keeps how it ended, and this server writes it o
 the store is back (it stays this server's task until then, so no replica takes it
 as lost). Finished tasks stay for their time to live (the tool's timeout plus
 `keep_seconds`), then the store drops them.
+
+This is a single server's, in the state folder's SQLite file; with a state URL a
+`SharedTaskService` (shared.py: Redis, a heartbeat, relayed answers) takes its place.
 """
 
 from __future__ import annotations
@@ -26,31 +29,27 @@ import secrets
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import anyio
 import mcp.types as types
 from anyio.abc import TaskGroup, TaskStatus
 from mcp.shared.exceptions import MCPError
 
-from toolkiln.model import CompiledTool, StateSettings, TaskSettings
+from toolkiln.model import CompiledTool, TaskSettings
 from toolkiln.serve.interactive import as_json
-from toolkiln.serve.readiness import Readiness
-from toolkiln.serve.sealed_messages import Seals
-from toolkiln.serve.tasks.job_run import ResultMaker, TaskCall, run_job
+from toolkiln.serve.tasks.job_run import ResultMaker, TaskCall, end_jobs, run_job, write_changes
 from toolkiln.serve.tasks.notices import TaskNotices
-from toolkiln.serve.tasks.owners import Heartbeat, fail_orphans, new_instance, settle_orphan, this_owner
+from toolkiln.serve.tasks.owners import fail_orphans, settle_orphan
 from toolkiln.serve.tasks.running_job import Job, still_asked
-from toolkiln.serve.tasks.sqlite import STORE_FILE
+from toolkiln.serve.tasks.sqlite import STORE_FILE, SqliteTaskStore
 from toolkiln.serve.tasks.store import (
-    TERMINAL,
     StoreFullError,
     StoreUnreachableError,
     TaskRecord,
     TaskStore,
     TaskStoreError,
 )
-from toolkiln.serve.tasks.stores import open_task_store
 
 logger = logging.getLogger(__name__)
 
@@ -60,10 +59,6 @@ ELSEWHERE = (
     "hand it these answers: send tasks/update to that replica (route tasks/* by the Mcp-Name "
     "header, which carries the task id). Nothing was answered."
 )
-
-
-class Relayer(Protocol):
-    async def update(self, record: TaskRecord, principal: str, responses: dict[str, Any]) -> None: ...
 
 
 class TaskNotFoundError(Exception):
@@ -77,51 +72,49 @@ class TaskService:
         self,
         state_dir: Path,
         settings: Callable[[], TaskSettings],
-        state: StateSettings | None = None,
+        owner: dict[str, Any],
         answer_timeout: Callable[[], float] = lambda: 300.0,
-        instance: str | None = None,
-        seals: Seals | None = None,
-        readiness: Readiness | None = None,
+        on_status: Callable[[str], None] | None = None,
     ) -> None:
-        self.state_dir = state_dir
-        self.seals = seals  # a shared store's heartbeats are sealed with them
+        self.store_file = state_dir / STORE_FILE
         self.settings = settings
-        self.state = state or StateSettings()
         self.answer_timeout = answer_timeout  # seconds a task waits in input_required
         # Which server runs a task: its process, and its instance (the server's one name, owners.py).
-        self.owner = this_owner(instance or new_instance())
-        self.heartbeat = Heartbeat(self.owner, self.open_store, readiness)  # in a shared store only
+        self.owner = owner
         self.store: TaskStore | None = None
         self._group: TaskGroup | None = None
         self._jobs: dict[str, Job] = {}
         self.notices = TaskNotices()  # the listen streams that follow a task (listen.py)
-        self.relayed: Relayer | None = None  # with Redis: how answers reach the replica running a task
-        self.on_status: Callable[[str], None] | None = None  # each status a task reaches (telemetry)
-
-    @property
-    def shared(self) -> bool:
-        """Tasks live in a store other servers share (Redis), not only this machine's."""
-        return self.state.url is not None
-
-    @property
-    def store_file(self) -> Path:
-        return self.state_dir / STORE_FILE
+        self.on_status = on_status  # each status a task reaches (telemetry)
 
     def open_store(self) -> TaskStore:
         """The store, opened (and made, 0600 in a 0700 folder) on first use: a server
         whose clients never run a task writes nothing."""
         if self.store is None:
-            self.store = open_task_store(self.state_dir, self.settings(), self.state, self.seals)
+            self.store = self._make_store(self.settings())
         return self.store
+
+    def _make_store(self, limits: TaskSettings) -> TaskStore:
+        return SqliteTaskStore(self.store_file, max_tasks=limits.max_tasks, max_bytes=limits.max_bytes)
+
+    def _may_hold_tasks(self) -> bool:
+        """Whether the store may hold a task (a SQLite file never made holds none)."""
+        return self.store is not None or self.store_file.exists()
+
+    async def _check_in(self) -> None:
+        """Before the orphans are failed, and before a task is made: nothing to do alone
+        (a shared store's heartbeat: shared.py)."""
+
+    async def _beside(self, group: TaskGroup) -> None:
+        """What runs beside the tasks (a shared store's heartbeat: shared.py)."""
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Serve tasks until cancelled; then the running ones are cancelled (their
         processes stopped) and marked failed, so none is left working."""
-        if self.shared or self.store_file.exists():  # tasks of a server that died: none left working
+        if self._may_hold_tasks():  # tasks of a server that died: none left working
             try:
                 store = await anyio.to_thread.run_sync(self.open_store)
-                if self.shared:
-                    await self.heartbeat.beat()
+                await self._check_in()
                 failed = await anyio.to_thread.run_sync(fail_orphans, store, self._jobs)
             except TaskStoreError as error:
                 logger.warning("tasks of servers that stopped were not checked: %s", error)
@@ -131,8 +124,7 @@ class TaskService:
         try:
             async with anyio.create_task_group() as group:
                 self._group = group
-                if self.shared:
-                    group.start_soon(self.heartbeat.beat_while_running)
+                await self._beside(group)
                 task_status.started()
                 while True:
                     await anyio.sleep(EXPIRE_SECONDS)
@@ -145,22 +137,10 @@ class TaskService:
             self._group = None
             if self.store is not None:
                 with anyio.CancelScope(shield=True):
-                    await self._close(self.store)
-
-    async def _close(self, store: TaskStore) -> None:
-        """The tasks this server still ran are failed (their processes stopped with the
-        task group), then the store is closed."""
-        message = "The server stopped while the task ran."
-        error = {"code": types.INTERNAL_ERROR, "message": message}
-        for task_id, job in list(self._jobs.items()):
-            # A task that ended while the store was away: how it ended, not a failure.
-            changes = job.ending or {"status": "failed", "error": error, "status_message": message}
-            update = functools.partial(store.update, task_id, **changes)
-            try:
-                self.notices.publish(await anyio.to_thread.run_sync(update))
-            except TaskStoreError as unreachable:  # its heartbeat stops: others will fail it
-                logger.warning("task %s was not marked failed: %s", task_id, unreachable)
-        await anyio.to_thread.run_sync(store.close)
+                    # The tasks this server still ran are failed (their processes stopped with
+                    # the task group), then the store is closed.
+                    await end_jobs(self.store, list(self._jobs.values()), self.notices.publish)
+                    await anyio.to_thread.run_sync(self.store.close)
 
     @property
     def running(self) -> int:
@@ -196,8 +176,7 @@ class TaskService:
         if self._group is None:
             raise StoreFullError("tasks are not being served")
         store = await anyio.to_thread.run_sync(self.open_store)
-        if self.shared and self.heartbeat.stale:
-            await self.heartbeat.beat()  # the task's owner is seen running from its first moment
+        await self._check_in()  # in a shared store, the task's owner is seen running from its first moment
         settings = self.settings()
         now = time.time()
         record = TaskRecord(
@@ -227,30 +206,13 @@ class TaskService:
             self._jobs.pop(job.task_id, None)
 
     async def write(self, job: Job, **changes: Any) -> None:
-        """Write `changes` and what the job has gathered; a task cancelled in the store
-        (by another server of the same store) stops here."""
-        if job.dirty:
-            changes = {"progress": job.progress, "logs": list(job.logs), **changes}
-            if "status_message" not in changes and job.status_message is not None:
-                changes["status_message"] = job.status_message
-            job.dirty = False
+        """Write `changes` and what the job has gathered (job_run.py); a task cancelled in
+        the store (by another server of the same store) stops here."""
         assert self.store is not None
-        try:
-            with anyio.CancelScope(shield=True):
-                record = await anyio.to_thread.run_sync(lambda: self.store.update(job.task_id, **changes))  # type: ignore[union-attr]
-        except TaskStoreError as error:  # kept for the next write; the task runs on
-            if job.ending is None:
-                logger.warning("task %s: its news did not reach the store: %s", job.task_id, error)
-            job.dirty = True
-            if changes.get("status") in TERMINAL:
-                job.ending = changes  # offered again until the store takes it (job_run.py)
+        written = await write_changes(self.store, job, changes)
+        if written is None:  # kept for the next write; the task runs on
             return
-        if job.ending is not None:
-            if record is None:  # Redis came back without its data: the task is gone with it
-                logger.warning("task %s: the task store no longer holds it; its result is lost", job.task_id)
-            else:
-                logger.info("task %s: how it ended reached the task store", job.task_id)
-            job.ending = None
+        changes, record = written
         if "status" in changes or "input_requests" in changes:
             self.notices.publish(record)
         if self.on_status is not None and "status" in changes:
@@ -261,17 +223,14 @@ class TaskService:
 
     async def get(self, task_id: str, principal: str) -> TaskRecord:
         """The task; `TaskNotFoundError`, or an `MCPError` that says the store is unreachable."""
-        if self.store is None and not self.shared and not self.store_file.exists():
+        if not self._may_hold_tasks():
             raise TaskNotFoundError(task_id)
         try:
             store = await anyio.to_thread.run_sync(self.open_store)
             record = await anyio.to_thread.run_sync(store.get, task_id)
             if record is None or not secrets.compare_digest(record.principal, principal):
                 raise TaskNotFoundError(task_id)
-            settled = await anyio.to_thread.run_sync(settle_orphan, store, record, self._jobs)
-            if settled is not None:  # its server stopped: failed
-                record = settled
-                self.notices.publish(record)
+            record = await self._settled(store, record)
         except StoreUnreachableError as error:
             raise unreachable(error) from None
         return record
@@ -279,30 +238,34 @@ class TaskService:
     async def list_all(self) -> list[TaskRecord]:
         """Every task in the store, of every principal, oldest first: for the operator
         (the dashboard), never for an MCP client. A task whose server is gone is failed."""
-        if self.store is None and not self.shared and not self.store_file.exists():
+        if not self._may_hold_tasks():
             return []
         try:
             store = await anyio.to_thread.run_sync(self.open_store)
-            records = await anyio.to_thread.run_sync(store.list)
-            for index, record in enumerate(records):
-                settled = await anyio.to_thread.run_sync(settle_orphan, store, record, self._jobs)
-                if settled is not None:  # its server stopped: failed
-                    records[index] = settled
-                    self.notices.publish(settled)
+            return [
+                await self._settled(store, record) for record in await anyio.to_thread.run_sync(store.list)
+            ]
         except StoreUnreachableError as error:
             raise unreachable(error) from None
-        return records
 
-    async def answer(
-        self, task_id: str, principal: str, responses: dict[str, Any], *, relay: bool = True
-    ) -> None:
-        """Deliver `responses` to the task's outstanding questions; other keys are ignored.
-        When its script waits on another replica, `relay` them there (with Redis)."""
-        record = await self.get(task_id, principal)
+    async def _settled(self, store: TaskStore, record: TaskRecord) -> TaskRecord:
+        """The task, failed (and its streams told) when its server is known to be gone."""
+        settled = await anyio.to_thread.run_sync(settle_orphan, store, record, self._jobs)
+        if settled is None:
+            return record
+        self.notices.publish(settled)
+        return settled
+
+    async def answer(self, task_id: str, principal: str, responses: dict[str, Any]) -> None:
+        """Deliver `responses` to the task's outstanding questions; other keys are ignored."""
+        await self.deliver(await self.get(task_id, principal), principal, responses)
+
+    async def deliver(self, record: TaskRecord, principal: str, responses: dict[str, Any]) -> None:
+        """`answer` the task `record` (just read) in this process: its script runs here
+        (a replica's relayed answers come here: relayed.py), or they are refused."""
+        task_id = record.task_id
         job = self._jobs.get(task_id)
         if job is None and record.status == "input_required":  # its script waits in another process
-            if relay and self.relayed is not None:
-                return await self.relayed.update(record, principal, responses)
             raise MCPError(code=types.INVALID_REQUEST, message=ELSEWHERE)
         if job is None or not job.pending:
             return

@@ -2,7 +2,8 @@
 
 No URL: the embedded SQLite file under the state folder (one machine, nothing to
 install). A Redis URL: that server, shared by every replica pointed at it. `redis`
-is imported only then, so a plain server never loads it.
+is imported only then, so a plain server never loads it. The choice sits here, beside
+store.py (what a store keeps and offers), not in it: both stores import store.py.
 """
 
 from __future__ import annotations
