@@ -16,7 +16,7 @@ from pathlib import Path
 
 import anyio
 
-import toolkiln.serve.http  # noqa: F401  (the server's size: what Popen forks from)
+import toolkiln.serve.http.app  # noqa: F401  (the server's size: what Popen forks from)
 from benchmarks.rounds import Figures, Preset
 from toolkiln.process import Confinement, confinement_problem, run_process, spawn
 

@@ -1,4 +1,4 @@
-"""What the OAuth check costs a request (serve/auth/), in this process: a JWT access token
+"""What the OAuth check costs a request (serve/http/auth/), in this process: a JWT access token
 checked with its issuer's key already fetched (the signature and every claim), per
 algorithm; and the whole check in front of a `tools/call` (the Guard with `oauth`: the
 token, the body's tool and its scopes) beside the Guard with the shared bearer token,
@@ -24,10 +24,10 @@ from jwt.algorithms import ECAlgorithm, OKPAlgorithm, RSAAlgorithm
 from benchmarks.markdown import table
 from benchmarks.rounds import Figures, Preset, rotated
 from toolkiln.model.oauth import OAuthSettings
-from toolkiln.serve.auth.gate import OAuthGate
-from toolkiln.serve.auth.jwt_tokens import JwtVerifier
-from toolkiln.serve.auth.keys import KeySet
-from toolkiln.serve.guard import Admission, Guard
+from toolkiln.serve.http.auth.gate import OAuthGate
+from toolkiln.serve.http.auth.jwt_tokens import JwtVerifier
+from toolkiln.serve.http.auth.keys import KeySet
+from toolkiln.serve.http.guard import Admission, Guard
 
 ISSUER = "https://issuer.example"
 RESOURCE = "https://mcp.example/mcp"

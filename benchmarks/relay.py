@@ -1,7 +1,7 @@
 """What a relayed answer costs: a 2026-07-28 client's retry with its answers
 (`inputResponses` + `requestState`) reaching the replica whose script waits for them
 (local), against the same retry reaching the other replica, which relays it through
-Redis and answers with the first replica's outcome (relayed; serve/relay.py).
+Redis and answers with the first replica's outcome (relayed; serve/replicas/mailbox.py).
 
 Two `toolkiln serve --http --stateless` replicas sharing one `redis-server` (started
 here; skipped with a note when it is not installed) and one secret file, raw JSON-RPC

@@ -20,7 +20,7 @@ from typing import Any
 import anyio
 import mcp.types as types
 
-import toolkiln.serve.stdio  # noqa: F401  (the stdio server's modules, as a call finds them loaded)
+import toolkiln.serve.stdio.transport  # noqa: F401  (the stdio server's modules, as a call finds them loaded)
 from benchmarks.projects import served_project
 from benchmarks.rounds import Figures, Preset
 from toolkiln.audit import AuditLog

@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import MakeTool, child_env
 from tests.terminal import TOOLKILN, run_on_terminal, run_piped
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 STEPS = """\

@@ -304,7 +304,7 @@ print(homes == {name: f"toolkiln.cli.{module}" for name, module in COMMAND_MODUL
 @pytest.mark.parametrize(
     "module",
     [
-        *("toolkiln.discover", "toolkiln.build", "toolkiln.runner", "toolkiln.schema"),  # the stages
+        *("toolkiln.discover", "toolkiln.build.merge", "toolkiln.runner", "toolkiln.schema"),  # the stages
         *("toolkiln.doctor", "toolkiln.clients", "toolkiln.scaffold"),  # the authoring libraries
     ],
 )

@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import MakeTool
 from tests.terminal import run_piped
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 from toolkiln.interpreters import named_python, python_command
 

@@ -20,7 +20,7 @@ from typing import Any
 import anyio
 import pytest
 
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 from toolkiln.files import catalog_path, load_tool_config, tool_config_path
 from toolkiln.runner import LogLine, ProgressLine, Registry, RunSettings, ToolResult, ToolRunner, server_env
@@ -687,7 +687,7 @@ def test_committed_prompt_and_resource_configs_are_up_to_date(tmp_path: Path) ->
 def test_sample_prompts_render(tmp_path: Path) -> None:
     import mcp.types as types
 
-    from toolkiln.serve.prompts import PromptService
+    from toolkiln.serve.catalog.prompts import PromptService
 
     for kind in ("tools", "prompts", "resources"):
         shutil.copytree(REPO / "config" / kind, tmp_path / kind)

@@ -1,4 +1,4 @@
-"""Search mode for big catalogs (serve/catalog_search/): how well its BM25 search finds
+"""Search mode for big catalogs (serve/catalog/search/): how well its BM25 search finds
 the tool a user means, and how long a search takes.
 
 The catalog: 500 real tools (benchmarks/catalog_search/): 104 MCP tools as their
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.rounds import Figures, Preset
-from toolkiln.serve.catalog_search.index import ToolIndex
+from toolkiln.serve.catalog.search.index import ToolIndex
 
 HERE = Path(__file__).parent
 _MACROS = {

@@ -17,7 +17,7 @@ import bm25s
 import numpy
 
 from benchmarks.catalog_search import _copies, load_catalog, load_queries
-from toolkiln.serve.catalog_search.tokens import query_words, tool_words
+from toolkiln.serve.catalog.search.tokens import query_words, tool_words
 
 Search = Callable[[str], list[str]]
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from toolkiln.errors import ConfigError
 from toolkiln.project import is_project
-from toolkiln.token import default_state_dir as toolkiln_config_home
+from toolkiln.state_dir import default_state_dir as toolkiln_config_home
 
 logger = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """The replicas' shared secret (`state.secret_file`, or `TOOLKILN_STATE_SECRET_FILE`):
 read, checked and turned into one key per purpose. No SDK here: `toolkiln build` and
 `toolkiln tasks` seal what they send to replicas with it (serve/sealed_messages.py), and
-serve/keys.py seals `requestState` with it.
+serve/calls/request_state.py seals `requestState` with it.
 
 The file is private (mode 0600 or stricter: a secret others can read is refused), holds
 at least 32 bytes of randomness, and is never the bearer token. One secret per line:

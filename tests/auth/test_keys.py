@@ -1,4 +1,4 @@
-"""The issuer's key set (serve/auth/keys.py): fetched again for an unknown key, but not
+"""The issuer's key set (serve/http/auth/keys.py): fetched again for an unknown key, but not
 for every made-up `kid`, one fetch at a time; only asymmetric signing keys kept."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 from jwt.algorithms import ECAlgorithm
 
-from toolkiln.serve.auth.errors import TokenRefused
-from toolkiln.serve.auth.keys import KeySet
+from toolkiln.serve.http.auth.errors import TokenRefused
+from toolkiln.serve.http.auth.keys import KeySet
 
 
 def _public(kid: str) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""toolkiln as an OAuth 2.1 resource server (serve/auth/), against a real authorization
+"""toolkiln as an OAuth 2.1 resource server (serve/http/auth/), against a real authorization
 server (panva's oidc-provider, started by the test) and the SDK's own OAuth client."""
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from tests.auth.authorization_server import (
 from tests.conftest import MakeTool, tune_tool
 from tests.serve.http_server import RunningServer, http_server
 from tests.serve.tasks_wire import RpcError, http_request, wait_for
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 ECHO = """\

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import MakeTool
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 from toolkiln.errors import BuildError
 

@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import child_env
 from toolkiln.clients.launch import DEFAULT_URL, launcher, locate_http_server, serve_command
 from toolkiln.errors import ConfigError
-from toolkiln.token import default_state_dir
+from toolkiln.state_dir import default_state_dir
 
 
 @pytest.fixture
@@ -30,7 +30,7 @@ def test_the_state_folder_is_the_one_serve_uses(state_dir: Path, monkeypatch: py
 
 
 def test_a_token_made_here_is_the_one_serve_reads(state_dir: Path) -> None:
-    from toolkiln.token import read_or_create_token
+    from toolkiln.http_token import read_or_create_token
 
     target = locate_http_server()
     assert (target.url, target.token_file, target.created_token) == (DEFAULT_URL, state_dir / "token", True)
@@ -42,7 +42,7 @@ def test_a_token_made_here_is_the_one_serve_reads(state_dir: Path) -> None:
 
 
 def test_a_token_serve_made_is_read_here(state_dir: Path, tmp_path: Path) -> None:
-    from toolkiln.token import read_or_create_token
+    from toolkiln.http_token import read_or_create_token
 
     token, _ = read_or_create_token(tmp_path / "elsewhere" / "token")
     assert locate_http_server(token_file=tmp_path / "elsewhere" / "token").token == token

@@ -1,49 +1,26 @@
 """The conventions' house rules: a convention package imports neither discovery's scan
-nor the runner's call path nor the SDK; no two modules import each other; every module
-imports first in a fresh interpreter; every dialect a tools.json may carry has a launcher."""
+nor the runner's call path nor the SDK; every module imports first in a fresh
+interpreter; every dialect a tools.json may carry has a launcher. (No import circle:
+tests/test_house.py, for the whole package.)"""
 
 from __future__ import annotations
 
-import ast
 import os
 import subprocess
 import sys
 import textwrap
 import typing
-from pathlib import Path
 
+from tests.import_graph import PACKAGE, imports_of, module_name
 from toolkiln.conventions.launchers import LAUNCHERS
 from toolkiln.vocabulary import SCRIPT_ENTRIES, DialectName
 
-PACKAGE = Path(__file__).resolve().parents[2] / "server" / "toolkiln"
 CONVENTIONS = PACKAGE / "conventions"
 # What a convention may import from the other stages' packages: the probe that runs a
 # script confined (every reader of a convention now lives in its package: no module of
 # discover/ or runner/ is named after a convention).
 ALLOWED = {"toolkiln.discover.probe"}
 FORBIDDEN_ROOTS = ("toolkiln.discover", "toolkiln.runner", "toolkiln.serve", "toolkiln.cli", "mcp", "click")
-
-
-def module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def imports_of(path: Path) -> set[str]:
-    """Every module `path` imports, at its top or inside a function, resolved to a module."""
-    names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            for alias in node.names:
-                joined = f"{node.module}.{alias.name}"
-                names.add(
-                    joined
-                    if (PACKAGE.parent / joined.replace(".", "/")).with_suffix(".py").exists()
-                    else node.module
-                )
-    return names
 
 
 def test_conventions_import_neither_discovery_nor_the_call_path_nor_the_sdk() -> None:
@@ -54,22 +31,6 @@ def test_conventions_import_neither_discovery_nor_the_call_path_nor_the_sdk() ->
         if name.startswith(FORBIDDEN_ROOTS) and name not in ALLOWED
     }
     assert not crossing, sorted(crossing)
-
-
-def test_no_two_modules_of_discover_runner_or_conventions_import_each_other() -> None:
-    modules = {
-        module_name(path): path
-        for folder in ("conventions", "discover", "runner")
-        for path in (PACKAGE / folder).rglob("*.py")
-    }
-    edges = {name: imports_of(path) & modules.keys() for name, path in modules.items()}
-    circles = {
-        tuple(sorted((a, b)))
-        for a, outs in edges.items()
-        for b in outs
-        if b != a and a in edges.get(b, set()) and not (a.startswith(b + ".") or b.startswith(a + "."))
-    }
-    assert not circles, sorted(circles)
 
 
 def test_each_door_imports_first_in_a_fresh_interpreter() -> None:

@@ -15,7 +15,7 @@ import pytest
 from tests.conftest import MakeTool
 from tests.conventions.entry_point_projects import make_click_examples, make_node_package
 from tests.serve.stdio_server import connect, text_of
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 pytestmark = pytest.mark.anyio

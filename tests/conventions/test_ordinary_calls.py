@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import MakeTool
 from tests.serve.stdio_server import connect, text_of
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.conventions.base import Candidate, NotATool, Probe
 from toolkiln.conventions.by_hand import node_argv
 from toolkiln.conventions.by_hand.node_argv_read import read_node_argv

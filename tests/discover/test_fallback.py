@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import MakeTool
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.conventions.fallback.read import clean_text
 from toolkiln.discover import discover_tools
 from toolkiln.errors import BuildError, ConfigError

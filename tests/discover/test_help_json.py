@@ -677,7 +677,7 @@ def test_an_input_schema_that_is_not_valid_is_a_discovery_error(schema: dict[str
 def test_arguments_are_checked_against_the_whole_schema(
     make_tool: MakeTool, tools_dir: Path, config_dir: Path
 ) -> None:
-    from toolkiln.build import build_catalog
+    from toolkiln.build.merge import build_catalog
     from toolkiln.discover import discover_tools
     from toolkiln.runner import Registry, RunSettings, ToolRunner
 

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from tests.faults.helpers import Served, serve_http, serve_stdio, text_of
 from tests.faults.scripts import ECHO, write_script
 from tests.faults.tally import BAD_INPUTS, count
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 NAMES = ("s", "i", "n", "b", "a", "o", "x", "e", "p")

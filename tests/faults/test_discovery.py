@@ -18,7 +18,7 @@ from tests.conftest import MakeTool, child_env
 from tests.faults.helpers import MARK_VAR, assert_no_leftovers, new_mark
 from tests.faults.scripts import ECHO, HELP_FAULTS, write_script
 from tests.faults.tally import BAD_INPUTS, FAULTS, count
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 from toolkiln.files import load_catalog
 

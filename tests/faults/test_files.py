@@ -19,7 +19,7 @@ import pytest
 from tests.conftest import child_env
 from tests.faults.scripts import ECHO, write_script
 from tests.faults.tally import BAD_INPUTS, count
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 from toolkiln.errors import BuildError
 

@@ -33,7 +33,7 @@ from tests.faults.helpers import (
 from tests.faults.scripts import write_script
 from tests.faults.tally import LEAKED, LOAD_CALLS, LOST_CALLS, count
 from tests.serve.http_server import RunningServer, mcp_client
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 HTTP_CLIENTS, STDIO_CLIENTS = 16, 4

@@ -30,7 +30,7 @@ from tests.faults.helpers import MARK_VAR, assert_no_leftovers, http_server, new
 from tests.faults.scripts import ECHO, write_script
 from tests.faults.tally import BAD_INPUTS, count
 from tests.serve.http_server import RunningServer
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 ANYTHING = """\

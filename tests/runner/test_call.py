@@ -10,7 +10,7 @@ import anyio
 import pytest
 
 from tests.conftest import MakeTool, tune_tool
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 from toolkiln.errors import ConfigError
 from toolkiln.files import catalog_path

@@ -15,7 +15,7 @@ import pytest
 from click.testing import Result
 
 from tests.conftest import pids_alive
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.files import catalog_path
 from toolkiln.runner import (
     LogLine,

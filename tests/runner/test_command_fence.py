@@ -1,4 +1,4 @@
-"""runner/command_fence.py and build_run_command.py: run_command works and names files only
+"""runner/command_fence.py and build/run_command.py: run_command works and names files only
 inside its roots, and never where a tool may write."""
 
 from __future__ import annotations

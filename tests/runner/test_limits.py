@@ -14,7 +14,7 @@ from click.testing import Result
 
 from tests.conftest import MakeTool
 from tests.serve.stdio_server import connect, text_of
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 from toolkiln.files import catalog_path
 from toolkiln.model import Limits

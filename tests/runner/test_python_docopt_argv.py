@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import MakeTool, child_env
 from tests.discover.test_python_docopt import NAVAL_FATE
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 ECHO = 'import json, sys\nprint(json.dumps({"args": arguments, "argv": sys.argv[1:]}))\n'

@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import MakeTool
 from tests.discover.test_python_fire import CALCULATOR, DICT, GREET, MODULE
 from tests.runner.test_python_docopt_argv import call
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import MakeTool, pids_alive
 from tests.runner.test_call import Recorder, settings_for
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 from toolkiln.files import catalog_path
 from toolkiln.runner import Registry, RunSettings, ToolRunner

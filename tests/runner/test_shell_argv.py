@@ -15,7 +15,7 @@ import pytest
 from tests.conftest import MakeTool, child_env
 from tests.discover.test_shell_script import CHECKOUT, DEPLOY, NOW, RESIZE, SHOUT
 from tests.serve.stdio_server import connect, text_of
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 # The words exactly as the script got them, one per line between brackets.

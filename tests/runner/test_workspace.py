@@ -9,7 +9,7 @@ import anyio
 import pytest
 
 from tests.conftest import MakeTool
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 from toolkiln.files import catalog_path
 from toolkiln.model import WorkspaceConfig

@@ -8,7 +8,7 @@ from pathlib import Path
 import anyio
 
 from tests.conftest import MakeTool
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 from toolkiln.files import catalog_path
 from toolkiln.runner import Registry, RunSettings, ToolRunner

@@ -18,7 +18,7 @@ from mcp.shared.exceptions import MCPError
 
 from tests.conftest import MakeTool, child_env
 from tests.serve.stdio_server import connect, text_of
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 from toolkiln.files import catalog_path
 from toolkiln.runner import Registry, RunSettings, ToolRunner

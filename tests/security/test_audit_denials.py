@@ -15,7 +15,7 @@ from tests.conftest import MakeTool
 from tests.serve.http_server import RunningServer, http_server
 from toolkiln.audit import REDACTED, audit_files, read_audit, redact
 from toolkiln.audit.denials import DENIAL_FIELD, FULL_OVERALL, FULL_PER_CLIENT, denial_path
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 ECHO = """\

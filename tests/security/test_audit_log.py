@@ -18,7 +18,7 @@ from tests.conftest import MakeTool
 from tests.serve.http_server import http_server
 from tests.serve.stdio_server import connect
 from toolkiln.audit import MAX_RECORD_BYTES, REDACTED, AuditLog, audit_files, read_audit, redact
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.cli import cli
 from toolkiln.discover import discover_tools
 

@@ -17,7 +17,7 @@ from mcp.shared.exceptions import MCPError
 from tests.conftest import MakeTool
 from tests.doctor.helpers import doctor, found
 from tests.serve.stdio_server import connect, text_of
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 from toolkiln.files import catalog_path
 

@@ -193,7 +193,7 @@ def test_discovery_probes_through_one_runner_that_ends_with_it(
     folder hidden inside it), the probes' runner starts, and ends with the discovery."""
     from toolkiln.discover import discover_tools
     from toolkiln.process import runners
-    from toolkiln.token import default_state_dir
+    from toolkiln.state_dir import default_state_dir
 
     home = tmp_path / "home"
     monkeypatch.setenv("HOME", str(home))

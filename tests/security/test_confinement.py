@@ -24,7 +24,7 @@ import pytest
 
 from tests.conftest import MakeTool, child_env
 from tests.serve.stdio_server import connect, text_of
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 from toolkiln.process import confinement_problem
 

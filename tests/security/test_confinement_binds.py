@@ -23,7 +23,7 @@ import pytest
 
 from tests.conftest import MakeTool, child_env, tune_tool
 from tests.serve.stdio_server import connect, text_of
-from toolkiln.build import BuildReport, build_catalog
+from toolkiln.build.merge import BuildReport, build_catalog
 from toolkiln.discover import discover_tools
 from toolkiln.process import confinement_problem
 

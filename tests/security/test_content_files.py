@@ -18,7 +18,7 @@ import pytest
 
 from tests.conftest import MakeTool
 from tests.serve.http_server import RunningServer, http_server
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 from toolkiln.runner.named_files import MAX_FILE_BYTES
 

@@ -1,5 +1,5 @@
 """Issue 30, finding 6: behind nginx on 127.0.0.1 with `--forwarded-allow-ips 127.0.0.1`
-(the README's layout, as tests/serve/test_replicas.py runs it), a client's own
+(the README's layout, as tests/serve/replicas/test_replicas.py runs it), a client's own
 X-Forwarded-For neither names the address its denials are audited under nor gets it
 past the per-address login limit: only the hop nginx appended is believed."""
 
@@ -14,12 +14,12 @@ import pytest
 
 from tests.conftest import MakeTool, child_env
 from tests.serve.dashboard.conftest import hidden_csrf
-from tests.serve.test_replicas import PUBLIC_HOST, needs_nginx, nginx, replica
+from tests.serve.replicas.test_replicas import PUBLIC_HOST, needs_nginx, nginx, replica
 from toolkiln.audit import read_audit
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 from toolkiln.serve.dashboard.throttle import CLIENT_BURST
-from toolkiln.serve.forwarded import TrustedProxies, last_hop
+from toolkiln.serve.http.forwarded import TrustedProxies, last_hop
 
 ECHO = """\
 #!/bin/bash

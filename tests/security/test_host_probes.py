@@ -1,4 +1,4 @@
-"""The Host check and the address the server is bound to (serve/guard.py).
+"""The Host check and the address the server is bound to (serve/http/guard.py).
 
 A server bound to 127.0.0.11 prints `http://127.0.0.11:<port>/health`; that URL, a
 probe by the bound IP, and a proxy reached by a loopback IP (nginx, which passes the
@@ -26,7 +26,7 @@ import pytest
 
 from tests.conftest import MakeTool
 from tests.serve.http_server import RunningServer, http_server
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 ECHO = """#!/bin/bash

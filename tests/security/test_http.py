@@ -27,7 +27,7 @@ from click.testing import CliRunner
 
 from tests.conftest import MakeTool, pids_alive
 from tests.serve.http_server import RunningServer, http_server
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.cli import cli
 from toolkiln.clients.launch import DEFAULT_URL, locate_http_server
 from toolkiln.discover import discover_tools

@@ -19,7 +19,7 @@ import pytest
 from tests.conftest import MakeTool
 from tests.security.test_terminal import on_a_terminal
 from tests.serve.stdio_server import connect
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 from toolkiln.invisible import escape_invisible, has_invisible
 

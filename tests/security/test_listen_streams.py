@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import MakeTool
 from tests.serve.http_server import RunningServer, http_server
 from tests.serve.tasks_wire import VERSION, envelope
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 from toolkiln.serve.tasks.stream_slots import PER_CLIENT
 

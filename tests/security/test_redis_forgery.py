@@ -24,16 +24,16 @@ import pytest
 import redis
 
 from tests.serve.redis_server import needs_redis, redis_server
+from tests.serve.replicas.test_replicas import replica, write_secret
+from tests.serve.replicas.test_replicas_rebuilds import logged
+from tests.serve.replicas.test_replicas_relay import ELICITATION, NAMES, Pair, _name, pair, project  # noqa: F401
+from tests.serve.replicas.test_replicas_streams import HEADERS, _call, _events, _url, gated  # noqa: F401
+from tests.serve.replicas.test_replicas_switches import _seen, _switch, _tools, two_replicas, two_tools  # noqa: F401
 from tests.serve.tasks_wire import RpcError, wait_for
-from tests.serve.test_replicas import replica, write_secret
-from tests.serve.test_replicas_rebuilds import logged
-from tests.serve.test_replicas_relay import ELICITATION, NAMES, Pair, _name, pair, project  # noqa: F401
-from tests.serve.test_replicas_streams import HEADERS, _call, _events, _url, gated  # noqa: F401
-from tests.serve.test_replicas_switches import _seen, _switch, _tools, two_replicas, two_tools  # noqa: F401
-from toolkiln.serve.keys import request_state_security
-from toolkiln.serve.news_format import digest_of
+from toolkiln.serve.calls.request_state import request_state_security
+from toolkiln.serve.replicas.event_store import BLOCK_MILLISECONDS
+from toolkiln.serve.replicas.news import digest_of
 from toolkiln.serve.sealed_messages import Seals
-from toolkiln.serve.shared_events import BLOCK_MILLISECONDS
 from toolkiln.state_secret import load_state_secret
 
 pytestmark = needs_redis

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.serve.http_server import RunningServer, http_server
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 
 REPO = Path(__file__).resolve().parent.parent.parent
 SECRET = "the-secret-outside-the-project"

@@ -19,7 +19,7 @@ import pytest
 from tests.conftest import MakeTool
 from tests.serve.http_server import http_server
 from tests.serve.redis_server import redis_server
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 from toolkiln.process import confinement_problem
 

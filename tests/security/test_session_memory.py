@@ -13,9 +13,9 @@ import httpx2
 import pytest
 
 from tests.conftest import MakeTool
+from tests.serve.http.test_resume import _open_session, rpc
 from tests.serve.http_server import RunningServer, http_server
-from tests.serve.test_resume import _open_session, rpc
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 BIG = """#!/bin/bash

@@ -26,13 +26,13 @@ import pytest
 from tests.conftest import MakeTool, tune_tool
 from tests.serve.dashboard.conftest import Browser, hidden_csrf
 from tests.serve.dashboard.test_questions import ASK, Call
+from tests.serve.http.test_http import ECHO
 from tests.serve.http_server import RunningServer, http_server
 from tests.serve.redis_server import needs_redis, redis_server
+from tests.serve.replicas.test_replicas import CAREFUL
+from tests.serve.tasks.test_tasks import LINGER
 from tests.serve.tasks_wire import RpcError, http_request, read_pids, wait_for, wait_gone
-from tests.serve.test_http import ECHO
-from tests.serve.test_replicas import CAREFUL
-from tests.serve.test_tasks import LINGER
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 YES = {"confirm": {"action": "accept", "content": {"confirm": True}}}

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import MakeTool, child_env
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
-from toolkiln.serve.stdio import MAX_UNANSWERED
+from toolkiln.serve.stdio.transport import MAX_UNANSWERED
 
 CALLS = 1000
 BIG = """\

@@ -1,6 +1,6 @@
 """Issue 16, holes 1 and 16: a client's values rendered into a prompt or a resource
 template can add no structure: no message, no key, no file (render.py's escaping,
-serve/prompts.py's JSON bodies decided by the template alone). Through a real
+serve/catalog/prompts.py's JSON bodies decided by the template alone). Through a real
 `toolkiln serve --http` and `POST /rpc`."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from mcp.shared.exceptions import MCPError
 
 from tests.conftest import MakeTool
 from tests.serve.http_server import RunningServer, http_server, mcp_client
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 pytestmark = pytest.mark.anyio

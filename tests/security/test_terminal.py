@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import MakeTool, child_env
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 CLIPBOARD = "\x1b]52;c;cm0gLXJmIH4=\x07"

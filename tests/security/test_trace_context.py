@@ -17,7 +17,7 @@ from mcp.shared.exceptions import MCPError
 from tests.conftest import MakeTool
 from tests.serve.http_server import mcp_client
 from tests.telemetry.conftest import observed_server
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 SHOW_ENV = """

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import MakeTool
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 ECHO_WORD = """

@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import MakeTool
 from tests.serve.stdio_server import connect, text_of
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 pytestmark = pytest.mark.anyio

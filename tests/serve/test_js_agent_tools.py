@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import MakeTool
 from tests.discover.test_js_agent import AGENT_TOOLS_JS, ESM_AGENT_TOOLS
 from tests.serve.stdio_server import connect, text_of
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 pytestmark = pytest.mark.anyio

@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import MakeTool
 from tests.serve import test_node_cli_tools
 from tests.serve.test_node_cli_tools import _calls
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 pytestmark = pytest.mark.anyio

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from tests.conftest import MakeTool, child_env
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "operations.md"

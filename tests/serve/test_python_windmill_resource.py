@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import MakeTool
 from tests.serve.stdio_server import connect
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("mode", ["legacy", "auto"])]

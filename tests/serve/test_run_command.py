@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.serve.calls.test_live import Progress
 from tests.serve.stdio_server import connect, text_of
-from tests.serve.test_live import Progress
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 
 pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("mode", ["legacy", "auto"])]
 

@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import MakeTool, tune_tool
 from tests.serve.http_server import RunningServer, http_server
 from tests.telemetry.otlp_receiver import Received, otlp_receiver
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 TOOLS = {

@@ -129,7 +129,7 @@ def test_arguments_are_recorded_only_when_opted_in_and_then_redacted(project: Pa
     server_json = project / "server.json"
     server_json.write_text('{"telemetry": {"tracing": true, "record_arguments": true}}')
     os.utime(server_json)
-    from toolkiln.build import build_catalog
+    from toolkiln.build.merge import build_catalog
 
     build_catalog(project, project.parent / "tools")
     secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"

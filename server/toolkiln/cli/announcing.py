@@ -1,7 +1,7 @@
 """A rebuild reaches the replicas: `toolkiln build`, and `serve --watch`, tell them on Redis.
 
 With `state.url` (config/server.json, or TOOLKILN_STATE_URL), a new config/tools.json is
-announced (serve/rebuild_news.py): every replica that shares the config folder loads it
+announced (serve/replicas/announce.py): every replica that shares the config folder loads it
 and tells its clients the lists changed; one with its own copy warns that it serves
 another catalog. Redis down: the build stands, and one line says the replicas were not
 told. The news is sealed with the replicas' shared secret (state.secret_file, or
@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING
 
 import click
 
-from toolkiln.cli.app import echo_problem
+from toolkiln.cli.rendering import echo_problem
 from toolkiln.cli.state_option import ENV_VAR, load_seals
 from toolkiln.errors import ConfigError
 
 if TYPE_CHECKING:
-    from toolkiln.serve.replication import Replication
+    from toolkiln.serve.replicas.replication import Replication
     from toolkiln.serve.service import ToolService
 
 logger = logging.getLogger("toolkiln")
@@ -35,7 +35,7 @@ def announce_build(config_dir: Path, catalog_file: Path) -> None:
     """After `toolkiln build`: tell the replicas, when a state URL names their Redis."""
     from toolkiln.files import SERVER_CONFIG_FILE, load_server_config
     from toolkiln.model.state import check_state_url, redact_url
-    from toolkiln.serve.rebuild_news import announce_rebuild
+    from toolkiln.serve.replicas.announce import announce_rebuild
 
     try:
         state = load_server_config(config_dir).state
@@ -72,8 +72,8 @@ def watch_announcer(
     tools.json changed (None without a state URL: no `replication`)."""
     import anyio
 
-    from toolkiln.serve.news_format import digest_of
-    from toolkiln.serve.rebuild_news import announce_rebuild
+    from toolkiln.serve.replicas.announce import announce_rebuild
+    from toolkiln.serve.replicas.news import digest_of
 
     if replication is None:
         return None

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import click
 
-from toolkiln.cli.app import Folders, cli, first_line, folder_options, render_table
+from toolkiln.cli.app import Folders, cli, folder_options
 from toolkiln.cli.folder_argument import folder_argument
+from toolkiln.cli.rendering import first_line, render_table
 from toolkiln.errors import ConfigError
 
 AUDIT_FILE = Path("logs") / "audit.jsonl"

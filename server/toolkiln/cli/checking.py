@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from toolkiln.cli.app import SEVERITY_COLOURS, Folders, cli, folder_options, paint
+from toolkiln.cli.app import Folders, cli, folder_options
 from toolkiln.cli.folder_argument import folder_argument
 from toolkiln.cli.hints import in_mode
+from toolkiln.cli.rendering import SEVERITY_COLOURS, paint
 from toolkiln.cli.terminal import visible
 
 if TYPE_CHECKING:

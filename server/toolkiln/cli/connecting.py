@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, cast
 import click
 from click.core import ParameterSource
 
-from toolkiln.cli.app import Folders, cli, echo_problem, folder_arguments, folder_options, paint
+from toolkiln.cli.app import Folders, cli, folder_arguments, folder_options
+from toolkiln.cli.rendering import echo_problem, paint
 
 if TYPE_CHECKING:
     from toolkiln.clients import ClientConfig, ClientName, InstallResult, Launcher

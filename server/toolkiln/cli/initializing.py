@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from toolkiln.cli.app import Folders, cli, echo_problem, paint
+from toolkiln.cli.app import Folders, cli
+from toolkiln.cli.rendering import echo_problem, paint
 
 
 @cli.command()
@@ -36,7 +37,7 @@ def init(folder: Path, merge: bool) -> None:
     new or empty (hidden files such as .git/ aside); any other folder is refused unless
     --merge, so init in the wrong folder writes nothing.
     """
-    from toolkiln.build import build_catalog
+    from toolkiln.build.merge import build_catalog
     from toolkiln.discover import discover_tools
     from toolkiln.project import create_project
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import click
 
-from toolkiln.cli.app import Folders, cli, folder_options, render_table
+from toolkiln.cli.app import Folders, cli, folder_options
 from toolkiln.cli.folder_argument import folder_argument, served_folder
+from toolkiln.cli.rendering import render_table
 
 
 @cli.command()
@@ -23,7 +24,7 @@ def where(folders: Folders, as_json: bool) -> None:
     from toolkiln.cli.auditing import AUDIT_FILE
     from toolkiln.dotenv_file import env_file_for
     from toolkiln.files import catalog_path, tool_configs_dir
-    from toolkiln.token import default_state_dir
+    from toolkiln.state_dir import default_state_dir
 
     served = served_folder()
     folders = Folders(

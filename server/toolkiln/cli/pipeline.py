@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from toolkiln.cli.app import Folders, cli, echo_problem, first_line, folder_options, render_table
+from toolkiln.cli.app import Folders, cli, folder_options
 from toolkiln.cli.fallback_flag import FALLBACK_HELP, opt_in_unread
 from toolkiln.cli.folder_argument import folder_argument
 from toolkiln.cli.hints import in_mode
+from toolkiln.cli.rendering import echo_problem, first_line, render_table
 from toolkiln.cli.terminal import terminal_width
 from toolkiln.files import catalog_path
 from toolkiln.wording import counted
@@ -191,7 +192,7 @@ def build(folders: Folders) -> None:
     replicas are told through Redis: those that share this config folder serve the new
     tools.json at once, and tell their clients.
     """
-    from toolkiln.build import build_catalog
+    from toolkiln.build.merge import build_catalog
     from toolkiln.cli.announcing import announce_build
 
     report = build_catalog(

@@ -20,7 +20,7 @@ logger = logging.getLogger("toolkiln")
 def build_folders(folders: Folders, *, discover: bool, force: bool = False) -> bool:
     """Build (after a discover, when asked); whether it built. What failed is logged,
     and the last good tools.json stays in place."""
-    from toolkiln.build import build_catalog
+    from toolkiln.build.merge import build_catalog
     from toolkiln.discover import discover_tools
 
     prompts, resources = folders.existing(folders.prompts), folders.existing(folders.resources)
@@ -44,9 +44,9 @@ def build_and_tell(folders: Folders) -> bool:
     `enable`, `fallback`): what was refused, and what was built; whether all was."""
     import click
 
-    from toolkiln.build import build_catalog
+    from toolkiln.build.merge import build_catalog
     from toolkiln.cli.announcing import announce_build
-    from toolkiln.cli.app import echo_problem
+    from toolkiln.cli.rendering import echo_problem
     from toolkiln.wording import counted
 
     report = build_catalog(

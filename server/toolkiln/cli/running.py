@@ -10,8 +10,9 @@ from typing import Any
 
 import click
 
-from toolkiln.cli.app import Folders, RunOptions, cli, colour_enabled, folder_options, run_options
+from toolkiln.cli.app import Folders, RunOptions, cli, folder_options, run_options
 from toolkiln.cli.folder_argument import resolve_folders, split_folder_word
+from toolkiln.cli.rendering import colour_enabled
 from toolkiln.cli.terminal import visible
 from toolkiln.errors import ToolkilnError
 from toolkiln.files import catalog_path

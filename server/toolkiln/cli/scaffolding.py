@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, cast
 
 import click
 
-from toolkiln.cli.app import Folders, cli, echo_problem, folder_arguments, folder_options, paint
+from toolkiln.cli.app import Folders, cli, folder_arguments, folder_options
 from toolkiln.cli.folder_argument import folder_argument, served_folder
 from toolkiln.cli.rebuilding import build_and_tell
+from toolkiln.cli.rendering import echo_problem, paint
 
 if TYPE_CHECKING:
     from toolkiln.scaffold import NewDialect

@@ -160,7 +160,7 @@ class SearchChoice:
 
     def apply(self, service: ToolService) -> None:
         """Give `service` its search mode; a clear error now where it would be on but cannot be."""
-        from toolkiln.serve.catalog_search import CatalogSearch
+        from toolkiln.serve.catalog.search import CatalogSearch
 
         service.catalog_search = CatalogSearch(self.mode, self.above)  # type: ignore[arg-type]
         service.catalog_search.check_start(service.registry)

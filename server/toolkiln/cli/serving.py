@@ -161,7 +161,7 @@ def serve(
     with _gc_paused():
         from toolkiln.audit import AuditLog
         from toolkiln.runner import Registry
-        from toolkiln.serve.early import EarlyAnswers
+        from toolkiln.serve.stdio.early import EarlyAnswers
 
         registry = Registry.load(catalog_path(folders.config))
         audit = None if no_audit else AuditLog(audit_log or folders.config / AUDIT_FILE, audit_max_bytes)
@@ -177,7 +177,7 @@ def serve(
 
         # The mcp SDK (most of the start) and the transport's own modules, and only its:
         # stdio never loads the HTTP stack, the dashboard or the relay (a test checks it).
-        importlib.import_module(f"toolkiln.serve.{transport}")  # stdio.py or http.py
+        importlib.import_module(f"toolkiln.serve.{transport}")  # stdio/transport.py or http/app.py
     rebuild = functools.partial(rebuild_folders, folders, discover=True) if watch else None
     serving = Serving(folders, registry, run, max_concurrency, audit, rebuild, state_url, search, observed)
     import anyio

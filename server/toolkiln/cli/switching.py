@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import click
 
-from toolkiln.cli.app import Folders, cli, echo_problem, folder_options, paint
+from toolkiln.cli.app import Folders, cli, folder_options
 from toolkiln.cli.folder_argument import folder_argument
 from toolkiln.cli.rebuilding import build_and_tell
+from toolkiln.cli.rendering import echo_problem, paint
 from toolkiln.wording import counted
 
 

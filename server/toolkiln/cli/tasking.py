@@ -1,31 +1,21 @@
-"""`toolkiln tasks`: the tool calls running as MCP tasks, from the servers' task store.
-
-The store is the one the servers use: a Redis server when `--state-url`,
-TOOLKILN_STATE_URL or the project's config/server.json `state.url` names one (the
-replicas of a deployment share it), else the SQLite file in the state folder that
-every server of one user shares. This reads it without the mcp SDK (and imports
-`redis` only for a Redis URL). A cancel is written to the store: the server running
-the task, on whichever machine, sees it within about a second and stops the script's
-whole process group.
+"""`toolkiln tasks`: the tool calls running as MCP tasks, listed, shown and cancelled
+from the servers' task store (which one: task_store.py). A cancel is written to the
+store: the server running the task, on whichever machine, sees it within about a second
+and stops the script's whole process group.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import functools
 import json
-import os
 import sys
-from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from toolkiln.cli.app import Folders, cli, folder_options, paint, render_table
-from toolkiln.cli.folder_argument import folder_argument
-from toolkiln.cli.state_option import ENV_VAR, load_seals
+from toolkiln.cli.app import cli
+from toolkiln.cli.rendering import paint, render_table
+from toolkiln.cli.task_store import Where, opened, store_options
 from toolkiln.cli.terminal import terminal_width, visible
 from toolkiln.errors import ConfigError
 
@@ -41,48 +31,6 @@ STATUS_COLOURS = {
     "cancelled": "magenta",
 }
 CANCELLED_HERE = "Cancelled from the command line (toolkiln tasks cancel)."
-
-
-def store_options(function: Callable[..., Any]) -> Callable[..., Any]:
-    """--state-dir, --state-url, and the folders (DIR, or --config-dir: its server.json
-    `state` names the store), given to the command as one `Where`. Put it last, below
-    the command's own arguments, so that DIR is the last positional word."""
-
-    @functools.wraps(function)
-    def command(
-        *args: Any, state_dir: Path | None, state_url: str | None, folders: Folders, **kwargs: Any
-    ) -> Any:
-        # `toolkiln tasks` alone invokes `list` with its defaults, which skip the variable.
-        url = state_url or os.environ.get(ENV_VAR) or None
-        return function(*args, where=Where(state_dir, url, folders.config), **kwargs)
-
-    wrapped = folder_argument(command)
-    wrapped = click.option(
-        "--state-url",
-        envvar=ENV_VAR,
-        show_envvar=True,
-        metavar="URL",
-        help="Read the tasks from this Redis server, the one the replicas keep them in "
-        "(as `serve --state-url`) [default: config/server.json `state.url`; none: the SQLite "
-        "store of --state-dir]. A URL with a password: give it in the variable.",
-    )(wrapped)
-    wrapped = click.option(
-        "--state-dir",
-        type=click.Path(file_okay=False, path_type=Path),
-        help="The servers' state folder, where their SQLite task store is "
-        "[default: $XDG_CONFIG_HOME/toolkiln, or ~/.config/toolkiln; "
-        "`serve --http --token-file F` keeps it beside F].",
-    )(wrapped)
-    return folder_options(wrapped)
-
-
-@dataclasses.dataclass(frozen=True)
-class Where:
-    """Where the servers keep their tasks, as the options say."""
-
-    state_dir: Path | None
-    state_url: str | None
-    config_dir: Path
 
 
 class _ListByDefault(click.Group):
@@ -121,7 +69,7 @@ def list_tasks(where: Where, active: bool = False, as_json: bool = False) -> Non
     their time to live is over. Every client's tasks: this is the operator's view."""
     from toolkiln.serve.tasks.overview import age_text, client_of, progress_text, seen_status
 
-    with _opened(where) as (store, place, running):
+    with opened(where) as (store, place, running):
         records = [] if store is None else store.list(active_only=active)
         for record in records:
             seen_status(record, running)  # each server's heartbeat asked while the store is open
@@ -161,7 +109,7 @@ def show_task(task_id: str, where: Where, as_json: bool) -> None:
     failed or its tool reported an error."""
     from toolkiln.serve.tasks.overview import age_text, client_of, find_task, result_text, seen_status
 
-    with _opened(where) as (store, place, running):
+    with opened(where) as (store, place, running):
         record = find_task(_all(store, place), task_id)
         status, message = seen_status(record, running)
     if as_json:
@@ -195,70 +143,12 @@ def cancel_task(task_id: str, where: Where) -> None:
     the task ends `cancelled`."""
     from toolkiln.serve.tasks import overview
 
-    with _opened(where) as (store, place, _):
+    with opened(where) as (store, place, _):
         record = overview.find_task(_all(store, place), task_id)
         assert store is not None  # a task was found in it
         overview.cancel_task(store, record, CANCELLED_HERE)
     said = f"Cancelled task {record.task_id[:8]} ({record.tool}); its {_server(record)} stops it."
     click.echo(visible(said))  # the tool's name and host are the store's words
-
-
-@contextlib.contextmanager
-def _opened(where: Where) -> Iterator[tuple[TaskStore | None, str, Running]]:
-    """The store `where` names (None: no SQLite store made yet), where it is, and whether
-    a task's server runs (each asked once). A Redis server that cannot be reached is a
-    `ConfigError` naming it (its password as ***)."""
-    from toolkiln.serve.tasks.overview import store_liveness
-    from toolkiln.serve.tasks.store import TaskStoreError
-
-    store, place = _open_store(where)
-    try:
-        yield store, place, store_liveness(store) if store is not None else _gone
-    except TaskStoreError as error:  # unreachable, or a record sealed with a secret not given
-        raise ConfigError(f"{error}{_source(where)}") from None
-    finally:
-        if store is not None:
-            store.close()
-
-
-def _open_store(where: Where) -> tuple[TaskStore | None, str]:
-    from toolkiln.files import load_server_config
-    from toolkiln.model.state import check_state_url
-    from toolkiln.serve.tasks.overview import open_task_store
-    from toolkiln.serve.tasks.sqlite import STORE_FILE
-    from toolkiln.token import default_state_dir
-
-    state = load_server_config(where.config_dir).state
-    if where.state_url:
-        try:
-            state = state.model_copy(update={"url": check_state_url(where.state_url)})
-        except ValueError as error:
-            raise ConfigError(f"--state-url ({ENV_VAR}): {error}") from None
-    folder = where.state_dir or default_state_dir()
-    if state.url is not None:
-        from toolkiln.model.server import TaskSettings
-        from toolkiln.serve.tasks import stores
-
-        # Its bounds limit `create` only, which this side never does. With the replicas'
-        # secret, what it reads is verified and what it writes (a cancel) sealed.
-        store = stores.open_task_store(folder, TaskSettings(), state, load_seals(state))
-        return store, stores.describe_store(folder, state)
-    import sqlite3  # (and socket, below) when asked: every command starts without them
-
-    try:
-        return open_task_store(folder), str(folder / STORE_FILE)
-    except (sqlite3.Error, OSError) as error:  # a file that is not a store, or unreadable
-        raise ConfigError(f"{folder / STORE_FILE}: cannot read the task store: {error}") from None
-
-
-def _source(where: Where) -> str:
-    if where.state_url:
-        return f"; its URL is from --state-url or {ENV_VAR}"
-    return f"; its URL is from {where.config_dir / 'server.json'} `state.url`"
-
-
-def _gone(owner: object) -> bool:
-    return False  # no store: no task, no owner asked
 
 
 def _server(record: TaskRecord) -> str:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from toolkiln.audit import AuditLog
     from toolkiln.runner import Registry
     from toolkiln.serve.assemble import Served
-    from toolkiln.serve.early import EarlyAnswers
+    from toolkiln.serve.stdio.early import EarlyAnswers
     from toolkiln.telemetry.setup import Telemetry
 
 logger = logging.getLogger("toolkiln")
@@ -51,8 +51,8 @@ async def serve_stdio_from(serving: Serving, early: EarlyAnswers | None) -> None
     )  # fmt: skip
     from toolkiln.runner import ToolRunner
     from toolkiln.serve.assemble import assemble
-    from toolkiln.serve.stdio import serve_stdio
-    from toolkiln.token import default_state_dir
+    from toolkiln.serve.stdio.transport import serve_stdio
+    from toolkiln.state_dir import default_state_dir
 
     if audit is not None:  # an HTTP server's token, which a tool may print, is never written
         for token in _http_tokens():
@@ -82,20 +82,14 @@ async def serve_http_from(
     folders, registry, run, audit, telemetry = (
         serving.folders, serving.registry, serving.run, serving.audit, serving.telemetry
     )  # fmt: skip
+    from toolkiln.http_token import TOKEN_FILE, Tokens, read_or_create_token, read_tokens
     from toolkiln.runner import ToolRunner
     from toolkiln.serve.assemble import assemble
-    from toolkiln.serve.forwarded import TrustedProxies
-    from toolkiln.serve.guard import Admission, is_loopback
-    from toolkiln.serve.http import HttpSettings, serve_http
-    from toolkiln.serve.listener import bind
-    from toolkiln.token import (
-        SERVER_FILE,
-        TOKEN_FILE,
-        Tokens,
-        default_state_dir,
-        read_or_create_token,
-        read_tokens,
-    )
+    from toolkiln.serve.http.app import HttpSettings, serve_http
+    from toolkiln.serve.http.forwarded import TrustedProxies
+    from toolkiln.serve.http.guard import Admission, is_loopback
+    from toolkiln.serve.http.listener import bind
+    from toolkiln.state_dir import SERVER_FILE, default_state_dir
 
     if (http.tls_cert is None) != (http.tls_key is None):
         raise ConfigError("--tls-cert and --tls-key go together")
@@ -159,7 +153,7 @@ async def serve_http_from(
         http.host, token, extra_hosts=http.allow_host, extra_origins=http.allow_origin, tokens=tokens
     )
     if registry.catalog.oauth is not None:  # /mcp and /rpc take the issuer's access tokens
-        from toolkiln.serve.auth.setup import gate_for
+        from toolkiln.serve.http.auth.setup import gate_for
 
         gate = gate_for(registry.catalog.oauth, lambda: service.registry, http.max_body)
         admission = dataclasses.replace(admission, oauth=gate)
@@ -188,7 +182,7 @@ async def _with_watcher(
     import anyio
 
     from toolkiln.cli.announcing import watch_announcer
-    from toolkiln.serve.watch import watch_and_reload
+    from toolkiln.serve.catalog.watch import watch_and_reload
 
     service, replication = served.service, served.replication
     async with anyio.create_task_group() as group:
@@ -210,7 +204,8 @@ async def _with_watcher(
 
 def _http_tokens() -> tuple[str, ...]:
     """The tokens in the default token file, if there is one (made by `serve --http`)."""
-    from toolkiln.token import TOKEN_FILE, default_state_dir, read_tokens
+    from toolkiln.http_token import TOKEN_FILE, read_tokens
+    from toolkiln.state_dir import default_state_dir
 
     try:
         return read_tokens(default_state_dir() / TOKEN_FILE)

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Literal
 
 from toolkiln.clients.ephemeral import ephemeral_runner, package_spec
+from toolkiln.http_token import TOKEN_FILE, read_or_create_token
 from toolkiln.liveness import still_running
-from toolkiln.token import SERVER_FILE, TOKEN_FILE, default_state_dir, read_or_create_token
+from toolkiln.state_dir import SERVER_FILE, default_state_dir
 
 logger = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.doctor.findings import Finding, Project
 from toolkiln.errors import ToolkilnError
 from toolkiln.files import catalog_path, tool_config_path

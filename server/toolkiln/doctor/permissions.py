@@ -16,7 +16,8 @@ from pathlib import Path
 from toolkiln.discover.scan import SKIPPED_FOLDERS
 from toolkiln.doctor.findings import Finding, Project
 from toolkiln.files import catalog_path, tool_configs_dir
-from toolkiln.token import TOKEN_FILE, default_state_dir
+from toolkiln.http_token import TOKEN_FILE
+from toolkiln.state_dir import default_state_dir
 
 
 def check_permissions(project: Project) -> list[Finding]:

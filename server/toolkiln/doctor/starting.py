@@ -17,7 +17,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-from toolkiln.build_compile import compile_tool
+from toolkiln.build.compile_item import compile_tool
 from toolkiln.conventions import launchers
 from toolkiln.conventions.naming import ENTRY_POINT
 from toolkiln.doctor.findings import Finding, Project

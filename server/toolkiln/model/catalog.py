@@ -48,7 +48,7 @@ class CompiledTool(BaseModel):
     timeout_seconds: float | None = None
     # Whether a call may run as an MCP task (SEP-2663): forbidden, optional, required.
     task_support: TaskSupport = "forbidden"
-    # Run as a task, its first questions are input-required rounds of the call (serve/parked.py).
+    # Run as a task, its first questions are input-required rounds of the call (serve/calls/parked.py).
     ask_before_task: bool = False
     max_concurrency: int | None = None
     workspace: WorkspaceConfig = Field(default_factory=WorkspaceConfig)

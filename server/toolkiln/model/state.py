@@ -7,8 +7,8 @@ not carry a password: build copies it into config/tools.json. A password goes in
 `TOOLKILN_STATE_URL` environment variable (or `serve --state-url`), whose URL wins.
 
 `secret_file` names the file of the secret that replicas derive their `requestState`
-keys from (toolkiln/state_secret.py, serve/keys.py), so a retry may reach any of them. Only its path is here:
-the secret itself is never in a config file.
+keys from (toolkiln/state_secret.py, serve/calls/request_state.py), so a retry may
+reach any of them. Only its path is here: the secret itself is never in a config file.
 """
 
 from __future__ import annotations

@@ -124,7 +124,7 @@ def hide_from_every_process(*paths: str | os.PathLike[str]) -> None:
 def secret_paths() -> tuple[str, ...]:
     """What no confined process ever sees: toolkiln's state folder (its token, the running
     server's file, the task store) and what `hide_from_every_process` added."""
-    from toolkiln.token import default_state_dir
+    from toolkiln.state_dir import default_state_dir
 
     return (str(default_state_dir()), *sorted(_SECRETS))
 

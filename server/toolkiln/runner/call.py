@@ -37,7 +37,7 @@ from toolkiln.runner.result import ToolResult
 from toolkiln.runner.slots import CallSlots
 from toolkiln.runner.workspace import WorkspaceError, resolve_path
 from toolkiln.schema import prepare_arguments
-from toolkiln.token import default_state_dir
+from toolkiln.state_dir import default_state_dir
 
 DEFAULT_TIMEOUT = 60.0
 # A result must fit one message of every client: the SDK refuses an SSE event over 1 MiB,

@@ -1,5 +1,5 @@
 """A server made once, its parts chosen as it is made: a single server's, or, with a
-state URL, a replica's (replication.py, imported only then, with `redis`).
+state URL, a replica's (replicas/replication.py, imported only then, with `redis`).
 
 A single server parks interactive calls in this process (parked.py) and keeps tasks in
 the SQLite file of its state folder (tasks/jobs.py). A replica forwards a retry whose
@@ -17,17 +17,17 @@ from typing import TYPE_CHECKING
 
 from toolkiln.model import StateSettings, TaskSettings
 from toolkiln.runner import ToolRunner
-from toolkiln.serve.parked import ParkedCalls
+from toolkiln.serve.calls.parked import ParkedCalls
 from toolkiln.serve.readiness import Readiness
 from toolkiln.serve.service import ToolService
-from toolkiln.serve.tasks.jobs import TaskService
 from toolkiln.serve.tasks.owners import new_instance, this_owner
+from toolkiln.serve.tasks.service import TaskService
+from toolkiln.state_dir import default_state_dir
 from toolkiln.state_secret import load_state_secret
-from toolkiln.token import default_state_dir
 
 if TYPE_CHECKING:
     from toolkiln.audit import AuditLog
-    from toolkiln.serve.replication import Replication
+    from toolkiln.serve.replicas.replication import Replication
     from toolkiln.telemetry.setup import Telemetry
 
 
@@ -71,7 +71,7 @@ def assemble(
         tasks = TaskService(state_dir, task_settings, owner, answer_timeout, on_status)
         service = ToolService(runner, parked, tasks, audit=audit, secret=secret, telemetry=telemetry)
         return Served(service)
-    from toolkiln.serve.replication import Replication
+    from toolkiln.serve.replicas.replication import Replication
 
     replication = Replication(state, instance, secret)
     readiness = Readiness()  # the heartbeat says when the shared store cannot be reached

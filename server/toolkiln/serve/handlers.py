@@ -13,13 +13,13 @@ from mcp.server.models import InitializationOptions
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolkiln import __version__
-from toolkiln.serve.call_record import client_name
-from toolkiln.serve.catalog_search.calls import route_call
-from toolkiln.serve.completion import complete
-from toolkiln.serve.keys import SealedRequestState
-from toolkiln.serve.notify import ClientNotifier, LogLevels, sdk_deprecations_silenced
-from toolkiln.serve.prompts import PromptService
-from toolkiln.serve.resources import ResourceService
+from toolkiln.serve.calls.progress import ClientNotifier, LogLevels, sdk_deprecations_silenced
+from toolkiln.serve.calls.record import client_name
+from toolkiln.serve.calls.request_state import SealedRequestState
+from toolkiln.serve.catalog.completion import complete
+from toolkiln.serve.catalog.prompts import PromptService
+from toolkiln.serve.catalog.resources import ResourceService
+from toolkiln.serve.catalog.search.calls import route_call
 from toolkiln.serve.service import ToolService
 from toolkiln.serve.tasks.listen import TasksListenHandler
 from toolkiln.serve.tasks.protocol import CreateTaskResult, TasksExtension, apply_extension

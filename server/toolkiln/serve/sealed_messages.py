@@ -19,7 +19,7 @@ value a replica acts on that came through Redis is sealed (`Seals.seal`) and ope
 
 A sealed value is `tk1.<purpose>.<issued ms>.<HMAC-SHA256, base64url>.<payload>`: the
 payload stays readable (Redis is not made private by this; docs/security.md). Every
-secret in the file opens, the first seals (rotation, as in serve/keys.py). No SDK, no
+secret in the file opens, the first seals (rotation, as in serve/calls/request_state.py). No SDK, no
 `redis`: `toolkiln build` seals its news too.
 """
 
@@ -73,7 +73,7 @@ class Seals:
 
     def rekey(self, secrets: Sequence[bytes]) -> None:
         """Seal with `secrets[0]` and open with any of them from now on (the secret file
-        was read again: serve/credentials.py). Every holder of these seals sees the change."""
+        was read again: serve/http/credentials.py). Every holder of these seals sees the change."""
         if not secrets:
             raise ValueError("no secret to seal with")
         self._keys = {purpose: [_key(secret, purpose) for secret in secrets] for purpose in PURPOSES}

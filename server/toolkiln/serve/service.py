@@ -23,23 +23,23 @@ from starlette.types import Scope
 from toolkiln.audit import AuditLog
 from toolkiln.model import CompiledTool
 from toolkiln.runner import Registry, ToolResult, ToolRunner, UnknownToolError
-from toolkiln.serve.auth.principal import granted_scopes, principal_fields
-from toolkiln.serve.call_record import CallRecord, client_name
-from toolkiln.serve.catalog_search import CatalogSearch
-from toolkiln.serve.changes import Broadcaster
-from toolkiln.serve.confirm import confirm, elicitation_mode
-from toolkiln.serve.notify import ThrottledNotifier
-from toolkiln.serve.parked import ParkedCalls
+from toolkiln.serve.caller import granted_scopes, principal_fields
+from toolkiln.serve.calls.confirm import confirm, elicitation_mode
+from toolkiln.serve.calls.parked import ParkedCalls
+from toolkiln.serve.calls.progress import ThrottledNotifier
+from toolkiln.serve.calls.record import CallRecord, client_name
+from toolkiln.serve.calls.task_calls import TaskCalls
+from toolkiln.serve.calls.waiting_call import RunningCall
+from toolkiln.serve.catalog.list_changed import Broadcaster
+from toolkiln.serve.catalog.resources import state_uris
+from toolkiln.serve.catalog.search import CatalogSearch
 from toolkiln.serve.readiness import Readiness
-from toolkiln.serve.resources import state_uris
 from toolkiln.serve.results import listed_tool, mcp_result
-from toolkiln.serve.task_calls import TaskCalls
 from toolkiln.serve.tasks.job_run import TaskCall
-from toolkiln.serve.tasks.jobs import TaskService
 from toolkiln.serve.tasks.principal import principal_of
 from toolkiln.serve.tasks.protocol import CreateTaskResult, may_create_task
+from toolkiln.serve.tasks.service import TaskService
 from toolkiln.serve.tool_list import CONFIRM
-from toolkiln.serve.waiting_call import RunningCall
 
 if TYPE_CHECKING:
     from toolkiln.state_secret import StateSecret

@@ -13,9 +13,9 @@ import httpx2
 import pytest
 
 from tests.conftest import MakeTool
+from tests.serve.http.test_http import ECHO, HANG  # the same echo and hanging tools
 from tests.serve.http_server import RunningServer, http_server
-from tests.serve.test_http import ECHO, HANG  # the same echo and hanging tools
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 # Progress and logs a little apart, so that they stream before the result.

@@ -23,7 +23,7 @@ from tests.serve.dashboard.test_tasks_panel import make_task_tools
 from tests.serve.http_server import RunningServer, http_server, mcp_client
 from tests.serve.tasks_wire import http_request, read_pids, wait_for, wait_gone
 from tests.test_fallback_flag import GETOPT
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 try:

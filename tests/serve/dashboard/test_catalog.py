@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import MakeTool
 from tests.serve.dashboard.conftest import ECHO, GREET
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 from toolkiln.errors import ConfigError
 from toolkiln.runner import Registry

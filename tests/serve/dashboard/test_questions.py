@@ -17,7 +17,7 @@ import pytest
 from tests.conftest import MakeTool
 from tests.serve.dashboard.conftest import Browser, events
 from tests.serve.http_server import RunningServer, http_server
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 # Asks one question (its message carries markup, to show it is text), then reports the answer.

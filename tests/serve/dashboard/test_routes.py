@@ -345,7 +345,7 @@ def test_no_dashboard_leaves_only_the_protocol_routes(project: Path, tools_dir: 
 def test_under_tls_the_cookie_is_secure(project: Path, tools_dir: Path, state: Path, tmp_path: Path) -> None:
     import ssl
 
-    from tests.serve.test_http import _self_signed_certificate
+    from tests.serve.http.test_http import _self_signed_certificate
 
     cert, key = _self_signed_certificate(tmp_path)
     with (

@@ -15,9 +15,9 @@ import pytest
 from tests.conftest import MakeTool, tune_tool
 from tests.serve.dashboard.conftest import Browser
 from tests.serve.http_server import RunningServer, http_server
+from tests.serve.tasks.test_tasks import LINGER
 from tests.serve.tasks_wire import http_request, read_pids, wait_for, wait_gone
-from tests.serve.test_tasks import LINGER
-from toolkiln.build import build_catalog
+from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 
 # Runs only as a task; its output is an attacker's words.

@@ -18,7 +18,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from toolkiln.audit import AuditLog
 from toolkiln.render import render_page
 from toolkiln.serve.dashboard.sessions import CSRF_FIELD, CSRF_HEADER, Session, Sessions
-from toolkiln.serve.guard import record_denial
+from toolkiln.serve.http.guard import record_denial
 
 TEMPLATES = Path(__file__).parent / "templates"
 # The page runs only its own script and style, and cannot be framed.

@@ -23,8 +23,8 @@ from mcp.shared.exceptions import MCPError
 from starlette.types import Receive, Scope, Send
 
 from toolkiln.runner import ProgressLine
+from toolkiln.serve.calls.progress import ThrottledNotifier
 from toolkiln.serve.dashboard.questions import MAX_QUESTIONS, Questions, question_of, render_question
-from toolkiln.serve.notify import ThrottledNotifier
 from toolkiln.serve.service import ToolService
 
 logger = logging.getLogger(__name__)

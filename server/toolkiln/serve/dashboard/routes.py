@@ -22,6 +22,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from toolkiln import __version__
+from toolkiln.serve.catalog.watch import Rebuild
 from toolkiln.serve.dashboard.audit_panel import audit_values
 from toolkiln.serve.dashboard.catalog import ToolRow, tool_rows
 from toolkiln.serve.dashboard.fallback_switch import fallback_patterns
@@ -33,10 +34,9 @@ from toolkiln.serve.dashboard.switching import Switches
 from toolkiln.serve.dashboard.tasks_panel import detail_values, find_by_handle, panel_version, task_rows
 from toolkiln.serve.dashboard.throttle import LoginThrottle
 from toolkiln.serve.service import ToolService
-from toolkiln.serve.watch import Rebuild
 
 if TYPE_CHECKING:
-    from toolkiln.serve.catalog_news import CatalogNews
+    from toolkiln.serve.replicas.catalog_sync import CatalogNews
 
 logger = logging.getLogger(__name__)
 

@@ -34,10 +34,10 @@ from dataclasses import dataclass
 
 from starlette.responses import Response
 
+from toolkiln.http_token import Tokens
 from toolkiln.serve.dashboard.revoked import Revocations
-from toolkiln.serve.guard import token_matches
+from toolkiln.serve.http.guard import token_matches
 from toolkiln.signing import Binding, Purpose, Signer
-from toolkiln.token import Tokens
 
 SESSION_SECONDS = 12 * 3600
 LOGIN_SECONDS = 600
@@ -78,7 +78,7 @@ class Sessions:
         tokens: Tokens | None = None,
     ) -> None:
         self._token = token
-        # Every token of the token file, read again when it changes (serve/credentials.py):
+        # Every token of the token file, read again when it changes (serve/http/credentials.py):
         # each logs in, and a change of the tokens ends every session, as a restart would.
         self._tokens = tokens
         self._signed_for = tokens.all if tokens is not None else ()

@@ -2,7 +2,7 @@
 
 Each writes its setting, rebuilds, and serves the result at once (as `--watch` does on
 a change): MCP clients are told the list changed, and calls in flight finish. With a
-state URL, a tool switch reaches the other replicas through Redis (catalog_news.py).
+state URL, a tool switch reaches the other replicas through Redis (replicas/catalog_sync.py).
 """
 
 from __future__ import annotations
@@ -19,15 +19,15 @@ from starlette.responses import JSONResponse, Response
 
 from toolkiln.errors import ConfigError
 from toolkiln.render import render_page
+from toolkiln.serve.catalog.watch import Rebuild, reload
 from toolkiln.serve.dashboard.catalog import ToolRow
 from toolkiln.serve.dashboard.fallback_switch import switch_fallback
 from toolkiln.serve.dashboard.gate import TEMPLATES, Gate, flag
 from toolkiln.serve.service import ToolService
-from toolkiln.serve.watch import Rebuild, reload
 from toolkiln.switches import set_tool_enabled
 
 if TYPE_CHECKING:
-    from toolkiln.serve.catalog_news import CatalogNews
+    from toolkiln.serve.replicas.catalog_sync import CatalogNews
 
 logger = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ import mcp.types as types
 from mcp.shared.exceptions import MCPError
 
 from toolkiln.runner import ToolResult
-from toolkiln.serve.tasks.running_job import Job, JobWriter, TaskObserver
+from toolkiln.serve.tasks.job import Job, JobWriter, TaskObserver
 from toolkiln.serve.tasks.store import TERMINAL, TaskRecord, TaskStore, TaskStoreError
 
 logger = logging.getLogger(__name__)

@@ -42,9 +42,9 @@ from mcp_types import (
     SubscriptionsListenResult,
 )
 
-from toolkiln.serve.tasks.jobs import TaskNotFoundError, TaskService
 from toolkiln.serve.tasks.principal import principal_of
 from toolkiln.serve.tasks.protocol import declares_tasks, detailed_task, missing_extension
+from toolkiln.serve.tasks.service import TaskNotFoundError, TaskService
 from toolkiln.serve.tasks.store import TaskRecord
 from toolkiln.serve.tasks.stream_slots import StreamSlots, client_address
 

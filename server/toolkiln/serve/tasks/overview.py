@@ -132,7 +132,7 @@ def _mime(block: dict[str, Any]) -> str:
 def cancel_task(store: TaskStore, record: TaskRecord, message: str) -> TaskRecord:
     """Write the task cancelled. The server running it stops the script's process group
     when it sees that (at once on its own dashboard; within about a second from
-    another process: jobs.py), and its result is never written over the cancel."""
+    another process: tasks/service.py), and its result is never written over the cancel."""
     status, _ = seen_status(record, store_liveness(store))
     if status in TERMINAL:
         raise TaskLookupError(f"task {record.task_id[:SHORT_ID]} ({record.tool}) has already ended: {status}")

@@ -5,9 +5,9 @@ Every task's record names its owner: the server process (pid, start time, boot i
 liveness.py), its host, and `instance`, a name of its own for this run of the server.
 The instance is the server's one name everywhere replicas meet: in its heartbeat
 (`<prefix>owner:<instance>` in Redis, renewed every BEAT_SECONDS, gone OWNER_SECONDS
-after the server stops), in the `requestState` of its parked calls (serve/parked.py),
-in the events it keeps (serve/shared_events.py) and in the list where other replicas
-relay it a client's answers (serve/relay.py).
+after the server stops), in the `requestState` of its parked calls (serve/calls/parked.py),
+in the events it keeps (serve/replicas/event_store.py) and in the list where other replicas
+relay it a client's answers (serve/replicas/mailbox.py).
 
 A task left `working` by a server known to be gone (it crashed or was killed: the
 store says, from the process table on one machine, from the heartbeat in a shared
@@ -16,7 +16,7 @@ store knows a server gone only when its heartbeat is missing although the store 
 been reachable, from this replica and without a break, for longer than a heartbeat
 lasts (`TaskStore.owner_gone`): while Redis is away, and for a lease after it returns,
 no task is failed, as its server may well be running it (and write its result when the
-store is back: jobs.py).
+store is back: tasks/service.py).
 
 While this server cannot beat, the shared store is unreachable from here: readiness.py
 says so (`task-store`) until a beat gets through.

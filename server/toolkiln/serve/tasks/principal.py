@@ -31,7 +31,7 @@ def principal_of(ctx: ServerRequestContext[Any] | None) -> str:
     if ctx is None or ctx.request is None:
         return "stdio"
     user = ctx.request.scope.get("user")
-    if isinstance(user, AuthenticatedUser):  # set by the OAuth check (serve/auth/gate.py)
+    if isinstance(user, AuthenticatedUser):  # set by the OAuth check (serve/http/auth/gate.py)
         client, issuer, subject = principal_components(user.access_token)
         named = {"client": client, "issuer": issuer, "subject": subject}  # ASCII: compare_digest
         return "oauth:" + json.dumps(named, sort_keys=True, separators=(",", ":"))

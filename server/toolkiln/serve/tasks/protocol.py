@@ -27,8 +27,8 @@ from mcp_types import HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import Field
 
-from toolkiln.serve.tasks.jobs import TaskNotFoundError, TaskService
 from toolkiln.serve.tasks.principal import principal_of
+from toolkiln.serve.tasks.service import TaskNotFoundError, TaskService
 from toolkiln.serve.tasks.store import TaskRecord
 
 EXTENSION_ID = "io.modelcontextprotocol/tasks"

@@ -1,7 +1,0 @@
-"""Search mode for big catalogs (docs/operations.md "Big catalogs")."""
-
-from __future__ import annotations
-
-from toolkiln.serve.catalog_search.search import CallOf, CatalogSearch, Refusal
-
-__all__ = ["CallOf", "CatalogSearch", "Refusal"]
