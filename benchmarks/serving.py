@@ -156,7 +156,9 @@ def measure_cold_start(root: Path, preset: Preset) -> Figures:
         for target in targets
     }
     label = "floor: a Python importing the SDK's server modules, GC paused (no server)"
-    http_label = "floor: a Python importing the SDK's Streamable HTTP server and uvicorn, GC paused (no server)"
+    http_label = (
+        "floor: a Python importing the SDK's Streamable HTTP server and uvicorn, GC paused (no server)"
+    )
     return {
         **figures,
         "sdk_import_stdio_10": {"label": label, "median_ms": median(floor), "rounds_ms": floor},
