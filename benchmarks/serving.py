@@ -35,6 +35,11 @@ CALL_TARGETS = [
 # The floor of a cold start: a Python that imports the SDK's server modules (the cyclic GC
 # paused, as `toolkiln serve` does) and exits. Every server on the SDK pays it.
 SDK_IMPORT = "import gc; gc.disable(); import mcp.types, mcp.server.lowlevel, mcp.server.stdio"
+# Over HTTP: the SDK's Streamable HTTP server modules, starlette and uvicorn instead of stdio.
+SDK_HTTP_IMPORT = (
+    "import gc; gc.disable(); import mcp.types, mcp.server.lowlevel, "
+    "mcp.server.streamable_http_manager, starlette.applications, uvicorn"
+)
 
 
 def start_targets(preset: Preset) -> list[Target]:
@@ -138,27 +143,33 @@ def measure_cold_start(root: Path, preset: Preset) -> Figures:
     targets = start_targets(preset)
     runs: dict[Target, list[float]] = {target: [] for target in targets}
     floor: list[float] = []
+    http_floor: list[float] = []
     for target in targets:
         anyio.run(cold_start, target, workspace)
     for round_ in range(preset.starts):
         for target in rotated(targets, round_):
             runs[target].append(round(anyio.run(cold_start, target, workspace) * 1000, 1))
-        floor.append(round(_sdk_import() * 1000, 1))
+        floor.append(round(_sdk_import(SDK_IMPORT) * 1000, 1))
+        http_floor.append(round(_sdk_import(SDK_HTTP_IMPORT) * 1000, 1))
     figures = {
         target.key: {"label": target.label, "median_ms": median(runs[target]), "rounds_ms": runs[target]}
         for target in targets
     }
     label = "floor: a Python importing the SDK's server modules, GC paused (no server)"
+    http_label = (
+        "floor: a Python importing the SDK's Streamable HTTP server and uvicorn, GC paused (no server)"
+    )
     return {
         **figures,
         "sdk_import_stdio_10": {"label": label, "median_ms": median(floor), "rounds_ms": floor},
+        "sdk_import_http_10": {"label": http_label, "median_ms": median(http_floor), "rounds_ms": http_floor},
     }
 
 
-def _sdk_import() -> float:
-    """Seconds from spawning a Python that imports the SDK's server modules to its exit."""
+def _sdk_import(code: str) -> float:
+    """Seconds from spawning a Python that runs `code` (imports) to its exit."""
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-c", SDK_IMPORT], check=True, env=measured_env())
+    subprocess.run([sys.executable, "-c", code], check=True, env=measured_env())
     return time.perf_counter() - started
 
 

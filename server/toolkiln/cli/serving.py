@@ -26,7 +26,7 @@ from toolkiln.cli.rebuilding import build_folders, built_from, rebuild_folders
 from toolkiln.cli.serve_options import HttpOptions, SearchChoice, choose_transport, http_options
 from toolkiln.cli.state_option import state_option
 from toolkiln.cli.telemetry_options import TelemetryOptions, start_chosen_telemetry, telemetry_options
-from toolkiln.cli.transports import Serving, serve_http_from, serve_stdio_from
+from toolkiln.cli.transports import Serving, http_loop_options, serve_http_from, serve_stdio_from
 from toolkiln.errors import ConfigError
 from toolkiln.files import catalog_path
 
@@ -191,7 +191,7 @@ def serve(
             switches = rebuild or functools.partial(
                 rebuild_folders, built_from(folders, registry), discover=False
             )
-            anyio.run(serve_http_from, serving, http, switches)
+            anyio.run(serve_http_from, serving, http, switches, backend_options=http_loop_options())
     finally:
         if observed is not None:
             observed.shutdown()

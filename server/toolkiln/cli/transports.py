@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib.util
 import logging
+import os
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
@@ -170,6 +172,15 @@ async def serve_http_from(
         serving.rebuild,
         serve_http(service, admission, settings, listener, on_ready, switches, served.replication),
     )
+
+
+def http_loop_options() -> dict[str, bool]:
+    """anyio's options for the HTTP server's event loop: uvloop when it is installed (a
+    plain call over HTTP spends most of the server's own time in the event loop and the
+    sockets; docs/benchmarks.md), else asyncio's own. TOOLKILN_LOOP=asyncio chooses it."""
+    if os.environ.get("TOOLKILN_LOOP") == "asyncio" or importlib.util.find_spec("uvloop") is None:
+        return {}
+    return {"use_uvloop": True}
 
 
 async def _with_watcher(
