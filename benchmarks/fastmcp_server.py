@@ -72,7 +72,17 @@ def main() -> None:
         server.run("stdio", show_banner=False)
         return
     port = int(sys.argv[sys.argv.index("--port") + 1])
-    server.run("http", host="127.0.0.1", port=port, path="/mcp", show_banner=False, log_level="warning")
+    # asyncio's loop, as the reference's: with uvloop installed (toolkiln's dependency)
+    # uvicorn would pick it, and its subprocesses fork the whole server per call.
+    server.run(
+        "http",
+        host="127.0.0.1",
+        port=port,
+        path="/mcp",
+        show_banner=False,
+        log_level="warning",
+        uvicorn_config={"loop": "asyncio"},
+    )
 
 
 if __name__ == "__main__":

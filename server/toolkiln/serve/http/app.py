@@ -12,12 +12,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import socket
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,8 +29,6 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
 from toolkiln import __version__
-from toolkiln.files import write_json_atomic
-from toolkiln.liveness import process_identity
 from toolkiln.process import kill_all_groups
 from toolkiln.serve.catalog.watch import Rebuild
 from toolkiln.serve.dashboard import REVOKED_FILE, Dashboard, Revocations, Sessions, is_dashboard_path
@@ -46,7 +42,7 @@ from toolkiln.serve.http.forwarded import ForwardedHeaders, TrustedProxies
 from toolkiln.serve.http.guard import Admission, Guard
 from toolkiln.serve.http.repeats import install_repeat_filter, quiet_accept_errors, remove_repeat_filter
 from toolkiln.serve.http.rpc import rpc_endpoint
-from toolkiln.serve.http.server_file import read_server_file, release_server_file
+from toolkiln.serve.http.server_file import release_server_file, write_server_file
 from toolkiln.serve.readiness import READY_PATH, ready_endpoint
 from toolkiln.serve.service import ToolService
 
@@ -272,27 +268,21 @@ def _announce(
     service: ToolService, settings: HttpSettings, base_url: str, on_ready: Callable[[str], None]
 ) -> Callable[[], None]:
     """Write the discovery file and tell the user; returns what to do at shutdown."""
-    previous = read_server_file(settings.server_file) if settings.server_file is not None else None
-    if settings.server_file is not None:
-        entry = {
-            "url": f"{base_url}/mcp",
-            "rpc_url": f"{base_url}/rpc",
-            "health_url": f"{base_url}/health",
-            **({"dashboard_url": f"{base_url}/"} if settings.dashboard else {}),
-            **process_identity(os.getpid()),  # pid, start time, boot: clients can tell a stale file
-            "version": __version__,
-            "token_file": str(settings.token_file) if settings.token_file else None,
-            "tools": len(service.registry.tools),
-            "stateless": settings.stateless,
-            "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        }
-        write_json_atomic(settings.server_file, entry, mode=0o600)
+    path = settings.server_file
+    previous = None
+    if path is not None:
+        dashboard = {"dashboard_url": f"{base_url}/"} if settings.dashboard else {}
+        token_file = str(settings.token_file) if settings.token_file else None
+        tools, stateless = len(service.registry.tools), settings.stateless
+        previous = write_server_file(
+            path, base_url, **dashboard, token_file=token_file, tools=tools, stateless=stateless
+        )
     on_ready(base_url)
 
     def stop() -> None:
         kill_all_groups()  # calls still running past the grace period
-        if settings.server_file is not None:
-            release_server_file(settings.server_file, previous)
+        if path is not None:
+            release_server_file(path, previous)
         logger.info("stopped serving at %s", base_url)
 
     return stop

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from toolkiln import __version__
 from toolkiln.files import write_json_atomic
-from toolkiln.liveness import still_running
+from toolkiln.liveness import process_identity, still_running
 
 
 def read_server_file(path: Path) -> dict[str, Any] | None:
@@ -30,6 +32,24 @@ def read_server_file(path: Path) -> dict[str, Any] | None:
         if isinstance(entry, dict) and entry.get("pid") != os.getpid() and still_running(entry)
         else None
     )
+
+
+def write_server_file(path: Path, base_url: str, **facts: Any) -> dict[str, Any] | None:
+    """Write this server's entry (its URLs, who it is, `facts`: the token file, the tool
+    count, ...) into `path`, mode 0600; returns the entry it replaced, when that server
+    still runs (`release_server_file` puts it back)."""
+    previous = read_server_file(path)
+    entry = {
+        "url": f"{base_url}/mcp",
+        "rpc_url": f"{base_url}/rpc",
+        "health_url": f"{base_url}/health",
+        **process_identity(os.getpid()),  # pid, start time, boot: clients can tell a stale file
+        "version": __version__,
+        **facts,
+        "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    write_json_atomic(path, entry, mode=0o600)
+    return previous
 
 
 def release_server_file(path: Path, previous: dict[str, Any] | None) -> None:
