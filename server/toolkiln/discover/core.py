@@ -67,7 +67,7 @@ def discover_tools(
     opted_in = fallback.record_opt_in(tools_dir, config_dir)  # which files config/server.json opts in
     report = DiscoveryReport()
     index = DiscoveryIndex.load(config_dir, _index_key(opted_in))
-    # After an upgrade (or a change to the dialects' code, or to the fallback settings) every
+    # After an upgrade (or a change to the readers' code, or to the fallback settings) every
     # script is read again once: what it declares may read differently now. Configs are
     # rewritten only where that changed them.
     reread = force or index.stale
@@ -90,9 +90,9 @@ def discover_tools(
     seen: dict[str, str] = {}
     configs = read_config_stamps(config_dir)  # the one listing of config/tools/ (`config_stamps.py`)
     fence = SourceFence.load(config_dir, tools_dir, index, configs)
-    for candidate, dialect in scan_tools(tools_dir, claimant, report.warnings, fence, report.not_tools):
+    for candidate, reader in scan_tools(tools_dir, claimant, report.warnings, fence, report.not_tools):
         relative, entry = candidate.relative_path, known.get(candidate.relative_path)
-        if dialect is None:
+        if reader is None:
             verdict = (entry and index.known_verdict(entry)) or why_not(candidate)
             report.not_tools.append(NotTool(relative, verdict.kind, verdict.reason))
             index.remember_not_tool(relative, candidate.stat, verdict)
@@ -111,10 +111,10 @@ def discover_tools(
             ]
             index.keep(relative, entry)
             continue
-        name = _tool_name(candidate, dialect)
+        name = _tool_name(candidate, reader)
         if name in seen and any(item.candidate.relative_path == seen[name] for item in pending):
             # known once both are read (`settle_file`)
-            pending.append(Pending(candidate, dialect, name, None, contested=True))
+            pending.append(Pending(candidate, reader, name, None, contested=True))
             continue
         if name in seen:
             report.errors.append(duplicate_error(name, seen[name], relative))
@@ -127,7 +127,7 @@ def discover_tools(
             report.tools.append(status)
             tool = KnownTool(status.name, status.description)
             index.remember_tools(
-                relative, candidate.stat, _module(dialect), [tool], companions, config_dir, tools_dir
+                relative, candidate.stat, _module(reader), [tool], companions, config_dir, tools_dir
             )
             continue
         try:
@@ -135,7 +135,7 @@ def discover_tools(
         except ConfigError as error:
             report.errors.append(config_error(error))
             continue
-        pending.append(Pending(candidate, dialect, name, existing))
+        pending.append(Pending(candidate, reader, name, existing))
 
     if pending:
         import anyio
@@ -165,7 +165,7 @@ def discover_tools(
 
 def _index_key(opted_in: tuple[str, ...]) -> str:
     """What the index's verdicts depend on besides the files: toolkiln's version, the
-    dialect code itself (a development checkout changes it without a new version), and
+    reader code itself (a development checkout changes it without a new version), and
     which files config/server.json opts in to the fallback."""
     from toolkiln import __version__
 
@@ -193,8 +193,8 @@ def _remember(
         )
 
 
-def _module(dialect: Reader) -> str:
-    return getattr(dialect, "__name__", "")
+def _module(reader: Reader) -> str:
+    return getattr(reader, "__name__", "")
 
 
 def _discover_items(
@@ -218,9 +218,9 @@ def _discover_items(
             report.errors.extend(errors)
 
 
-def _tool_name(candidate: Candidate, dialect: Reader) -> str:
-    """The name a dialect reads from the file (kit's `// Name:`), else the one from its path."""
-    read_name: Callable[[Candidate], str | None] | None = getattr(dialect, "tool_name", None)
+def _tool_name(candidate: Candidate, reader: Reader) -> str:
+    """The name a reader reads from the file (kit's `// Name:`), else the one from its path."""
+    read_name: Callable[[Candidate], str | None] | None = getattr(reader, "tool_name", None)
     return (read_name and read_name(candidate)) or tool_name_for(candidate.relative_path)
 
 

@@ -4,7 +4,7 @@ JSON file instead of every script and every config, and never probes again an
 executable that answered `--help` with plain text.
 
 It is a cache, never the truth: a missing or unreadable index is ignored and rewritten;
-an outdated one (another toolkiln version, other dialect code, other fallback settings)
+an outdated one (another toolkiln version, other reader code, other fallback settings)
 makes the run read every script again (`stale`); a file whose size, mtime or mode moved,
 or a tool whose config was edited or deleted, goes the long way.
 """
@@ -52,7 +52,7 @@ class DiscoveryIndex:
         # (with the stamps of the files it read them from), and as it reads them this run.
         self.last_fences: Any = None
         self.next_fences: Any = None
-        # Written by another toolkiln, other dialect code or other fallback settings: its
+        # Written by another toolkiln, other reader code or other fallback settings: its
         # verdicts, and the configs it vouched for, are read again once (`core.py`).
         self.stale = False
 

@@ -1,7 +1,7 @@
 """Why a file under the tools folder is not a tool, and one hint per shared reason.
 
-Discovery offers every file to the dialects; a file none of them declares gets a
-`NotATool` here (or from the dialect that looked and said no). `discover --why`, `discover
+Discovery offers every file to the readers; a file none of them declares gets a
+`NotATool` here (or from the reader that looked and said no). `discover --why`, `discover
 --list` and `doctor` say it per file; the summary groups files by `kind`, so that a
 folder of 21 scripts that share one reason gets one line telling what to do about it.
 """
@@ -115,7 +115,7 @@ QUIET_KINDS = frozenset(
 
 
 def why_not(candidate: Candidate) -> NotATool:
-    """Why no dialect claimed `candidate` (which reads its head, never runs it)."""
+    """Why no reader claimed `candidate` (which reads its head, never runs it)."""
     path = candidate.path
     if candidate.stat.st_size == 0:
         return NotATool("an empty file", kind="empty")

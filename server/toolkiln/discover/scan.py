@@ -1,4 +1,4 @@
-"""Walk the tools folder and offer each file, once, to the dialects in order."""
+"""Walk the tools folder and offer each file, once, to the readers in order."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def scan_tools(
     fence: SourceFence | None = None,
     left_out: list[NotTool] | None = None,
 ) -> Iterator[tuple[Candidate, Reader | None]]:
-    """Yield each file with the dialect that claims it (None: no dialect does), in a
+    """Yield each file with the reader that claims it (None: no reader does), in a
     stable order. `claimant` names it: `first_claimant`, or one that may know it
     without asking (see `index.py`).
 
@@ -95,7 +95,7 @@ def _fenced(refusal: NotTool | None, left_out: list[NotTool]) -> bool:
     return True
 
 
-# A folder whose entry point one of these dialects claims for certain is one tool:
+# A folder whose entry point one of these readers claims for certain is one tool:
 # `run.sh` with a declaration (seeds/003), and mcp-bash-framework's `tool.sh` beside its
 # `tool.meta.json` (its other files are the tool's own: helpers, a smoke test).
 # A project whose pyproject.toml or package.json names commands is those commands
@@ -108,11 +108,11 @@ FOLDER_ENTRY_POINTS = {
 }
 
 
-def _makes_one_tool(name: str, dialect: Reader | None) -> bool:
-    if dialect is None or not dialect.CLAIM_IS_CERTAIN:
+def _makes_one_tool(name: str, reader: Reader | None) -> bool:
+    if reader is None or not reader.CLAIM_IS_CERTAIN:
         return False
     only = FOLDER_ENTRY_POINTS[name]
-    return only is None or getattr(dialect, "__name__", "") == only
+    return only is None or getattr(reader, "__name__", "") == only
 
 
 def _wanted_folder(path: Path, depth: int) -> bool:
@@ -161,6 +161,6 @@ def _candidate(
     return Candidate(path=path, relative_path=relative_path, stat=stat), link
 
 
-def first_claimant(candidate: Candidate, dialects: Sequence[Reader]) -> Reader | None:
-    """The first dialect that claims `candidate`, in the order given."""
-    return next((dialect for dialect in dialects if dialect.claims(candidate)), None)
+def first_claimant(candidate: Candidate, readers: Sequence[Reader]) -> Reader | None:
+    """The first reader that claims `candidate`, in the order given."""
+    return next((reader for reader in readers if reader.claims(candidate)), None)
