@@ -106,6 +106,25 @@ def test_a_broken_or_foreign_index_is_ignored_and_rewritten(
     assert json.loads(index.read_text())["files"].keys() == {"greet.sh", "report.sh"}
 
 
+def test_the_run_after_one_that_wrote_configs_finds_its_index_complete(
+    make_tool: MakeTool, tools_dir: Path, config_dir: Path
+) -> None:
+    """The index a run saves vouches for the configs that run wrote (their stamps, the
+    folders they make writable), so the next run, finding nothing changed, neither reads
+    the configs again nor rewrites the index (it did both, once, after every writing run:
+    0.3 s instead of 0.17 s over 1,000 tools)."""
+    make_tool("greet.sh", ANNOTATED)
+    make_tool("wave.sh", ANNOTATED.replace("greet", "wave"))
+    discover(tools_dir, config_dir)
+    index = config_dir / INDEX_NAME
+    fences = json.loads(index.read_text())["fences"]
+    assert {"tools/greet.json", "tools/wave.json"} <= fences["stamps"].keys()
+    assert {folder[1] for folder in fences["folders"]} == {"tool 'greet'", "tool 'wave'"}
+    written = index.stat().st_mtime_ns
+    assert changes(discover(tools_dir, config_dir)) == {"greet": "unchanged", "wave": "unchanged"}
+    assert index.stat().st_mtime_ns == written
+
+
 def test_a_list_run_writes_no_index(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> None:
     make_tool("greet.sh", ANNOTATED)
     discover(tools_dir, config_dir, write=False)

@@ -151,6 +151,7 @@ def discover_tools(
         )
     if write and pending and config_dir.is_dir():
         sync_filesystem(config_dir)  # the configs settle_file wrote, on disk before the index says so
+        SourceFence.read_again(config_dir, tools_dir, index)
     failed = frozenset(error.path for error in report.errors if error.path)
     report.tools.extend(
         find_missing_tools(tools_dir, config_dir, seen, report.warnings, fence.writable, failed, configs)

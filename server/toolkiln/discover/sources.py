@@ -71,6 +71,15 @@ class SourceFence:
             }
         return cls(WritableFolders(folders), configured)
 
+    @classmethod
+    def read_again(cls, config_dir: Path, tools_dir: Path, index: DiscoveryIndex) -> None:
+        """After this run wrote configs: the fence the index saves is read from them as they
+        are now, so that the next run, finding nothing changed, reads none of them (it would
+        find every stamp moved and read the 1,000 configs again). This run's own fence, taken
+        before it wrote anything, is not changed."""
+        index.last_fences = None
+        cls.load(config_dir, tools_dir, index)
+
     def refusal(self, path: Path, relative: str, *, real: Path | None = None) -> NotTool | None:
         """Why `path` (a folder, or a symlink) is not read, or None when it may be; `real`:
         its path with symlinks resolved, when the caller knows it (else it is resolved)."""
