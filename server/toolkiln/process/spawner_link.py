@@ -101,16 +101,17 @@ class Spawner:
             if answer:
                 self._asked[ident] = pending
         packet = pack((ident, *message), len(fds))
+        rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))] if fds else []
         sent = 0
         try:
             with self._sending:
-                if fds:
-                    rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))]
-                    sent = self.channel.sendmsg([packet], rights)
-                else:
-                    sent = self.channel.send(packet)
-                if sent < len(packet):
-                    self.channel.sendall(packet[sent:])
+                while sent < len(packet):
+                    try:  # the fds go with the packet's first byte
+                        sent += self.channel.sendmsg([packet[sent:]], rights if sent == 0 else [])
+                    except (BlockingIOError, InterruptedError):
+                        # An event loop that watches the socket may have made it non-blocking
+                        # (uvloop does): wait until the spawner has read, as a blocking send would.
+                        select.select([], [self.channel], [])
         except OSError as error:
             with self._lock:
                 self._asked.pop(ident, None)
