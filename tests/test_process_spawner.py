@@ -7,6 +7,9 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import subprocess
+import sys
+import textwrap
 import threading
 
 import anyio
@@ -101,3 +104,32 @@ async def test_a_killed_spawner_ends_every_call_in_flight_at_once() -> None:
 
 async def _echo(into: list[bytes], text: str) -> None:
     into.append((await run_process(["echo", text], timeout=20)).stdout)
+
+
+def test_a_big_request_reaches_the_spawner_on_a_loop_that_made_its_socket_non_blocking() -> None:
+    """uvloop (serve --http's loop) makes the fds it watches non-blocking: a request bigger
+    than the socket's buffer is still sent whole, also when the server holds more than
+    select's 1,024 fds (so the spawner's socket is past them)."""
+    code = textwrap.dedent(
+        """
+        import os, resource, sys
+        import anyio
+        from toolkiln.process import run_process
+
+        resource.setrlimit(resource.RLIMIT_NOFILE, (4096, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+        held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]  # the spawner's socket comes after
+
+        async def main() -> None:
+            value = "x" * 120_000
+            for _ in range(3):
+                done = await run_process(["/bin/sh", "-c", 'printf %s "$V" | wc -c', "sh", value],
+                                         timeout=20, env={"V": value, "PATH": "/usr/bin:/bin"})
+                print(done.returncode, done.stdout.decode().strip())
+
+        anyio.run(main, backend_options={"use_uvloop": True})
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[:3] == ["0 120000"] * 3
+    assert "no spawner" not in done.stderr, done.stderr[-2000:]  # started by the spawner, not Popen

@@ -19,7 +19,6 @@ group: the server's SIGTERM and SIGKILL reach the program (PID 2) as before.
 
 import contextlib
 import os
-import select
 import signal
 import socket
 import struct
@@ -48,6 +47,7 @@ from cell_kernel import (  # type: ignore[import-not-found]
     mounts_inside,
     put_back,
 )
+from readiness import readable  # type: ignore[import-not-found]
 
 EMPTY_SECONDS = 2.0  # a cell whose processes are not all gone by then is ended instead
 
@@ -145,13 +145,13 @@ def _init(ready: int, link: socket.socket, private: list[str]) -> None:
     while True:
         _reap_all()
         try:
-            readable, _, _ = select.select([link.fileno(), wakeup_read], [], [])
+            ready_fds = readable([link.fileno(), wakeup_read])
         except InterruptedError:
             continue
-        if wakeup_read in readable:
+        if wakeup_read in ready_fds:
             with contextlib.suppress(BlockingIOError):
                 os.read(wakeup_read, 512)
-        if link.fileno() in readable:
+        if link.fileno() in ready_fds:
             word = link.recv(1)
             if word != b"C" or not _empty(private):
                 return

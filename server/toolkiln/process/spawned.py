@@ -6,10 +6,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import select
 import signal
 from typing import IO, TYPE_CHECKING
 
+from toolkiln.process.readiness import readable
 from toolkiln.process.spawner_link import Pending, SpawnerGone
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ class SpawnedProcess:
     def _kill_group(self, signum: int) -> None:
         """Signal its group ourselves, only while its main process lives (so the group's id is its own)."""
         with contextlib.suppress(OSError):
-            if not select.select([self._pidfd], [], [], 0)[0]:
+            if not readable([self._pidfd], 0):
                 os.killpg(self.pid, signum)
 
     def signal_group(self, signum: int) -> None:

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from toolkiln.process.readiness import readable
 from toolkiln.process.spawner_wire import Inbox, pack
 
 _MAIN = Path(__file__).with_name("spawner_main.py")
@@ -110,8 +111,11 @@ class Spawner:
                         sent += self.channel.sendmsg([packet[sent:]], rights if sent == 0 else [])
                     except (BlockingIOError, InterruptedError):
                         # An event loop that watches the socket may have made it non-blocking
-                        # (uvloop does): wait until the spawner has read, as a blocking send would.
-                        select.select([], [self.channel], [])
+                        # (uvloop does): wait until the spawner has read, as a blocking send
+                        # would (poll: a server's fds may pass select's 1,024).
+                        writable = select.poll()
+                        writable.register(self.channel, select.POLLOUT)
+                        writable.poll()
         except OSError as error:
             with self._lock:
                 self._asked.pop(ident, None)
@@ -174,7 +178,7 @@ class Spawner:
             self.pump()
             if not pending.done:
                 with contextlib.suppress(OSError, ValueError):
-                    select.select([self.channel], [], [], 0.01)
+                    readable([self.channel.fileno()], 0.01)
 
     def pump(self) -> None:
         """Read what the spawner has said, and hand each answer and exit to whoever waits

@@ -25,7 +25,6 @@ many at once: a start is answered once its exec is done, other requests meanwhil
 
 import ctypes
 import os
-import select
 import signal
 import socket
 import sys
@@ -33,6 +32,7 @@ import time
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # run as a script, by path
+from readiness import readable  # type: ignore[import-not-found]
 from spawner_helper import load_helpers  # type: ignore[import-not-found]
 from spawner_reap import children, exited, kill, program_path, reap, set_limits, signal_group  # type: ignore[import-not-found]
 from spawner_wire import Inbox, send  # type: ignore[import-not-found]
@@ -89,11 +89,8 @@ class Spawner:
         while True:
             watched = self.watched()
             try:
-                ready, _, _ = select.select(
-                    [self.channel.fileno(), self.wakeup, *self.starting, *watched],
-                    [],
-                    [],
-                    self.idle_seconds(),
+                ready = readable(
+                    [self.channel.fileno(), self.wakeup, *self.starting, *watched], self.idle_seconds()
                 )
             except InterruptedError:
                 continue

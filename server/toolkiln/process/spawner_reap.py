@@ -6,9 +6,10 @@ import contextlib
 import errno
 import os
 import resource
-import select
 import signal
 import time
+
+from readiness import readable  # type: ignore[import-not-found]
 
 
 def program_path(program: "str | bytes", env: "dict[str, str] | dict[bytes, bytes]") -> "bytes | int":
@@ -55,7 +56,7 @@ def reap(pids: "set[int]", seconds: float) -> bool:
     try:
         while pidfds and seconds > 0:
             started = time.monotonic()
-            ready, _, _ = select.select(list(pidfds), [], [], seconds)
+            ready = readable(list(pidfds), seconds)
             seconds -= time.monotonic() - started
             for fd in ready:
                 with contextlib.suppress(ChildProcessError):
