@@ -30,6 +30,7 @@ WATCH_PAUSE = 0.5  # seconds between two edits under --watch
 VARIANTS = ("reference", "toolkiln", *(("fastmcp",) if HAS_FASTMCP else ()))
 CALL_TARGETS = [
     Target("floor"),
+    Target("process"),
     *(Target(variant, transport) for transport in ("stdio", "http") for variant in VARIANTS),
 ]
 # The floor of a cold start: a Python that imports the SDK's server modules (the cyclic GC

@@ -33,21 +33,23 @@ MODE = "legacy"  # the 2025-11-25 handshake: what clients speak today
 
 @dataclass(frozen=True)
 class Target:
-    variant: str  # floor, reference, toolkiln or fastmcp
-    transport: str = "stdio"  # stdio or http; the floor has none
+    variant: str  # floor, process, reference, toolkiln or fastmcp
+    transport: str = "stdio"  # stdio or http; the floor and the process have none
     tools: int = 10  # tools compiled into the served config (the reference lists them too)
     options: tuple[str, ...] = ()  # more options of `toolkiln serve`
 
     @property
     def key(self) -> str:
-        if self.variant == "floor":
-            return "floor"
+        if self.variant in ("floor", "process"):
+            return self.variant
         return f"{self.variant}_{self.transport}_{self.tools}"
 
     @property
     def label(self) -> str:
         if self.variant == "floor":
             return "floor (bare spawn)"
+        if self.variant == "process":
+            return "the reference's process run alone (anyio.run_process)"
         return f"{self.variant} {self.transport} ({self.tools:,} tools)"
 
 
@@ -77,6 +79,24 @@ class Workspace:
     @property
     def echo(self) -> Path:
         return self.tools_dir / "echo.sh"
+
+
+class _ProcessRun:
+    """No MCP: the echo script run per call as the reference's handler runs it, so that
+    the rest of the reference's call (the SDK's share) is its p50 less this one's."""
+
+    pid = None
+
+    def __init__(self, script: Path) -> None:
+        self.script = script
+
+    async def call_tool(self, name: str, arguments: dict[str, str]) -> str:
+        env = {**os.environ, **arguments}
+        done = await anyio.run_process([self.script], stdin=subprocess.DEVNULL, env=env, check=False)
+        return done.stdout.decode().removesuffix("\n")
+
+    async def describe_tools(self) -> dict[str, str]:
+        return {"echo": "the script itself"}
 
 
 class _Floor:
@@ -129,6 +149,8 @@ async def open_target(target: Target, workspace: Workspace, **client: Any) -> As
     to the SDK's `Client` (e.g. a `message_handler`)."""
     if target.variant == "floor":
         yield _Floor(workspace.echo)
+    elif target.variant == "process":
+        yield _ProcessRun(workspace.echo)
     elif target.transport == "stdio":
         command, *args = _server_command(target, workspace)
         params = StdioServerParameters(command=command, args=args, env=measured_env())
