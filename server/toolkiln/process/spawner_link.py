@@ -10,6 +10,7 @@ from __future__ import annotations
 import array
 import asyncio
 import contextlib
+import functools
 import itertools
 import os
 import select
@@ -18,7 +19,7 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from toolkiln.process.readiness import readable
 from toolkiln.process.spawner_wire import Inbox, pack
 
 _MAIN = Path(__file__).with_name("spawner_main.py")
+_DONTWAIT = int(socket.MSG_DONTWAIT)  # an int: combining flag enums costs ~1 us a read
 
 
 class SpawnerGone(Exception):
@@ -39,8 +41,9 @@ class SpawnerGone(Exception):
 
 class Pending:
     """An answer, or a main process's exit, still to come; `done` once it has come (`value`,
-    the fds that came with it), or once the spawner has gone (`gone`). A start's answer
-    holds the `exit` of the process it started."""
+    the fds that came with it), or once the spawner has gone (`gone`). A start holds the
+    `exit` of the process it starts from the moment it is asked (done at once, with no
+    value, when the start fails)."""
 
     __slots__ = ("done", "exit", "fds", "gone", "start", "value", "waiters")
 
@@ -51,7 +54,8 @@ class Pending:
         self.fds: list[int] = []
         self.gone: SpawnerGone | None = None
         self.exit: Pending | None = None
-        self.waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+        # What runs once it is done, on which event loop: a waiting task's wake-up, a callback
+        self.waiters: list[tuple[asyncio.AbstractEventLoop, Callable[[], None]]] = []
 
 
 class Spawner:
@@ -86,7 +90,7 @@ class Spawner:
         self._lock = threading.Lock()  # the tables above, `_loops`, `gone`
         self._sending = threading.Lock()  # one message at a time on the stream
         self._reading = threading.Lock()
-        self._loops: dict[asyncio.AbstractEventLoop, int] = {}  # reading the socket: how many wait there
+        self._loops: dict[asyncio.AbstractEventLoop, int] = {}  # with a reader on the socket: waiting there
         self.stopped = self._closed = False  # stopped: by `stop`, not killed
         if self.request(("hello",)) != ("ok", True):
             self.stop()
@@ -95,6 +99,8 @@ class Spawner:
     def post(self, message: tuple[Any, ...], fds: Sequence[int] = (), *, answer: bool = True) -> Pending:
         """Send `message` (with `fds`); what comes of it (`answer=False`: nothing will)."""
         pending = Pending(start=message[0] == "spawn")
+        if pending.start:
+            pending.exit = Pending()
         with self._lock:
             if self.gone:
                 raise SpawnerGone("the spawner has gone")
@@ -145,7 +151,9 @@ class Spawner:
         return pending
 
     async def wait(self, pending: Pending) -> None:
-        """Until `pending` is done: the event loop reads the socket meanwhile."""
+        """Until `pending` is done: the event loop reads the socket meanwhile. Its reader
+        stays once the wait is over (one reader a loop, not one add and remove a wait):
+        it goes when it finds nobody waiting on its loop (`_readable`), or the spawner gone."""
         if pending.done:
             return
         loop = asyncio.get_running_loop()
@@ -153,23 +161,41 @@ class Spawner:
         with self._lock:
             if pending.done:
                 return
-            pending.waiters.append((loop, future))
-            attached = self._loops.get(loop, 0)
-            self._loops[loop] = attached + 1
-        if not attached:
-            loop.add_reader(self.channel.fileno(), self.pump)
+            pending.waiters.append((loop, functools.partial(_set, future)))
+            waiting = self._loops.get(loop)
+            if waiting is None:
+                for closed in [each for each in self._loops if each.is_closed()]:
+                    del self._loops[closed]  # its reader went with its selector
+            self._loops[loop] = (waiting or 0) + 1
+        if waiting is None:
+            loop.add_reader(self.channel.fileno(), self._readable, loop)
         try:
             await future
         finally:
             with self._lock:
-                attached = self._loops.pop(loop) - 1
-                if attached:
-                    self._loops[loop] = attached
-                close = not self._loops and self.stopped
-            if not attached:
-                loop.remove_reader(self.channel.fileno())
-            if close:
-                self._close()
+                waiting = self._loops.get(loop)
+                if waiting is not None:
+                    self._loops[loop] = waiting - 1
+            if waiting == 1 and self.gone:
+                self._detach(loop)
+
+    def _readable(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The loop's reader: read; and go when nobody waits on this loop (something came
+        unasked, for another thread) or the spawner has gone (its end would fire forever)."""
+        self.pump()
+        if self.gone or not self._loops.get(loop):
+            self._detach(loop)
+
+    def _detach(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Remove `loop`'s reader (on that loop's thread); the socket is closed once no loop
+        reads it, when stopped."""
+        with self._lock:
+            if self._loops.pop(loop, None) is None:
+                return
+            close = not self._loops and self.stopped
+        loop.remove_reader(self.channel.fileno())
+        if close:
+            self._close()
 
     def wait_sync(self, pending: Pending) -> None:
         """Until `pending` is done: this thread reads the socket meanwhile (or finds that
@@ -191,7 +217,7 @@ class Spawner:
             end = None
             while True:
                 try:
-                    if not self._inbox.read(self.channel, socket.MSG_DONTWAIT):
+                    if not self._inbox.read(self.channel, _DONTWAIT):
                         end = "end of stream"
                         break
                 except (BlockingIOError, InterruptedError):
@@ -218,13 +244,15 @@ class Spawner:
                 pending, value = self._exits.pop(message[2], None), message[3]
             else:
                 pending, value = self._asked.pop(ident, None), message[1:]
-                if pending is not None and pending.start and value[0] == "ok":
-                    pending.exit = self._exits[value[1]] = Pending()
+                if pending is not None and pending.exit is not None and value[0] == "ok":
+                    self._exits[value[1]] = pending.exit
         if pending is None:
             for fd in fds:
                 os.close(fd)
             return
         self._settle(pending, value, fds, None)
+        if pending.exit is not None and value[0] != "ok":  # it never ran: no exit will come
+            self._settle(pending.exit, None, [], None)
 
     def _settle(self, pending: Pending, value: Any, fds: list[int], gone: SpawnerGone | None) -> None:
         with self._lock:
@@ -232,18 +260,31 @@ class Spawner:
             pending.done = True
             waiters, pending.waiters = pending.waiters, []
         here = asyncio._get_running_loop()
-        for loop, future in waiters:
+        for loop, callback in waiters:
             if loop is here:
-                _set(future)
+                callback()
             else:
                 with contextlib.suppress(RuntimeError):  # that loop has closed
-                    loop.call_soon_threadsafe(_set, future)
+                    loop.call_soon_threadsafe(callback)
+
+    def when_done(self, pending: Pending, callback: Callable[[], None]) -> None:
+        """Run `callback` on this event loop once `pending` is done (at once if it is),
+        without a task waiting: it runs where the answer is read, so it must not raise and
+        should be short. The loop reads the socket while one of its tasks waits (`wait`)."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            if not pending.done:
+                pending.waiters.append((loop, callback))
+                return
+        callback()
 
     def _lose(self, reason: str) -> None:
         """The spawner has gone: whatever waits for it is told so."""
         with self._lock:
             self.gone = True
-            left = [*self._asked.values(), *self._exits.values()]
+            asked = list(self._asked.values())
+            # the exits of starts not yet answered after their answers (`SpawnedProcess`)
+            left = [*asked, *self._exits.values(), *(each.exit for each in asked if each.exit is not None)]
             self._asked.clear()
             self._exits.clear()
         for pending in left:
@@ -251,13 +292,16 @@ class Spawner:
 
     def stop(self) -> None:
         """End the stream: the spawner kills what it still holds and exits. The socket is
-        closed once no event loop reads it (a loop's reader on a closed fd would outlive it)."""
+        closed once no event loop reads it (a loop's reader on a closed fd would outlive it):
+        at once, or by the last loop's reader, which the end of the stream wakes."""
         with self._lock:
             self.stopped = True
+            for closed in [each for each in self._loops if each.is_closed()]:
+                del self._loops[closed]
             close = not self._loops
         self._lose("stopped")
         with contextlib.suppress(OSError):
-            self.channel.shutdown(socket.SHUT_RDWR)
+            self.channel.shutdown(socket.SHUT_RDWR)  # each loop's reader fires, finds it gone, goes
         if close:
             self._close()
         if isinstance(self.process, subprocess.Popen):
