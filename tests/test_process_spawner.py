@@ -160,15 +160,16 @@ async def test_a_start_is_asked_not_waited_for_and_its_answer_comes_while_it_run
 @needs_spawner
 @pytest.mark.parametrize("program", ["/nonexistent/tool", "no-such-program-anywhere"])
 @pytest.mark.parametrize("timeout", [20, 0])
+@pytest.mark.parametrize("input", [None, b"x" * 1_000_000])  # more than a pipe holds: a task feeds it
 async def test_a_start_that_fails_raises_from_the_run_even_when_its_timeout_came_first(
-    program: str, timeout: float
+    program: str, timeout: float, input: bytes | None
 ) -> None:
     """The spawner's answer says the exec failed after the run has gone on: the run raises
-    the same `ProcessStartError` (a timeout that came before the answer too), and
-    `on_started` never runs."""
+    the same `ProcessStartError` (a timeout that came before the answer too), not in an
+    exception group, and `on_started` never runs."""
     started: list[bool] = []
     with pytest.raises(ProcessStartError, match=f"cannot start {program}: No such file or directory"):
-        await run_process([program], timeout=timeout, on_started=lambda: started.append(True))
+        await run_process([program], timeout=timeout, input=input, on_started=lambda: started.append(True))
     assert not started
 
 
@@ -226,17 +227,17 @@ async def test_a_loop_keeps_its_reader_between_calls_and_it_goes_with_the_spawne
     assert first is not None
     for _ in range(2):
         assert (await run_process(["echo", "one"], timeout=20)).stdout == b"one\n"
-        assert first._loops == {loop: 0}  # noqa: SLF001
+        assert first._loops == {loop: 0}
     first.process.kill()
     with anyio.fail_after(10):
-        while first._loops:  # noqa: SLF001
+        while first._loops:
             await anyio.sleep(0.01)
     assert (await run_process(["echo", "two"], timeout=20)).stdout == b"two\n"
     second = spawner()
-    assert second is not None and second is not first and second._loops == {loop: 0}  # noqa: SLF001
+    assert second is not None and second is not first and second._loops == {loop: 0}
     await anyio.to_thread.run_sync(stop_spawner)
     with anyio.fail_after(10):
         while second.channel.fileno() != -1:
             await anyio.sleep(0.01)
-    assert not second._loops  # noqa: SLF001
+    assert not second._loops
     assert (await run_process(["echo", "three"], timeout=20)).stdout == b"three\n"

@@ -97,11 +97,12 @@ async def run_process(
             await _communicate(process, input, more_input, stdout, stderr, on_started)
         timed_out = deadline.cancelled_caught
     finally:
-        with anyio.CancelScope(shield=True):
-            await stop_group(process)
-            close_pipes(process)
-    if isinstance(process, SpawnedProcess) and process.start_failure is not None:
-        raise process.start_failure  # the timeout came before the answer that says it never ran
+        if not (isinstance(process, SpawnedProcess) and process.returncode is not None):  # else it is done
+            with anyio.CancelScope(shield=True):
+                await stop_group(process)
+        close_pipes(process)
+    if isinstance(process, SpawnedProcess):
+        process.raise_failure()  # the spawner's answer said it never ran (after a timeout too)
     duration = time.perf_counter() - started
     returncode = process.returncode
     if confinement is not None:
@@ -145,8 +146,9 @@ async def _communicate(
             # The call is over when the main process is; anything it left behind in
             # its group, or that escaped it, goes now, which also closes the pipes those held.
             await stop_group(process)
-            with anyio.move_on_after(DRAIN_SECONDS):
-                await readers.closed()
+            if readers.open:  # usually not: a short script's output ends with it
+                with anyio.move_on_after(DRAIN_SECONDS):
+                    await readers.closed()
     finally:
         readers.stop()
     stderr.finish()

@@ -74,8 +74,8 @@ async def start_process_async(
 ) -> Child:
     """`start_process`, the event loop serving other calls while the spawner starts it.
     Pipelined, by the spawner: it returns once the start is asked, not answered; the
-    answer comes while the process runs, and a start that failed raises its
-    `ProcessStartError` from `wait_exit` (`SpawnedProcess`). A runner's start is waited
+    answer comes while the process runs, and a start that failed is its
+    `ProcessStartError`, which `SpawnedProcess.raise_failure` raises. A runner's start is waited
     for: one that has gone meanwhile is asked of a new runner."""
     plan = _Plan(argv, cwd, env, confinement, True)
     with _start_errors(argv):

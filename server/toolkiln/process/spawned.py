@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any
 
 from toolkiln.process.readiness import readable
-from toolkiln.process.spawner_link import Pending, SpawnerGone, answer_of
+from toolkiln.process.spawner_pending import Pending, SpawnerGone, answer_of
 
 if TYPE_CHECKING:
     from toolkiln.process.spawner_link import Spawner
@@ -30,8 +30,8 @@ class SpawnedProcess:
 
     It may be held before the start's answer has come (a pipelined start: its pipes are
     read meanwhile): the answer is taken when it comes, and a start that failed is
-    `start_failure` (as `failure` makes it), raised by `wait_exit` and `wait`. A signal
-    asked before the answer waits for it (`wait_started` first, on an event loop)."""
+    `start_failure` (as `failure` makes it), which `wait_exit` returns None for and `wait`
+    raises. A signal asked before the answer waits for it (`wait_started` first, on a loop)."""
 
     def __init__(
         self, spawner: Spawner, start: Pending,
@@ -87,16 +87,16 @@ class SpawnedProcess:
     def when_started(self, callback: Callable[[], None]) -> None:
         """Run `callback` once the start's answer has come and says it runs (at once if it
         has), with no task woken for it: on this event loop, in this context, while a task
-        waits for its exit. What it raises, `wait_exit` raises once the process has ended."""
+        waits for its exit. What it raises, `raise_failure` raises."""
         context = contextvars.copy_context()
 
         def started() -> None:
-            self._take_start()
-            if self.start_failure is None:
-                try:
+            try:
+                self._take_start()
+                if self.start_failure is None:
                     context.run(callback)
-                except Exception as error:  # raised by wait_exit, not in the spawner's reader
-                    self._callback_error = error
+            except Exception as error:  # raised by wait_exit, not in the spawner's reader
+                self._callback_error = error
 
         if self._start is None:
             started()
@@ -119,17 +119,22 @@ class SpawnedProcess:
                     self._ended()
         return self.returncode
 
-    async def wait_exit(self) -> int:
-        """Its exit code, once the spawner has said it (or has gone: then it is killed)."""
+    async def wait_exit(self) -> int | None:
+        """Its exit code, once the spawner has said it (or has gone: then it is killed);
+        None when it never ran (`start_failure` says why: `raise_failure`)."""
         if self.returncode is None:
             await self._spawner.wait(self._exit)  # a start that failed ends it too
-            self._check_started()
-            self._ended()
-        if self._callback_error is not None:
-            error, self._callback_error = self._callback_error, None
-            raise error
-        assert self.returncode is not None
+            self._take_start()
+            if self.start_failure is None:
+                self._ended()
         return self.returncode
+
+    def raise_failure(self) -> None:
+        """Raise why it never ran (its start failed), or what `when_started`'s callback raised."""
+        self._take_start()
+        failure = self.start_failure or self._callback_error
+        if failure is not None:
+            raise failure
 
     def wait(self) -> int:
         if self.returncode is None:

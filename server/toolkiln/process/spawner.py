@@ -21,7 +21,8 @@ from typing import TypeAlias
 import anyio
 
 from toolkiln.process.spawned import SpawnedProcess
-from toolkiln.process.spawner_link import Pending, Spawner, SpawnerGone
+from toolkiln.process.spawner_link import Spawner
+from toolkiln.process.spawner_pending import Pending, SpawnerGone
 
 __all__ = [
     "Child",
@@ -151,7 +152,7 @@ def spawn_pipelined(
     """Ask `chosen` to start `argv`, and hold it at once, before the answer: its pipes
     may be read while the spawner starts it, the answer taken when it comes (a start
     that failed is `failure` of OSError, ValueError, SubprocessError or SpawnerGone,
-    raised by its `wait_exit`). SpawnerGone here: the request never reached it."""
+    its `start_failure`). SpawnerGone here: the request never reached it."""
     pending, ours = _ask_start(chosen, argv, piped_stdin, cwd, env, limits)
     return SpawnedProcess(chosen, pending, *ours, failure=failure)
 

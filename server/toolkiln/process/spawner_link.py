@@ -1,9 +1,10 @@
 """The channel to a spawner (`spawner_main.py`) or a runner's resident (`runner_main.py`),
 as `spawner_wire.py` frames it: many requests on the way at once, each answer handed to
 whoever waits for it by its id, and each main process's exit as the spawner says it,
-unasked. Whoever waits reads: an event loop by a reader on the socket while one of its
-tasks waits (no thread, no blocking: a call waits as for any other I/O), a thread with
-no event loop by reading itself; either hands on what it reads to the others."""
+unasked. Whoever waits reads: an event loop by a reader on the socket, made by the first
+wait of one of its tasks and kept between waits (no thread, no blocking: a call waits as
+for any other I/O), a thread with no event loop by reading itself; either hands on what
+it reads to the others, or runs what was asked to run when it comes (`when_done`)."""
 
 from __future__ import annotations
 
@@ -24,38 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from toolkiln.process.readiness import readable
+from toolkiln.process.spawner_pending import Pending, SpawnerGone, answer_of
 from toolkiln.process.spawner_wire import Inbox, pack
 
 _MAIN = Path(__file__).with_name("spawner_main.py")
 _DONTWAIT = int(socket.MSG_DONTWAIT)  # an int: combining flag enums costs ~1 us a read
-
-
-class SpawnerGone(Exception):
-    """The spawner stopped answering (it was killed). `unsent`: the request never reached
-    it (it was gone before), so asking a new spawner cannot do the same thing twice."""
-
-    def __init__(self, message: str, *, unsent: bool = True) -> None:
-        super().__init__(message)
-        self.unsent = unsent
-
-
-class Pending:
-    """An answer, or a main process's exit, still to come; `done` once it has come (`value`,
-    the fds that came with it), or once the spawner has gone (`gone`). A start holds the
-    `exit` of the process it starts from the moment it is asked (done at once, with no
-    value, when the start fails)."""
-
-    __slots__ = ("done", "exit", "fds", "gone", "start", "value", "waiters")
-
-    def __init__(self, start: bool = False) -> None:
-        self.start = start
-        self.done = False
-        self.value: Any = None
-        self.fds: list[int] = []
-        self.gone: SpawnerGone | None = None
-        self.exit: Pending | None = None
-        # What runs once it is done, on which event loop: a waiting task's wake-up, a callback
-        self.waiters: list[tuple[asyncio.AbstractEventLoop, Callable[[], None]]] = []
 
 
 class Spawner:
@@ -116,9 +90,8 @@ class Spawner:
                     try:  # the fds go with the packet's first byte
                         sent += self.channel.sendmsg([packet[sent:]], rights if sent == 0 else [])
                     except (BlockingIOError, InterruptedError):
-                        # An event loop that watches the socket may have made it non-blocking
-                        # (uvloop does): wait until the spawner has read, as a blocking send
-                        # would (poll: a server's fds may pass select's 1,024).
+                        # A loop that watches the socket may have made it non-blocking (uvloop):
+                        # wait as a blocking send would (poll: fds may pass select's 1,024).
                         writable = select.poll()
                         writable.register(self.channel, select.POLLOUT)
                         writable.poll()
@@ -139,16 +112,10 @@ class Spawner:
         self, message: tuple[Any, ...], fds: Sequence[int] = ()
     ) -> tuple[tuple[Any, ...], list[int]]:
         """The answer to `message` (sent with `fds`), and the fds that came with it; this
-        thread waits (`ask` is for an event loop's task)."""
+        thread waits (`wait` is for an event loop's task)."""
         pending = self.post(message, fds)
         self.wait_sync(pending)
         return answer_of(pending)
-
-    async def ask(self, message: tuple[Any, ...], fds: Sequence[int] = ()) -> Pending:
-        """`post`, and wait for the answer as the event loop waits for I/O."""
-        pending = self.post(message, fds)
-        await self.wait(pending)
-        return pending
 
     async def wait(self, pending: Pending) -> None:
         """Until `pending` is done: the event loop reads the socket meanwhile. Its reader
@@ -162,10 +129,8 @@ class Spawner:
             if pending.done:
                 return
             pending.waiters.append((loop, functools.partial(_set, future)))
-            waiting = self._loops.get(loop)
-            if waiting is None:
-                for closed in [each for each in self._loops if each.is_closed()]:
-                    del self._loops[closed]  # its reader went with its selector
+            if (waiting := self._loops.get(loop)) is None:
+                self._forget_closed_loops()
             self._loops[loop] = (waiting or 0) + 1
         if waiting is None:
             loop.add_reader(self.channel.fileno(), self._readable, loop)
@@ -187,8 +152,7 @@ class Spawner:
             self._detach(loop)
 
     def _detach(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Remove `loop`'s reader (on that loop's thread); the socket is closed once no loop
-        reads it, when stopped."""
+        """Remove `loop`'s reader (on its thread); once stopped, the last one closes the socket."""
         with self._lock:
             if self._loops.pop(loop, None) is None:
                 return
@@ -196,6 +160,10 @@ class Spawner:
         loop.remove_reader(self.channel.fileno())
         if close:
             self._close()
+
+    def _forget_closed_loops(self) -> None:  # their readers went with their selectors
+        for closed in [each for each in self._loops if each.is_closed()]:
+            del self._loops[closed]
 
     def wait_sync(self, pending: Pending) -> None:
         """Until `pending` is done: this thread reads the socket meanwhile (or finds that
@@ -268,9 +236,9 @@ class Spawner:
                     loop.call_soon_threadsafe(callback)
 
     def when_done(self, pending: Pending, callback: Callable[[], None]) -> None:
-        """Run `callback` on this event loop once `pending` is done (at once if it is),
-        without a task waiting: it runs where the answer is read, so it must not raise and
-        should be short. The loop reads the socket while one of its tasks waits (`wait`)."""
+        """Run `callback` on this event loop once `pending` is done (at once if it is), no
+        task woken: where the answer is read, so it must not raise (as the loop's reader
+        runs while one of its tasks waits, `wait`)."""
         loop = asyncio.get_running_loop()
         with self._lock:
             if not pending.done:
@@ -296,8 +264,7 @@ class Spawner:
         at once, or by the last loop's reader, which the end of the stream wakes."""
         with self._lock:
             self.stopped = True
-            for closed in [each for each in self._loops if each.is_closed()]:
-                del self._loops[closed]
+            self._forget_closed_loops()
             close = not self._loops
         self._lose("stopped")
         with contextlib.suppress(OSError):
@@ -326,13 +293,6 @@ class Spawner:
         with contextlib.suppress(OSError):
             self.channel.close()
             os.close(self.devnull)
-
-
-def answer_of(pending: Pending) -> tuple[tuple[Any, ...], list[int]]:
-    """A done request's answer and fds; SpawnerGone when the spawner went first."""
-    if pending.gone is not None:
-        raise pending.gone
-    return pending.value, pending.fds
 
 
 def _set(future: asyncio.Future[None]) -> None:
