@@ -221,7 +221,7 @@ _VARIABLE: contextvars.ContextVar[str] = contextvars.ContextVar("_VARIABLE")
 async def test_a_loop_keeps_its_reader_between_calls_and_it_goes_with_the_spawner() -> None:
     """One reader a loop on the spawner's socket, kept between calls; a spawner killed
     between calls takes it away (its end would wake the loop forever), and a stopped
-    spawner's socket is closed once its last reader has gone, from any thread."""
+    spawner's socket is closed once its last reader has gone, stopped from any thread."""
     loop = asyncio.get_running_loop()
     first = spawner()
     assert first is not None
@@ -241,3 +241,7 @@ async def test_a_loop_keeps_its_reader_between_calls_and_it_goes_with_the_spawne
             await anyio.sleep(0.01)
     assert not second._loops
     assert (await run_process(["echo", "three"], timeout=20)).stdout == b"three\n"
+    third = spawner()
+    assert third is not None and third._loops == {loop: 0}
+    stop_spawner()  # on this loop's thread: its idle reader goes at once (the loop may close next)
+    assert third.channel.fileno() == -1 and not third._loops

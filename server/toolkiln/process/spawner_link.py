@@ -103,19 +103,14 @@ class Spawner:
         return pending
 
     def request(self, message: tuple[Any, ...], fds: Sequence[int] = ()) -> tuple[Any, ...]:
-        answer, received = self.request_fds(message, fds)
-        for fd in received:
-            os.close(fd)
-        return answer
-
-    def request_fds(
-        self, message: tuple[Any, ...], fds: Sequence[int] = ()
-    ) -> tuple[tuple[Any, ...], list[int]]:
-        """The answer to `message` (sent with `fds`), and the fds that came with it; this
+        """The answer to `message` (sent with `fds`; any fds that came with it closed); this
         thread waits (`wait` is for an event loop's task)."""
         pending = self.post(message, fds)
         self.wait_sync(pending)
-        return answer_of(pending)
+        answer, received = answer_of(pending)
+        for fd in received:
+            os.close(fd)
+        return answer
 
     async def wait(self, pending: Pending) -> None:
         """Until `pending` is done: the event loop reads the socket meanwhile. Its reader
@@ -262,13 +257,16 @@ class Spawner:
         """End the stream: the spawner kills what it still holds and exits. The socket is
         closed once no event loop reads it (a loop's reader on a closed fd would outlive it):
         at once, or by the last loop's reader, which the end of the stream wakes."""
-        with self._lock:
-            self.stopped = True
-            self._forget_closed_loops()
-            close = not self._loops
+        self.stopped = True
         self._lose("stopped")
         with contextlib.suppress(OSError):
             self.channel.shutdown(socket.SHUT_RDWR)  # each loop's reader fires, finds it gone, goes
+        here = asyncio._get_running_loop()
+        if here is not None and self._loops.get(here) == 0:
+            self._detach(here)  # this loop's, idle: now (it may close before its reader fires)
+        with self._lock:
+            self._forget_closed_loops()
+            close = not self._loops
         if close:
             self._close()
         if isinstance(self.process, subprocess.Popen):
