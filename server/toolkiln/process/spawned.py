@@ -95,7 +95,7 @@ class SpawnedProcess:
                 self._take_start()
                 if self.start_failure is None:
                     context.run(callback)
-            except Exception as error:  # raised by wait_exit, not in the spawner's reader
+            except Exception as error:  # raised by raise_failure, not in the spawner's reader
                 self._callback_error = error
 
         if self._start is None:
