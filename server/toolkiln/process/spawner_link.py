@@ -231,13 +231,12 @@ class Spawner:
                     loop.call_soon_threadsafe(callback)
 
     def when_done(self, pending: Pending, callback: Callable[[], None]) -> None:
-        """Run `callback` on this event loop once `pending` is done (at once if it is), no
-        task woken: where the answer is read, so it must not raise (as the loop's reader
-        runs while one of its tasks waits, `wait`)."""
+        """Call `callback` on this event loop once `pending` is done (at once if it is), no
+        task woken: soon after the answer is read (the loop reads while a task of it waits)."""
         loop = asyncio.get_running_loop()
         with self._lock:
             if not pending.done:
-                pending.waiters.append((loop, callback))
+                pending.waiters.append((loop, functools.partial(loop.call_soon, callback)))
                 return
         callback()
 

@@ -33,7 +33,7 @@ class Pending:
         self.gone: SpawnerGone | None = None
         self.exit: Pending | None = None
         # What runs once it is done, on which event loop: a waiting task's wake-up, a callback
-        self.waiters: list[tuple[asyncio.AbstractEventLoop, Callable[[], None]]] = []
+        self.waiters: list[tuple[asyncio.AbstractEventLoop, Callable[[], object]]] = []
 
 
 def answer_of(pending: Pending) -> tuple[tuple[Any, ...], list[int]]:
