@@ -15,8 +15,10 @@ long-lived runner of its confinement profile, in namespaces of its own made ahea
 
 One module a job: `spawn` starts a process, `spawner` asks the spawner for it
 (`spawner_link` is the channel to it, pipelined, read by whichever event loop or thread
-waits; `spawner_wire` frames what goes on it both ways; `spawned` is what is held of each
-process; `spawner_main` is the spawner and its one loop, `spawner_reap` what it does to
+waits, `spawner_pending` what is awaited on it; `spawner_wire` frames what goes on it both
+ways; `spawned` is what is held of each process, from before the spawner has answered its
+start: a call reads its pipes meanwhile and takes the answer while it runs;
+`spawner_main` is the spawner and its one loop, `spawner_reap` what it does to
 processes besides starting them, `spawner_helper` the program each process starts as),
 `confine` wraps it in bubblewrap, `runners` keeps one bubblewrap per confinement profile
 (`runner_main` is its resident, `cell` makes each call's namespaces), `pipes` feeds and

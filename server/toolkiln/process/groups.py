@@ -64,8 +64,9 @@ async def stop_group(process: Child) -> None:
     """SIGTERM the group, give it a grace period, then SIGKILL whatever is left; once
     (a group stopped already is no longer tracked)."""
     if isinstance(process, SpawnedProcess):
-        # Once its main process has exited, the spawner has killed its group and what it left.
-        if process.returncode is None and process.poll() is None:
+        # Once its main process has exited, the spawner has killed its group and what it
+        # left. Stopped before the start's answer came (a timeout, a cancel): it comes first.
+        if process.returncode is None and await process.wait_started() and process.poll() is None:
             process.signal_group(signal.SIGTERM)
             with anyio.move_on_after(KILL_GRACE_SECONDS):
                 await wait_for_exit(process)

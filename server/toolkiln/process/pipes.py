@@ -64,6 +64,11 @@ class PipeReaders:
         if not self._sinks and self._waiter is not None and not self._waiter.done():
             self._waiter.set_result(None)
 
+    @property
+    def open(self) -> bool:
+        """Whether a pipe is still to end."""
+        return bool(self._sinks)
+
     async def closed(self) -> None:
         """Until both pipes have ended (every writer has closed them)."""
         while self._sinks:

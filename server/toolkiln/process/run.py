@@ -18,7 +18,7 @@ from toolkiln.process.confine import Confinement, exit_status
 from toolkiln.process.groups import close_pipes, stop_group, wait_for_exit
 from toolkiln.process.pipes import CappedBuffer, PipeReaders, StderrLineHandler, StderrReader, decode, feeding
 from toolkiln.process.spawn import start_process_async
-from toolkiln.process.spawner import Child
+from toolkiln.process.spawner import Child, SpawnedProcess
 
 if TYPE_CHECKING:
     from toolkiln.model import Limits
@@ -78,7 +78,8 @@ async def run_process(
 
     `limits` become the child's rlimits (see `rlimit_preexec`); its `max_output_bytes`
     is the caller's business (pass it as `stdout_limit`). `on_started` runs once the
-    process does: the caller's work done while the script runs is off the call's path.
+    process does (the spawner has answered its start; its pipes are read meanwhile):
+    the caller's work done while the script runs is off the call's path.
     With `confinement`, the process runs inside bubblewrap (see `confine.py`).
     Raises `ProcessStartError` when the program cannot be started at all.
     Cancelling the caller stops the process group before the cancellation continues.
@@ -92,15 +93,16 @@ async def run_process(
     stderr = StderrReader(stderr_limit, on_stderr_line)
     timed_out = False
     try:
-        if on_started is not None:
-            on_started()
         with anyio.move_on_after(timeout) as deadline:
-            await _communicate(process, input, more_input, stdout, stderr)
+            await _communicate(process, input, more_input, stdout, stderr, on_started)
         timed_out = deadline.cancelled_caught
     finally:
-        with anyio.CancelScope(shield=True):
-            await stop_group(process)
-            close_pipes(process)
+        if not (isinstance(process, SpawnedProcess) and process.returncode is not None):  # else it is done
+            with anyio.CancelScope(shield=True):
+                await stop_group(process)
+        close_pipes(process)
+    if isinstance(process, SpawnedProcess):
+        process.raise_failure()  # the spawner's answer said it never ran (after a timeout too)
     duration = time.perf_counter() - started
     returncode = process.returncode
     if confinement is not None:
@@ -130,17 +132,23 @@ async def _communicate(
     more_input: ObjectReceiveStream[bytes] | None,
     stdout: CappedBuffer,
     stderr: StderrReader,
+    on_started: Callable[[], None] | None,
 ) -> None:
     assert process.stdout is not None and process.stderr is not None
     readers = PipeReaders({process.stdout.fileno(): stdout.add, process.stderr.fileno(): stderr.add})
     try:
         async with feeding(process, input or b"", more_input):
+            if isinstance(process, SpawnedProcess) and on_started is not None:
+                process.when_started(on_started)  # once the spawner has answered, the pipes read meanwhile
+            elif on_started is not None:
+                on_started()
             await wait_for_exit(process)
             # The call is over when the main process is; anything it left behind in
             # its group, or that escaped it, goes now, which also closes the pipes those held.
             await stop_group(process)
-            with anyio.move_on_after(DRAIN_SECONDS):
-                await readers.closed()
+            if readers.open:  # usually not: a short script's output ends with it
+                with anyio.move_on_after(DRAIN_SECONDS):
+                    await readers.closed()
     finally:
         readers.stop()
     stderr.finish()

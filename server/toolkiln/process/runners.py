@@ -26,7 +26,6 @@ from pathlib import Path
 
 from toolkiln.process.confine import BWRAP_VARIABLE, Confinement, profile_argv, secret_paths
 from toolkiln.process.spawner import SpawnedProcess, Spawner, SpawnerGone, spawner
-from toolkiln.process.spawner_link import answer_of
 
 logger = logging.getLogger(__name__)
 
@@ -138,17 +137,13 @@ def _start(command: list[str], private: list[str], network: bool) -> Spawner | N
         theirs.close()
         os.close(errors_write)
     main.wait_sync(pending)
-    try:
-        answer, received = answer_of(pending)
-    except SpawnerGone:
-        os.close(errors_read)
+    bwrap = SpawnedProcess(main, pending, None, None, errors_read)
+    if bwrap.start_failure is not None:
+        bwrap.close_pipes()
         ours.close()
-        raise
-    if answer[0] != "ok" or pending.exit is None:
-        os.close(errors_read)
-        ours.close()
-        raise OSError(0, f"bubblewrap does not start: {answer[2]}")
-    bwrap = SpawnedProcess(main, int(answer[1]), received[0], pending.exit, None, None, errors_read)
+        if isinstance(bwrap.start_failure, SpawnerGone):
+            raise bwrap.start_failure
+        raise OSError(0, f"bubblewrap does not start: {bwrap.start_failure}")
     try:
         runner = Spawner(ours, bwrap)
     except (OSError, SpawnerGone) as error:

@@ -18,7 +18,7 @@ from toolkiln.errors import ProcessStartError
 from toolkiln.process.confine import Confinement, ConfinementUnavailable, confined_argv
 from toolkiln.process.groups import RUN_MARKER, become_subreaper, live_groups
 from toolkiln.process.runners import runner_for
-from toolkiln.process.spawner import Child, Spawner, SpawnerGone, spawn, spawn_async, spawner
+from toolkiln.process.spawner import Child, Spawner, SpawnerGone, spawn, spawn_async, spawn_pipelined, spawner
 
 if TYPE_CHECKING:
     from toolkiln.model import Limits
@@ -31,6 +31,8 @@ _run_numbers = itertools.count(1)
 USE_SPAWNER = True
 # False: each confined process starts a bubblewrap of its own, as before the runners (benchmarks).
 USE_RUNNERS = True
+# False: `start_process_async` waits for the spawner's answer, as before pipelining (benchmarks).
+PIPELINED = True
 
 
 def start_process(
@@ -70,14 +72,21 @@ async def start_process_async(
     limits: Limits | None,
     confinement: Confinement | None = None,
 ) -> Child:
-    """`start_process`, the event loop serving other calls while the spawner starts it."""
+    """`start_process`, the event loop serving other calls while the spawner starts it.
+    Pipelined, by the spawner: it returns once the start is asked, not answered; the
+    answer comes while the process runs, and a start that failed is its
+    `ProcessStartError`, which `SpawnedProcess.raise_failure` raises. A runner's start is waited
+    for: one that has gone meanwhile is asked of a new runner."""
     plan = _Plan(argv, cwd, env, confinement, True)
     with _start_errors(argv):
         if plan.chosen is None:
             return plan.popen(piped_stdin, limits)
         for attempt in range(2):
             try:
-                return await spawn_async(plan.chosen, **plan.spawning(piped_stdin, limits))
+                if plan.chosen.replayable or not PIPELINED:
+                    return await spawn_async(plan.chosen, **plan.spawning(piped_stdin, limits))
+                failure = functools.partial(_start_error, argv)
+                return spawn_pipelined(plan.chosen, **plan.spawning(piped_stdin, limits), failure=failure)
             except SpawnerGone as error:
                 plan.renew(error, attempt)
     raise AssertionError("unreachable")
@@ -150,20 +159,27 @@ def _start_errors(argv: Sequence[str]) -> Iterator[None]:
     """A start's failures, as `ProcessStartError`."""
     try:
         yield
-    except OSError as error:
+    except (OSError, ValueError, subprocess.SubprocessError) as error:
+        raise _start_error(argv, error) from None
+
+
+def _start_error(argv: Sequence[str], error: Exception) -> Exception:
+    """A start's failure (the spawner gone before it answered too) as `ProcessStartError`."""
+    if isinstance(error, OSError):
         if error.errno == errno.E2BIG:
-            raise ProcessStartError(
+            return ProcessStartError(
                 f"cannot start {argv[0]}: its arguments are too big for a command line and environment "
                 "(at most 128 KiB a value, about 2 MiB in all); pass big data in a file",
                 about_arguments=True,
-            ) from None
-        raise ProcessStartError(f"cannot start {argv[0]}: {error.strerror or error}") from None
-    except ValueError:  # the OS cannot pass a NUL character (or text that is not UTF-8) in argv or env
-        raise ProcessStartError(
+            )
+        return ProcessStartError(f"cannot start {argv[0]}: {error.strerror or error}")
+    if isinstance(error, ValueError):  # the OS cannot pass a NUL character (or text that is not UTF-8)
+        return ProcessStartError(
             f"cannot start {argv[0]}: an argument contains a NUL character", about_arguments=True
-        ) from None
-    except subprocess.SubprocessError as error:  # setting a limit failed in the child
-        raise ProcessStartError(f"cannot start {argv[0]}: {error}") from None
+        )
+    if isinstance(error, (subprocess.SubprocessError, SpawnerGone)):  # a limit failed; gone before answering
+        return ProcessStartError(f"cannot start {argv[0]}: {error}")
+    return error
 
 
 def _check_program(program: str) -> None:

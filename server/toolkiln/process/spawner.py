@@ -15,13 +15,14 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Mapping, Sequence
-from typing import TypeAlias, cast
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeAlias
 
 import anyio
 
 from toolkiln.process.spawned import SpawnedProcess
-from toolkiln.process.spawner_link import Pending, Spawner, SpawnerGone, answer_of
+from toolkiln.process.spawner_link import Spawner
+from toolkiln.process.spawner_pending import Pending, SpawnerGone
 
 __all__ = [
     "Child",
@@ -30,6 +31,7 @@ __all__ = [
     "SpawnerGone",
     "spawn",
     "spawn_async",
+    "spawn_pipelined",
     "spawner",
     "stop_spawner",
 ]
@@ -117,7 +119,7 @@ def spawn(
     except BaseException:
         _close(ours)
         raise
-    return _started(chosen, pending, ours)
+    return _started(SpawnedProcess(chosen, pending, *ours))
 
 
 async def spawn_async(
@@ -134,13 +136,31 @@ async def spawn_async(
     pending, ours = _ask_start(chosen, argv, piped_stdin, cwd, env, limits)
     with anyio.CancelScope(shield=True):
         await chosen.wait(pending)
-    return _started(chosen, pending, ours)
+    return _started(SpawnedProcess(chosen, pending, *ours))
+
+
+def spawn_pipelined(
+    chosen: Spawner,
+    argv: Sequence[str],
+    *,
+    piped_stdin: bool,
+    cwd: str | None,
+    env: Mapping[str, str],
+    limits: Sequence[tuple[int, int, int]],
+    failure: Callable[[Exception], Exception],
+) -> SpawnedProcess:
+    """Ask `chosen` to start `argv`, and hold it at once, before the answer: its pipes
+    may be read while the spawner starts it, the answer taken when it comes (a start
+    that failed is `failure` of OSError, ValueError, SubprocessError or SpawnerGone,
+    its `start_failure`). SpawnerGone here: the request never reached it."""
+    pending, ours = _ask_start(chosen, argv, piped_stdin, cwd, env, limits)
+    return SpawnedProcess(chosen, pending, *ours, failure=failure)
 
 
 def _ask_start(
     chosen: Spawner, argv: Sequence[str], piped_stdin: bool, cwd: str | None,
     env: Mapping[str, str], limits: Sequence[tuple[int, int, int]],
-) -> tuple[Pending, list[int | None]]:  # fmt: skip
+) -> tuple[Pending, tuple[int | None, int, int]]:  # fmt: skip
     """Send the start of `argv`, with the pipes' far ends; the pending answer, and our ends."""
     pipes = [os.pipe2(os.O_CLOEXEC) for _ in range(3 if piped_stdin else 2)]
     if piped_stdin:
@@ -150,7 +170,7 @@ def _ask_start(
         (stdout_read, stdout_write), (stderr_read, stderr_write) = pipes
         stdin_write = None
         theirs = [chosen.devnull, stdout_write, stderr_write]
-    ours = [stdin_write, stdout_read, stderr_read]
+    ours = (stdin_write, stdout_read, stderr_read)
     try:
         # str, not bytes: the spawner's posix_spawn encodes them as os.fsencode would, in C
         pending = chosen.post(("spawn", list(argv), dict(env), cwd, list(limits)), theirs)
@@ -164,23 +184,12 @@ def _ask_start(
     return pending, ours
 
 
-def _started(chosen: Spawner, pending: Pending, ours: list[int | None]) -> SpawnedProcess:
-    try:
-        answer, received = answer_of(pending)
-    except BaseException:
-        _close(ours)
-        raise
-    if answer[0] != "ok" or pending.exit is None or not received:
-        _close([*ours, *received])
-        number, message = cast(int, answer[1]), cast(str, answer[2])
-        stage, _, reason = message.partition(" ")
-        if stage == "limits":
-            raise subprocess.SubprocessError(f"setting its limits failed: {reason}")
-        if stage == "value":
-            raise ValueError(reason)
-        raise OSError(number, os.strerror(number) if number else message)
-    _close(received[1:])
-    return SpawnedProcess(chosen, cast(int, answer[1]), received[0], pending.exit, *ours)
+def _started(process: SpawnedProcess) -> SpawnedProcess:
+    """`process`, its start's answer come: started, or its failure raised."""
+    if process.start_failure is not None:
+        process.close_pipes()
+        raise process.start_failure
+    return process
 
 
 def _close(fds: Sequence[int | None]) -> None:

@@ -1,15 +1,17 @@
 """The channel to a spawner (`spawner_main.py`) or a runner's resident (`runner_main.py`),
 as `spawner_wire.py` frames it: many requests on the way at once, each answer handed to
 whoever waits for it by its id, and each main process's exit as the spawner says it,
-unasked. Whoever waits reads: an event loop by a reader on the socket while one of its
-tasks waits (no thread, no blocking: a call waits as for any other I/O), a thread with
-no event loop by reading itself; either hands on what it reads to the others."""
+unasked. Whoever waits reads: an event loop by a reader on the socket, made by the first
+wait of one of its tasks and kept between waits (no thread, no blocking: a call waits as
+for any other I/O), a thread with no event loop by reading itself; either hands on what
+it reads to the others, or runs what was asked to run when it comes (`when_done`)."""
 
 from __future__ import annotations
 
 import array
 import asyncio
 import contextlib
+import functools
 import itertools
 import os
 import select
@@ -18,40 +20,16 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from toolkiln.process.readiness import readable
+from toolkiln.process.spawner_pending import Pending, SpawnerGone, answer_of
 from toolkiln.process.spawner_wire import Inbox, pack
 
 _MAIN = Path(__file__).with_name("spawner_main.py")
-
-
-class SpawnerGone(Exception):
-    """The spawner stopped answering (it was killed). `unsent`: the request never reached
-    it (it was gone before), so asking a new spawner cannot do the same thing twice."""
-
-    def __init__(self, message: str, *, unsent: bool = True) -> None:
-        super().__init__(message)
-        self.unsent = unsent
-
-
-class Pending:
-    """An answer, or a main process's exit, still to come; `done` once it has come (`value`,
-    the fds that came with it), or once the spawner has gone (`gone`). A start's answer
-    holds the `exit` of the process it started."""
-
-    __slots__ = ("done", "exit", "fds", "gone", "start", "value", "waiters")
-
-    def __init__(self, start: bool = False) -> None:
-        self.start = start
-        self.done = False
-        self.value: Any = None
-        self.fds: list[int] = []
-        self.gone: SpawnerGone | None = None
-        self.exit: Pending | None = None
-        self.waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+_DONTWAIT = int(socket.MSG_DONTWAIT)  # an int: combining flag enums costs ~1 us a read
 
 
 class Spawner:
@@ -86,7 +64,7 @@ class Spawner:
         self._lock = threading.Lock()  # the tables above, `_loops`, `gone`
         self._sending = threading.Lock()  # one message at a time on the stream
         self._reading = threading.Lock()
-        self._loops: dict[asyncio.AbstractEventLoop, int] = {}  # reading the socket: how many wait there
+        self._loops: dict[asyncio.AbstractEventLoop, int] = {}  # with a reader on the socket: waiting there
         self.stopped = self._closed = False  # stopped: by `stop`, not killed
         if self.request(("hello",)) != ("ok", True):
             self.stop()
@@ -95,6 +73,8 @@ class Spawner:
     def post(self, message: tuple[Any, ...], fds: Sequence[int] = (), *, answer: bool = True) -> Pending:
         """Send `message` (with `fds`); what comes of it (`answer=False`: nothing will)."""
         pending = Pending(start=message[0] == "spawn")
+        if pending.start:
+            pending.exit = Pending()
         with self._lock:
             if self.gone:
                 raise SpawnerGone("the spawner has gone")
@@ -110,9 +90,8 @@ class Spawner:
                     try:  # the fds go with the packet's first byte
                         sent += self.channel.sendmsg([packet[sent:]], rights if sent == 0 else [])
                     except (BlockingIOError, InterruptedError):
-                        # An event loop that watches the socket may have made it non-blocking
-                        # (uvloop does): wait until the spawner has read, as a blocking send
-                        # would (poll: a server's fds may pass select's 1,024).
+                        # A loop that watches the socket may have made it non-blocking (uvloop):
+                        # wait as a blocking send would (poll: fds may pass select's 1,024).
                         writable = select.poll()
                         writable.register(self.channel, select.POLLOUT)
                         writable.poll()
@@ -124,28 +103,19 @@ class Spawner:
         return pending
 
     def request(self, message: tuple[Any, ...], fds: Sequence[int] = ()) -> tuple[Any, ...]:
-        answer, received = self.request_fds(message, fds)
+        """The answer to `message` (sent with `fds`; any fds that came with it closed); this
+        thread waits (`wait` is for an event loop's task)."""
+        pending = self.post(message, fds)
+        self.wait_sync(pending)
+        answer, received = answer_of(pending)
         for fd in received:
             os.close(fd)
         return answer
 
-    def request_fds(
-        self, message: tuple[Any, ...], fds: Sequence[int] = ()
-    ) -> tuple[tuple[Any, ...], list[int]]:
-        """The answer to `message` (sent with `fds`), and the fds that came with it; this
-        thread waits (`ask` is for an event loop's task)."""
-        pending = self.post(message, fds)
-        self.wait_sync(pending)
-        return answer_of(pending)
-
-    async def ask(self, message: tuple[Any, ...], fds: Sequence[int] = ()) -> Pending:
-        """`post`, and wait for the answer as the event loop waits for I/O."""
-        pending = self.post(message, fds)
-        await self.wait(pending)
-        return pending
-
     async def wait(self, pending: Pending) -> None:
-        """Until `pending` is done: the event loop reads the socket meanwhile."""
+        """Until `pending` is done: the event loop reads the socket meanwhile. Its reader
+        stays once the wait is over (one reader a loop, not one add and remove a wait):
+        it goes when it finds nobody waiting on its loop (`_readable`), or the spawner gone."""
         if pending.done:
             return
         loop = asyncio.get_running_loop()
@@ -153,23 +123,42 @@ class Spawner:
         with self._lock:
             if pending.done:
                 return
-            pending.waiters.append((loop, future))
-            attached = self._loops.get(loop, 0)
-            self._loops[loop] = attached + 1
-        if not attached:
-            loop.add_reader(self.channel.fileno(), self.pump)
+            pending.waiters.append((loop, functools.partial(_set, future)))
+            if (waiting := self._loops.get(loop)) is None:
+                self._forget_closed_loops()
+            self._loops[loop] = (waiting or 0) + 1
+        if waiting is None:
+            loop.add_reader(self.channel.fileno(), self._readable, loop)
         try:
             await future
         finally:
             with self._lock:
-                attached = self._loops.pop(loop) - 1
-                if attached:
-                    self._loops[loop] = attached
-                close = not self._loops and self.stopped
-            if not attached:
-                loop.remove_reader(self.channel.fileno())
-            if close:
-                self._close()
+                waiting = self._loops.get(loop)
+                if waiting is not None:
+                    self._loops[loop] = waiting - 1
+            if waiting == 1 and self.gone:
+                self._detach(loop)
+
+    def _readable(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The loop's reader: read; and go when nobody waits on this loop (something came
+        unasked, for another thread) or the spawner has gone (its end would fire forever)."""
+        self.pump()
+        if self.gone or not self._loops.get(loop):
+            self._detach(loop)
+
+    def _detach(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Remove `loop`'s reader (on its thread); once stopped, the last one closes the socket."""
+        with self._lock:
+            if self._loops.pop(loop, None) is None:
+                return
+            close = not self._loops and self.stopped
+        loop.remove_reader(self.channel.fileno())
+        if close:
+            self._close()
+
+    def _forget_closed_loops(self) -> None:  # their readers went with their selectors
+        for closed in [each for each in self._loops if each.is_closed()]:
+            del self._loops[closed]
 
     def wait_sync(self, pending: Pending) -> None:
         """Until `pending` is done: this thread reads the socket meanwhile (or finds that
@@ -191,7 +180,7 @@ class Spawner:
             end = None
             while True:
                 try:
-                    if not self._inbox.read(self.channel, socket.MSG_DONTWAIT):
+                    if not self._inbox.read(self.channel, _DONTWAIT):
                         end = "end of stream"
                         break
                 except (BlockingIOError, InterruptedError):
@@ -218,13 +207,15 @@ class Spawner:
                 pending, value = self._exits.pop(message[2], None), message[3]
             else:
                 pending, value = self._asked.pop(ident, None), message[1:]
-                if pending is not None and pending.start and value[0] == "ok":
-                    pending.exit = self._exits[value[1]] = Pending()
+                if pending is not None and pending.exit is not None and value[0] == "ok":
+                    self._exits[value[1]] = pending.exit
         if pending is None:
             for fd in fds:
                 os.close(fd)
             return
         self._settle(pending, value, fds, None)
+        if pending.exit is not None and value[0] != "ok":  # it never ran: no exit will come
+            self._settle(pending.exit, None, [], None)
 
     def _settle(self, pending: Pending, value: Any, fds: list[int], gone: SpawnerGone | None) -> None:
         with self._lock:
@@ -232,18 +223,30 @@ class Spawner:
             pending.done = True
             waiters, pending.waiters = pending.waiters, []
         here = asyncio._get_running_loop()
-        for loop, future in waiters:
+        for loop, callback in waiters:
             if loop is here:
-                _set(future)
+                callback()
             else:
                 with contextlib.suppress(RuntimeError):  # that loop has closed
-                    loop.call_soon_threadsafe(_set, future)
+                    loop.call_soon_threadsafe(callback)
+
+    def when_done(self, pending: Pending, callback: Callable[[], None]) -> None:
+        """Call `callback` on this event loop once `pending` is done (at once if it is), no
+        task woken: soon after the answer is read (the loop reads while a task of it waits)."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            if not pending.done:
+                pending.waiters.append((loop, functools.partial(loop.call_soon, callback)))
+                return
+        callback()
 
     def _lose(self, reason: str) -> None:
         """The spawner has gone: whatever waits for it is told so."""
         with self._lock:
             self.gone = True
-            left = [*self._asked.values(), *self._exits.values()]
+            asked = list(self._asked.values())
+            # the exits of starts not yet answered after their answers (`SpawnedProcess`)
+            left = [*asked, *self._exits.values(), *(each.exit for each in asked if each.exit is not None)]
             self._asked.clear()
             self._exits.clear()
         for pending in left:
@@ -251,13 +254,18 @@ class Spawner:
 
     def stop(self) -> None:
         """End the stream: the spawner kills what it still holds and exits. The socket is
-        closed once no event loop reads it (a loop's reader on a closed fd would outlive it)."""
-        with self._lock:
-            self.stopped = True
-            close = not self._loops
+        closed once no event loop reads it (a loop's reader on a closed fd would outlive it):
+        at once, or by the last loop's reader, which the end of the stream wakes."""
+        self.stopped = True
         self._lose("stopped")
         with contextlib.suppress(OSError):
-            self.channel.shutdown(socket.SHUT_RDWR)
+            self.channel.shutdown(socket.SHUT_RDWR)  # each loop's reader fires, finds it gone, goes
+        here = asyncio._get_running_loop()
+        if here is not None and self._loops.get(here) == 0:
+            self._detach(here)  # this loop's, idle: now (it may close before its reader fires)
+        with self._lock:
+            self._forget_closed_loops()
+            close = not self._loops
         if close:
             self._close()
         if isinstance(self.process, subprocess.Popen):
@@ -282,13 +290,6 @@ class Spawner:
         with contextlib.suppress(OSError):
             self.channel.close()
             os.close(self.devnull)
-
-
-def answer_of(pending: Pending) -> tuple[tuple[Any, ...], list[int]]:
-    """A done request's answer and fds; SpawnerGone when the spawner went first."""
-    if pending.gone is not None:
-        raise pending.gone
-    return pending.value, pending.fds
 
 
 def _set(future: asyncio.Future[None]) -> None:

@@ -85,17 +85,23 @@ def kill(pid: int, signum: int = signal.SIGKILL) -> bool:
     return True
 
 
+_listing: "tuple[int, int] | None" = None  # this process's pid, and its children's listing held open
+
+
 def children() -> "set[int]":
-    """The spawner's children (it has one thread). Read with os.open and os.read, not
-    open(): this runs at every call's end, on the way to its exit being said, and a text
-    file costs a buffer, a decoder and an isatty ioctl each time (~30 us of the spawner's)."""
-    fd = os.open(f"/proc/self/task/{os.getpid()}/children", os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        listing = b""
-        while chunk := os.read(fd, 65536):
-            listing += chunk
-    finally:
-        os.close(fd)
+    """The spawner's children (it has one thread). Read with os.pread on a file held open,
+    not open(): this runs at every call's end, on the way to its exit being said, and a
+    text file costs a buffer, a decoder and an isatty ioctl each time (~30 us of the
+    spawner's), opening it a lookup through /proc and a close (~5 us more)."""
+    global _listing
+    if _listing is None or _listing[0] != os.getpid():  # held by this process, not one it forked from
+        _listing = (
+            os.getpid(),
+            os.open(f"/proc/self/task/{os.getpid()}/children", os.O_RDONLY | os.O_CLOEXEC),
+        )
+    listing = b""
+    while chunk := os.pread(_listing[1], 65536, len(listing)):  # from the start: listed afresh
+        listing += chunk
     return {int(pid) for pid in listing.split()}
 
 

@@ -23,6 +23,7 @@ HEADER = struct.Struct("!IB")  # the body's size, the fds sent with it
 MAX_FDS = 3  # of one message: a process's stdin, stdout and stderr
 CHUNK = 16 * 1024
 _ANCILLARY = socket.CMSG_SPACE(MAX_FDS * array.array("i").itemsize)
+_FLAGS = int(socket.MSG_CMSG_CLOEXEC)  # ints, not flag enums: each | of those makes an enum (~1 us)
 
 
 def pack(message: Any, fds: int = 0) -> bytes:
@@ -55,9 +56,9 @@ class Inbox:
         self.more = False  # the last read may have left some behind
 
     def read(self, link: socket.socket, flags: int = 0) -> bool:
-        """One read (BlockingIOError when there is nothing, with MSG_DONTWAIT); False at the
+        """One read (BlockingIOError when there is nothing, with MSG_DONTWAIT, as an int); False at the
         end of the stream; `more` says whether more may wait."""
-        data, ancillary, _, _ = link.recvmsg(CHUNK, _ANCILLARY, socket.MSG_CMSG_CLOEXEC | flags)
+        data, ancillary, _, _ = link.recvmsg(CHUNK, _ANCILLARY, _FLAGS | flags)
         self.more = len(data) == CHUNK
         for level, kind, payload in ancillary:
             if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
