@@ -23,14 +23,25 @@ from toolkiln.errors import ConfigError
 
 ENV_FILE = ".env"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-# What a script reads, found by a cheap scan of its text (each pattern linear: no nesting).
+# What a script reads, found by a cheap scan of its text (each pattern linear: no nesting),
+# each with a word it cannot match without: a pattern that starts at a `\b` tries every
+# position of the text (~30 us a script each), `in` finds the word's absence at once.
 _READS = (
-    re.compile(r"\$\{?([A-Z][A-Z0-9_]*)\b"),  # shell: $WEATHER_API_KEY, ${WEATHER_API_KEY:-x}
-    re.compile(r"\benviron(?:\.get)?\s*[\[(]\s*['\"]([A-Za-z_][A-Za-z0-9_]*)['\"]"),  # os.environ["X"]
-    re.compile(r"\bgetenv\s*\(\s*['\"]([A-Za-z_][A-Za-z0-9_]*)['\"]"),  # os.getenv("X"), getenv in C/PHP
-    re.compile(r"\bprocess\.env\.([A-Za-z_][A-Za-z0-9_]*)"),  # process.env.X
-    re.compile(r"\bprocess\.env\s*\[\s*['\"]([A-Za-z_][A-Za-z0-9_]*)['\"]"),  # process.env["X"]
-    re.compile(r"\bENV\s*\[\s*['\"]([A-Za-z_][A-Za-z0-9_]*)['\"]"),  # Ruby's ENV["X"]
+    ("$", re.compile(r"\$\{?([A-Z][A-Z0-9_]*)\b")),  # shell: $WEATHER_API_KEY, ${WEATHER_API_KEY:-x}
+    (
+        "environ",
+        re.compile(r"\benviron(?:\.get)?\s*[\[(]\s*['\"]([A-Za-z_][A-Za-z0-9_]*)['\"]"),
+    ),  # os.environ["X"]
+    (
+        "getenv",
+        re.compile(r"\bgetenv\s*\(\s*['\"]([A-Za-z_][A-Za-z0-9_]*)['\"]"),
+    ),  # os.getenv("X"), getenv in C/PHP
+    ("process.env", re.compile(r"\bprocess\.env\.([A-Za-z_][A-Za-z0-9_]*)")),  # process.env.X
+    (
+        "process.env",
+        re.compile(r"\bprocess\.env\s*\[\s*['\"]([A-Za-z_][A-Za-z0-9_]*)['\"]"),
+    ),  # process.env["X"]
+    ("ENV", re.compile(r"\bENV\s*\[\s*['\"]([A-Za-z_][A-Za-z0-9_]*)['\"]")),  # Ruby's ENV["X"]
 )
 # Names every program has, and toolkiln's own: not worth recording as what a tool needs.
 _COMMON = frozenset(
@@ -45,7 +56,7 @@ def env_names_read(text: str) -> list[str]:
     `os.environ["NAME"]`, `os.environ.get("NAME")`, `os.getenv("NAME")`,
     `process.env.NAME`, `process.env["NAME"]`, `ENV["NAME"]`. Sorted, without the
     names every program has (PATH, HOME, ...) and toolkiln's own (TOOLKILN_*)."""
-    found = {match.group(1) for pattern in _READS for match in pattern.finditer(text)}
+    found = {match.group(1) for word, pattern in _READS if word in text for match in pattern.finditer(text)}
     return sorted(name for name in found if name not in _COMMON and not name.startswith(_OWN_PREFIXES))
 
 
@@ -156,7 +167,8 @@ def env_reads_of(path: Path, parameters: Sequence[str] = (), limit: int = 256 * 
             text = handle.read(limit).decode("utf-8", errors="replace")
     except OSError:
         return None
-    names = [name for name in env_names_read(text) if name not in set(parameters)]
+    own = set(parameters)
+    names = [name for name in env_names_read(text) if name not in own]
     return names or None
 
 

@@ -280,3 +280,35 @@ def test_a_shebang_naming_a_program_in_a_dot_folder_does_not_show_that_folder(
 
     assert not any(folder.startswith(str(home / ".cargo")) for folder in shown(cargo_bin / "python3"))
     assert str(venv_bin.parent) in shown(venv_bin / "python3")
+
+
+def test_probes_share_a_confinement_only_with_the_same_shebang(
+    make_tool: MakeTool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The confinement of probes is worked out once per `#!` line of a folder: a script whose
+    line names a virtual environment's Python gets that environment shown, its neighbour
+    whose line names none does not, whichever is probed first."""
+    from toolkiln.conventions.base import Candidate, Probe
+    from toolkiln.discover.probe import _probe_confinement, end_probes
+
+    venv_bin = tmp_path / "home" / "venvs" / "tool" / "bin"
+    venv_bin.mkdir(parents=True)
+    (venv_bin.parent / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (venv_bin / "python3").symlink_to(sys.executable)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+
+    def confinement(name: str, shebang: str) -> Any:
+        path = make_tool(name, f"#!{shebang}\necho hi\n")
+        candidate = Candidate(path, path.name, path.stat())
+        assert candidate.head  # read by the scan, as discovery does
+        return _probe_confinement(candidate, Probe(5.0), ())
+
+    try:
+        plain = confinement("a.sh", "/bin/sh")
+        in_venv = confinement("b.py", f"{venv_bin / 'python3'}")
+        assert str(venv_bin.parent) in in_venv.visible
+        assert str(venv_bin.parent) not in plain.visible
+        assert confinement("c.sh", "/bin/sh") is plain
+        assert confinement("d.py", f"{venv_bin / 'python3'}") is in_venv
+    finally:
+        end_probes()

@@ -85,6 +85,23 @@ def test_env_names_read_finds_what_scripts_read() -> None:
     ]  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "echo $A_B",
+        'os.environ["A_B"]',
+        "getenv('A_B')",
+        "process.env.A_B",
+        'process.env [ "A_B" ]',
+        "ENV['A_B']",
+    ],
+)
+def test_each_way_of_reading_is_found_alone(text: str) -> None:
+    """Each pattern is tried where its word is in the text (`dotenv_file._READS`)."""
+    assert env_names_read(text) == ["A_B"]
+    assert env_names_read(text.replace("A_B", "1X")) == []
+
+
 def test_discovery_records_what_a_script_reads(folder: Path) -> None:
     assert CliRunner().invoke(cli, ["discover", str(folder)]).exit_code == 0
     configs = owned_config_dir(folder) / "tools"

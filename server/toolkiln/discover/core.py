@@ -137,18 +137,19 @@ def discover_tools(
             continue
         pending.append(Pending(candidate, reader, name, existing))
 
+    def settle_one(item: Pending) -> None:  # in the order of `pending`, while later ones are probed
+        outcome = settle_file(item, tools_dir, config_dir, write, report, seen)
+        _remember(index, item, outcome, config_dir, tools_dir)
+
     if pending:
         import anyio
 
         probe = Probe(probe_timeout, probes or ("confined" if write else "none"))
+        jobs = jobs or max(4, 2 * (os.cpu_count() or 1))
         try:
-            anyio.run(declare_all, pending, probe, jobs or max(4, 2 * (os.cpu_count() or 1)), on_progress)
+            anyio.run(declare_all, pending, probe, jobs, on_progress, settle_one)
         finally:
             end_probes()  # the probes' long-lived bubblewraps end with the discovery
-    for item in pending:
-        _remember(
-            index, item, settle_file(item, tools_dir, config_dir, write, report, seen), config_dir, tools_dir
-        )
     if write and pending and config_dir.is_dir():
         sync_filesystem(config_dir)  # the configs settle_file wrote, on disk before the index says so
         SourceFence.read_again(config_dir, tools_dir, index)

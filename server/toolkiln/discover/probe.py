@@ -29,10 +29,10 @@ PROBE_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME")
 # Where other users' homes and root's are: hidden from a probe as its own home is.
 HOMES = ("/home", "/root")
 _profiles: set[Confinement] = set()  # the confinements probes ran in, until `end_probes`
-# What probes see inside the hidden folders, by what decides it (`_needed_folders`): the
-# scripts of one folder share it, and working it out costs ~5 realpaths and a PATH
-# search. A probe can change none of it (it writes nothing); kept until `end_probes`.
-_views: dict[tuple[object, ...], list[str]] = {}
+# The confinement of probes, by what decides it (`_probe_confinement`): the scripts of one
+# folder share it, and working it out costs ~5 realpaths and a PATH search. A probe can
+# change none of it (it writes nothing); kept until `end_probes`.
+_confinements: dict[tuple[object, ...], Confinement] = {}
 
 
 class NotProbed(DiscoveryError):
@@ -72,7 +72,7 @@ def end_probes() -> None:
     profile, `process/runners.py`: probes pay one bubblewrap start per profile, not one each)."""
     from toolkiln.process.runners import stop_runners
 
-    _views.clear()
+    _confinements.clear()
     if _profiles:
         stop_runners(*_profiles)
         _profiles.clear()
@@ -97,11 +97,23 @@ def _probe_confinement(candidate: Candidate, probe: Probe, interpreter: Sequence
             "`toolkiln discover --unconfined-probes` runs it as you, if you trust this folder",
             path=path,
         )
-    home = os.path.realpath(os.environ.get("HOME", "/root"))
-    hidden = [folder for folder in (*HOMES, home) if folder != "/"]
-    return Confinement(
-        network=False, hidden=tuple(hidden), visible=tuple(_needed_folders(candidate, interpreter, hidden))
+    # The scripts of a folder mostly share one `#!` line, so one confinement: worked out once
+    # (~30 us a probe: realpaths, a PATH search) for what decides it, kept until `end_probes`.
+    key = (
+        _tools_root(candidate),
+        tuple(interpreter),
+        _first_line_of(candidate),
+        os.environ.get("HOME"),
+        os.environ.get("PATH"),
     )
+    confinement = _confinements.get(key)
+    if confinement is None:
+        home = os.path.realpath(os.environ.get("HOME", "/root"))
+        hidden = [folder for folder in (*HOMES, home) if folder != "/"]
+        visible = _needed_folders(candidate, interpreter, hidden)
+        confinement = Confinement(network=False, hidden=tuple(hidden), visible=tuple(visible))
+        _confinements[key] = confinement
+    return confinement
 
 
 def _needed_folders(candidate: Candidate, interpreter: Sequence[str], hidden: Sequence[str]) -> list[str]:
@@ -111,17 +123,29 @@ def _needed_folders(candidate: Candidate, interpreter: Sequence[str], hidden: Se
     from toolkiln.discover.probe_view import probe_view
     from toolkiln.interpreters import named_python
 
-    depth = len(Path(candidate.relative_path).parts)
-    root = candidate.path.parents[depth - 1]
-    # The view depends on the script only by its `#!` line (its program, its Python): the
-    # scripts of a folder mostly share one, read here once, and the view is worked out once.
-    key = (root, tuple(interpreter), _first_line(candidate.path), tuple(hidden), os.environ.get("PATH"))
-    view = _views.get(key)
-    if view is None:
-        named = named_python(candidate.path)
-        python = named[0] if named and named[0].startswith("/") else None
-        view = _views[key] = probe_view(root, _program(candidate.path, interpreter), python, hidden)
-    return list(view)
+    root = candidate.path.parents[len(Path(candidate.relative_path).parts) - 1]
+    named = named_python(candidate.path)
+    python = named[0] if named and named[0].startswith("/") else None
+    return probe_view(root, _program(candidate.path, interpreter), python, hidden)
+
+
+def _tools_root(candidate: Candidate) -> str:
+    """The tools folder `candidate` was found in, as a string."""
+    path, relative = str(candidate.path), candidate.relative_path
+    if path.endswith("/" + relative):
+        return path[: -len(relative) - 1]
+    return str(candidate.path.parents[len(Path(relative).parts) - 1])
+
+
+def _first_line_of(candidate: Candidate) -> str | bytes:
+    """The script's first line (the `#!` line `named_python` and `_program` read): as the
+    scan read it (`Candidate.head`) when it did and the line is text, else read now."""
+    head = candidate.__dict__.get("head")  # a cached_property: read already, or not
+    if isinstance(head, str) and head:
+        line = head.split("\n", 1)[0]
+        if "\ufffd" not in line:
+            return line
+    return _first_line(candidate.path)
 
 
 def _first_line(script: Path) -> bytes:
