@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from toolkiln.errors import ConfigError
-from toolkiln.json_style import render_json as render_json  # where callers find it
 
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
@@ -81,6 +80,14 @@ def write_tool_config(path: Path, config: ToolConfig, *, sync: bool = True) -> N
 
 def write_catalog(path: Path, catalog: Catalog) -> None:
     write_json_atomic(path, catalog.model_dump(mode="json"))
+
+
+def render_json(data: Any, *, sort_keys: bool = True) -> str:
+    """The one JSON style of toolkiln's files: sorted, indented, newline-terminated.
+
+    Files of other programs (an MCP client's config) keep their own key order.
+    """
+    return json.dumps(data, indent=2, sort_keys=sort_keys, ensure_ascii=False) + "\n"
 
 
 def write_json_atomic(
