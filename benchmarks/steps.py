@@ -31,6 +31,8 @@ from toolkiln.runner.environment import script_env
 from toolkiln.schema import prepare_arguments
 from toolkiln.serve.assemble import assemble
 from toolkiln.serve.results import mcp_result
+from toolkiln.serve.stdio.backlog import Backlog
+from toolkiln.serve.stdio.transport import _Writer
 from toolkiln.serve.tasks.protocol import TasksExtension
 
 ARGUMENTS = {"message": "hello"}
@@ -44,6 +46,7 @@ LABELS = {
     "validation": "argument validation (JSON Schema) and defaults",
     "environment": "the environment of the run",
     "task_interception": "the tasks extension's interception of a plain call",
+    "answer_write": "the stdio writer: one answer line to a pipe (its lock, the write, the backlog)",
     "audit": "the audit record (redaction, JSON, one write)",
     "envelope": "the result envelope (CallToolResult, dumped to the wire)",
     "spawn_floor": "a bare Popen of the script, to its exit (pidfd)",
@@ -89,7 +92,7 @@ def measure_steps(root: Path, preset: Preset) -> Figures:
         "audit": audit_record,
         "envelope": lambda: mcp_result(envelope).model_dump(by_alias=True, mode="json", exclude_none=True),
     }
-    micro: dict[str, list[float]] = {name: [] for name in [*in_process, "task_interception"]}
+    micro: dict[str, list[float]] = {name: [] for name in [*in_process, "task_interception", "answer_write"]}
     for _ in range(rounds):
         for name, step in in_process.items():
             started = time.perf_counter()
@@ -103,6 +106,23 @@ def measure_steps(root: Path, preset: Preset) -> Figures:
             for _ in range(REPEAT):
                 await extension.intercept_tool_call(params, None, next_step)  # type: ignore[arg-type]
             micro["task_interception"].append((time.perf_counter() - started) / REPEAT)
+        result = mcp_result(envelope).model_dump(by_alias=True, mode="json", exclude_none=True)
+        answer = json.dumps({"jsonrpc": "2.0", "id": 7, "result": result}, separators=(",", ":"))
+        wire_in, wire_out = os.pipe()
+        backlog = Backlog(1)
+        writer = _Writer(wire_out, backlog)
+        try:
+            for _ in range(rounds):
+                started = time.perf_counter()
+                for _ in range(REPEAT):
+                    backlog.admit(7)
+                    await writer.write(answer + "\n")  # settles the request it answers
+                micro["answer_write"].append((time.perf_counter() - started) / REPEAT)
+                while len(os.read(wire_in, 1 << 16)) == 1 << 16:  # drained for the next round
+                    pass
+        finally:
+            os.close(wire_in)
+            os.close(wire_out)
 
     anyio.run(intercept)
     processes: dict[str, Callable[[], Awaitable[object]]] = {

@@ -18,6 +18,8 @@ import os
 import stat
 from pathlib import Path
 
+_O_PATH = getattr(os, "O_PATH", None)  # Linux: an fd that names a file, opened for nothing
+
 
 def escape_reason(folder: Path, relative: str) -> str | None:
     """Why `relative` does not name a file inside `folder`, or None when it does."""
@@ -57,3 +59,44 @@ def _resolved_under(root: str, relative: str) -> str:
         if not plain:
             return os.path.realpath(os.path.join(root, relative))
     return path
+
+
+def is_plain(path: str) -> bool:
+    """Whether `path` (absolute, no `.`, `..` or empty parts) names a file that exists
+    with no symlink on its way, so that `os.path.realpath(path) == path`. On Linux one
+    open and one readlink, whatever the depth (the kernel's own name for the file opened
+    is `path` only if no part of it led elsewhere); else one `lstat` a part. False when
+    in doubt: the caller then resolves the path as realpath does."""
+    if _O_PATH is None:
+        return _plain_by_parts(path)
+    try:
+        descriptor = os.open(path, _O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        return os.readlink(f"/proc/self/fd/{descriptor}") == path
+    except OSError:  # no /proc
+        return _plain_by_parts(path)
+    finally:
+        os.close(descriptor)
+
+
+def _plain_by_parts(path: str) -> bool:
+    end = 0
+    try:
+        while (end := path.find("/", end + 1)) > 0:
+            if stat.S_ISLNK(os.lstat(path[:end]).st_mode):
+                return False
+        return not stat.S_ISLNK(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def simple_relative(relative: str) -> bool:
+    """Whether `relative` is a plain relative path: parts that are names, never empty,
+    `.` or `..` (nor a NUL), so that `folder/relative` lies inside `folder` as written."""
+    return (
+        bool(relative)
+        and "\0" not in relative
+        and all(part not in ("", ".", "..") for part in relative.split("/"))
+    )

@@ -32,11 +32,16 @@ def runs_by_itself(script: Path) -> bool:
     """Whether the script is executable and starts with a shebang line."""
     if not os.access(script, os.X_OK):
         return False
-    try:
-        with script.open("rb") as handle:
-            return handle.read(2) == b"#!"
+    try:  # asked on every call: two bytes read without a buffered file object (~10 us)
+        descriptor = os.open(script, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return False
+    try:
+        return os.read(descriptor, 2) == b"#!"
+    except OSError:
+        return False
+    finally:
+        os.close(descriptor)
 
 
 def interpreter_names(script: Path) -> list[str]:

@@ -20,6 +20,7 @@ from tests.serve.stdio_server import connect, text_of
 from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
 from toolkiln.files import catalog_path
+from toolkiln.runner import Registry, RunSettings, ToolRunner
 
 TOOL = """\
 #!/bin/bash
@@ -182,6 +183,39 @@ async def test_the_server_refuses_a_script_replaced_by_a_symlink_out_after_the_b
     assert bad.is_error
     assert "'bad.sh' is a symlink that leads outside" in text_of(bad)
     assert "uid=" not in text_of(bad)
+
+
+@pytest.fixture
+def nested_tool(make_tool: MakeTool, tools_dir: Path, config_dir: Path) -> None:
+    make_tool("sub/bad.sh", TOOL.format(name="bad"))
+    assert not discover_tools(tools_dir, config_dir).errors
+    build_catalog(config_dir, tools_dir)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("swapped", ["script", "folder"])
+async def test_a_script_that_ran_and_is_then_replaced_by_a_symlink_out_is_refused(
+    nested_tool: None, tools_dir: Path, config_dir: Path, swapped: str
+) -> None:
+    """The runner remembers a plain script's place between calls: a symlink put on its way
+    afterwards (the script itself, or a folder above it) is still seen at the next call."""
+    runner = ToolRunner(Registry.load(catalog_path(config_dir)), RunSettings())
+    [name] = runner.registry.tools
+    first = await runner.call(name, {})
+    assert first.text == "I am bad" and not first.is_error
+    elsewhere = tools_dir.parent / "elsewhere"
+    (elsewhere / "sub").mkdir(parents=True)
+    (elsewhere / "sub" / "bad.sh").write_text("#!/bin/sh\necho ran outside\n")
+    (elsewhere / "sub" / "bad.sh").chmod(0o755)
+    if swapped == "script":
+        (tools_dir / "sub" / "bad.sh").unlink()
+        (tools_dir / "sub" / "bad.sh").symlink_to(elsewhere / "sub" / "bad.sh")
+    else:
+        (tools_dir / "sub").rename(tools_dir.parent / "old-sub")
+        (tools_dir / "sub").symlink_to(elsewhere / "sub")
+    second = await runner.call(name, {})
+    assert second.is_error and "ran outside" not in second.text
+    assert "leads outside" in second.text, second.text
 
 
 def test_toolkiln_call_refuses_it_too(

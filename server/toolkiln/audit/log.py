@@ -24,6 +24,8 @@ DEFAULT_BACKUPS = 5
 # No record is longer: each value is cut (redaction.py), and a record that is still longer
 # (many long fields) has each field cut shorter.
 MAX_RECORD_BYTES = 64 * 1024
+# One encoder for every record: `json.dumps` with options builds one a call (~2 us of ~7).
+_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
 
 
 class AuditLog:
@@ -81,7 +83,7 @@ class AuditLog:
             **self.redactor.clean_fields(fields, secret_names),
             "server": self.server,
         }
-        return json.dumps(entry, ensure_ascii=False, default=str)
+        return _ENCODER.encode(entry)
 
     def record(self, prepared: str | None = None, **fields: Any) -> None:
         """Append one record: `prepared` (see `prepare`) and `fields`, or `fields` alone."""
@@ -91,7 +93,7 @@ class AuditLog:
         if prepared is None:
             text = self.prepare(**fields)
         elif fields:  # one JSON object from two: the fields of each are distinct
-            more = json.dumps(self.redactor.clean_fields(fields), ensure_ascii=False, default=str)
+            more = _ENCODER.encode(self.redactor.clean_fields(fields))
             text = prepared[:-1] + ", " + more[1:]
         else:
             text = prepared

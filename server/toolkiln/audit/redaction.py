@@ -79,6 +79,8 @@ class Redactor:
         for name, value in fields.items():
             if value is None or isinstance(value, bool | int | float):
                 cleaned[name] = value
+            elif type(value) is str and (known := self._short.get(value)) is not None:
+                cleaned[name] = known  # a short text cleaned before: a tool's, a client's name
             elif name == "arguments" and isinstance(value, Mapping):
                 cleaned[name] = self.redact(value, secret_names)
             else:

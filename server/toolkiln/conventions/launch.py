@@ -25,9 +25,13 @@ EnvBuilder = Callable[[dict[str, str], "Mapping[str, Any] | None", Path], dict[s
 RuntimeCheck = Callable[[CompiledTool, str], "str | None"]
 
 
+# One encoder for every call (`json.dumps` with an option builds one each time).
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
+
+
 def stdin_json(arguments: Mapping[str, Any]) -> bytes:
     """The arguments as one JSON object, as a program reads them on stdin."""
-    return json.dumps(dict(arguments), ensure_ascii=False).encode()
+    return _ENCODER.encode(dict(arguments)).encode()
 
 
 def json_on_stdin(tool: CompiledTool, arguments: Mapping[str, Any]) -> bytes:

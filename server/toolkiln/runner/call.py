@@ -80,6 +80,7 @@ class ToolRunner:
         self._hidden = (str(default_state_dir()), *settings.hidden)
         self._slots = CallSlots(settings.max_concurrency)
         self.python_workers = PythonWorkers(max_idle=settings.max_concurrency)
+        self._fences: dict[str, tuple[CompiledTool, Path, FileFence]] = {}
 
     async def call(
         self,
@@ -147,16 +148,9 @@ class ToolRunner:
                     is_error=True,
                 )
             remaining = deadline - anyio.current_time()
+            observer = observer or LoggingObserver()
             return await self._run(
-                tool,
-                script,
-                arguments,
-                remaining,
-                timeout,
-                observer or LoggingObserver(),
-                on_started,
-                tail_logs,
-                watch,
+                tool, script, arguments, remaining, timeout, observer, on_started, tail_logs, watch
             )
 
     def _sandbox(self, tool: CompiledTool, arguments: dict[str, Any], script: Path | None) -> list[str]:
@@ -294,6 +288,11 @@ class ToolRunner:
         return confinement, base
 
     def _files(self, tool: CompiledTool, script: Path) -> FileFence:
-        """Where the files the tool's output names may be: its workspace (runner/named_files.py)."""
-        tool_dir = script.parent
-        return tool_fence(tool.workspace, tool_dir, self.registry.catalog_file.parent / tool.config_file)
+        """Where the files the tool's output names may be: its workspace (runner/named_files.py),
+        made once per tool (object: a rebuilt catalog's are new) and script."""
+        known = self._fences.get(tool.name)
+        if known is None or known[0] is not tool or known[1] != script:
+            config = self.registry.catalog_file.parent / tool.config_file
+            fence = tool_fence(tool.workspace, script.parent, config)
+            known = self._fences[tool.name] = (tool, script, fence)
+        return known[2]

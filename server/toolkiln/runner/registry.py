@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from toolkiln.containment import escape_reason, locate
+from toolkiln.containment import escape_reason, is_plain, locate, simple_relative
 from toolkiln.errors import ToolRunError
 from toolkiln.files import load_catalog
 from toolkiln.model import Catalog, CompiledPrompt, CompiledResource, CompiledTool
@@ -33,6 +33,9 @@ class Registry:
         self.resources_dir = _folder(catalog_file, catalog.resources_dir)
         self._checkers: dict[str, ArgumentChecker] = {}
         self._writable: WritableFolders | None = None
+        # script_path -> the script, for a path that names it plainly and lies in no
+        # writable folder as written (see `script_path`); None: not such a path.
+        self._plain_scripts: dict[str, Path | None] = {}
 
     @classmethod
     def load(cls, catalog_file: Path) -> Registry:
@@ -57,6 +60,14 @@ class Registry:
         built by an older toolkiln, or a symlink planted): else `OutsideFolderError`."""
         if not tool.script_path:  # a built-in tool (run_command) runs no script
             raise ToolRunError(f"tool {tool.name!r} is built in and has no script")
+        # The common case, checked per call at the cost of an open: a script whose path
+        # has no symlink on its way resolves to itself, inside the tools folder, and then
+        # lies in a writable folder only as written (a lookup made once). Any symlink,
+        # a missing file or an odd path takes the whole check below, as before.
+        if not tool.entry_point:
+            plain = self._plain_script(tool.script_path)
+            if plain is not None and is_plain(str(plain)):
+                return plain
         what = f"the script of tool {tool.name!r}"
         real, reason = locate(self.tools_dir, tool.script_path)
         if reason is not None or real is None:
@@ -78,6 +89,19 @@ class Registry:
                 "(which refuses such a tool)"
             )
         return script
+
+    def _plain_script(self, relative: str) -> Path | None:
+        """`tools_dir/relative` when `relative` is plain (no `..`, `.`, empty part) and
+        that path lies in no writable folder as written; else None."""
+        if relative not in self._plain_scripts:
+            script = self.tools_dir / relative
+            plain = (
+                simple_relative(relative)
+                and not str(self.tools_dir).startswith("//")
+                and self.writable_folders().writer_of(script, real=script) is None
+            )
+            self._plain_scripts[relative] = script if plain else None
+        return self._plain_scripts[relative]
 
     def writable_folders(self) -> WritableFolders:
         """Every folder a tool or run_command may write, as the catalog says (`writable.py`)."""

@@ -26,12 +26,22 @@ class CallSlots:
         """Take `tool`'s slots, waiting at most `timeout` seconds; yields whether all were
         taken, and gives back those that were on leaving."""
         held: list[anyio.CapacityLimiter] = []
+        limiters = self._limiters_for(tool)
         try:
-            with anyio.move_on_after(timeout):
-                for limiter in self._limiters_for(tool):
-                    await _acquire(limiter)
-                    held.append(limiter)
-            yield len(held) == len(self._limiters_for(tool))
+            # Free slots are taken at once: no timer is set, and no turn of the event loop
+            # is given away (`acquire` yields to it even when a slot is free).
+            for limiter in limiters:
+                try:
+                    limiter.acquire_nowait()
+                except anyio.WouldBlock:
+                    break
+                held.append(limiter)
+            if len(held) < len(limiters):
+                with anyio.move_on_after(timeout):
+                    for limiter in limiters[len(held) :]:
+                        await limiter.acquire()
+                        held.append(limiter)
+            yield len(held) == len(limiters)
         finally:
             for limiter in reversed(held):
                 limiter.release()
@@ -48,12 +58,3 @@ class CallSlots:
                 limiter.total_tokens = tool.max_concurrency
             limiters.insert(0, limiter)
         return limiters
-
-
-async def _acquire(limiter: anyio.CapacityLimiter) -> None:
-    """A free slot is taken at once; `acquire` would also yield to the event loop, which
-    costs every call a turn of it."""
-    try:
-        limiter.acquire_nowait()
-    except anyio.WouldBlock:
-        await limiter.acquire()

@@ -92,18 +92,25 @@ class ThrottledNotifier(abc.ABC):
         self._kept = 0  # how many values went into the burst
         self._progress: ProgressLine | None = None  # the latest past the burst, to be sent
         self._accepted = float("-inf")  # the highest value taken: progress never goes back
-        self._wake = anyio.Event()
+        # Made with the forwarder, by the first line: most calls send nothing, and these
+        # (and cancelling a scope, which formats the task's repr) cost each call ~20 us.
         self._forwarder: asyncio.Task[None] | None = None
-        self._forwarding = anyio.CancelScope()
-        self._forwarded = anyio.Event()
+        self._forwarding: anyio.CancelScope | None = None
+        self._wake: anyio.Event | None = None
+        self._forwarded: anyio.Event | None = None
+        self._stopped = False
 
     def _woken(self) -> None:
-        self._wake.set()
         if self._forwarder is None:
-            # The event loop's own task, started by the first line: most calls send
-            # nothing, and a task group around every call cost each one a turn of the
-            # loop on leaving it (~0.1 ms). `stop_forwarding` ends it.
+            if self._stopped:  # the call is over: what came late waits for `flush`
+                return
+            # The event loop's own task, started by the first line: a task group around
+            # every call cost each one a turn of the loop on leaving it (~0.1 ms).
+            # `stop_forwarding` ends it.
+            self._forwarding, self._wake, self._forwarded = anyio.CancelScope(), anyio.Event(), anyio.Event()
             self._forwarder = asyncio.get_running_loop().create_task(self._forward())
+        assert self._wake is not None
+        self._wake.set()
 
     def on_log(self, tool: str, line: LogLine) -> None:
         self.server_log.on_log(tool, line)
@@ -131,9 +138,11 @@ class ThrottledNotifier(abc.ABC):
 
     async def _forward(self) -> None:
         """Send what arrives, throttled, until `stop_forwarding` (then `flush` sends the rest)."""
+        assert self._forwarding is not None and self._forwarded is not None
         try:
             with self._forwarding:
                 while True:
+                    assert self._wake is not None
                     await self._wake.wait()
                     self._wake = anyio.Event()
                     # A line taken from the queue is sent whole even if the call ends
@@ -146,8 +155,10 @@ class ThrottledNotifier(abc.ABC):
 
     async def stop_forwarding(self) -> None:
         """The call is over: no more throttled sends (what is queued waits for `flush`)."""
-        self._forwarding.cancel()  # a forwarder woken later would end at once
+        self._stopped = True  # no forwarder starts later
         if self._forwarder is not None:
+            assert self._forwarding is not None and self._forwarded is not None
+            self._forwarding.cancel()
             with anyio.CancelScope(shield=True):
                 await self._forwarded.wait()
 

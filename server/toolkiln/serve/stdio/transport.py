@@ -234,7 +234,9 @@ class _Writer:
         self.fd = fd
         self.backlog = backlog
         self.silenced = silenced or set()
-        self.lock = anyio.Lock()  # the SDK's answers and the reader's must not interleave
+        # The SDK's answers and the reader's must not interleave. `fast_acquire`: a free lock
+        # is taken without giving the event loop a turn first (which delayed every answer).
+        self.lock = anyio.Lock(fast_acquire=True)
         # Only a pipe or socket is ours alone; a terminal's flags are shared with the shell.
         if _is_stream(fd):
             os.set_blocking(fd, False)
