@@ -178,10 +178,9 @@ def _plainly_valid(plain: PlainObject, arguments: Mapping[str, Any]) -> bool:
         if "enum" in prop and not (type(value) is str and value in prop["enum"]):
             return False
         for key, applies in _BOUNDS.items():
-            if key in prop and type(value) is applies and (
-                len(value) < prop[key] if key.startswith("min") else len(value) > prop[key]
-            ):
-                return False
+            if key in prop and type(value) is applies:
+                if (len(value) < prop[key]) if key.startswith("min") else (len(value) > prop[key]):
+                    return False
         if type(value) in (int, float) and (
             ("minimum" in prop and value < prop["minimum"]) or ("maximum" in prop and value > prop["maximum"])
         ):
