@@ -5,14 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from toolkiln.model import Parameter
 from toolkiln.schema import (
     ArgumentChecker,
-    _plain_object,
-    _plainly_valid,
     parameter_to_schema,
     parameters_to_schema,
     parse_cli_value,
@@ -269,129 +265,3 @@ def test_prepare_arguments_makes_whole_floats_of_integer_parameters_ints() -> No
     assert prepared == {"n": 3, "x": 2.0}
     assert isinstance(prepared["n"], int)
     assert isinstance(prepared["x"], float)
-
-
-# --- the plain checks beside jsonschema ---------------------------------------------------------
-
-_JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-20, 20) | st.floats(-20, 20) | st.sampled_from([2.0, -1.0])
-    | st.text(max_size=6),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
-    max_leaves=6,
-)  # fmt: skip
-_NUMBER = st.integers(-6, 8) | st.floats(-6, 8) | st.sampled_from([2.0, 3.0, 0.5])
-_TYPED = {
-    "string": st.text(max_size=6),
-    "integer": _NUMBER,
-    "number": _NUMBER,
-    "boolean": st.booleans(),
-    "array": st.lists(
-        st.integers(-2, 2) | st.text(max_size=2) | st.booleans() | st.floats(-2, 2), max_size=6
-    ),
-    "object": st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
-    "any": _JSON,
-}
-_BOUND = st.none() | st.integers(0, 5) | st.sampled_from([0.5, 2.0, -3.0])
-
-
-@st.composite
-def _parameters(draw: st.DrawFn) -> list[Parameter]:
-    params = []
-    for name in draw(st.lists(st.sampled_from(["a", "b", "c", "d"]), unique=True, max_size=4)):
-        kind = draw(st.sampled_from(["string", "integer", "number", "boolean", "array", "object", "any"]))
-        enum = (
-            draw(st.none() | st.lists(st.text(max_size=2), min_size=1, max_size=3))
-            if kind == "string"
-            else None
-        )
-        items = draw(st.none() | st.sampled_from(["string", "integer", "number", "boolean", "any"]))
-        path = kind == "string" and draw(st.booleans())
-        try:  # the model refuses some mixes (min on a boolean...)
-            param = Parameter(
-                name=name, type=kind, required=draw(st.booleans()), enum=enum, min=draw(_BOUND),
-                max=draw(_BOUND), items=items if kind == "array" else None, kind="path" if path else None,
-                multiline=kind == "string" and not path and draw(st.booleans()),
-            )  # fmt: skip
-        except ValueError:
-            continue
-        params.append(param)
-    return params
-
-
-@settings(max_examples=500, deadline=None)
-@given(_parameters(), st.data())
-def test_the_plain_checks_say_what_jsonschema_says(params: list[Parameter], data: st.DataObject) -> None:
-    """The checker's own pass over a schema `parameters_to_schema` wrote (taken instead of
-    jsonschema's, which costs ~50 us a call) never lets through what jsonschema refuses."""
-    optional = {
-        param.name: _TYPED[param.type] | st.sampled_from(param.enum or [""]) | _JSON for param in params
-    }
-    arguments = data.draw(st.fixed_dictionaries({}, optional={**optional, "e": _JSON}))
-    from jsonschema import Draft202012Validator
-
-    schema = parameters_to_schema(params)
-    plain = _plain_object(schema)
-    assert plain is not None, schema
-    refused = list(Draft202012Validator(schema).iter_errors(arguments))
-    if _plainly_valid(plain, arguments):
-        assert not refused, (schema, arguments)
-    assert bool(ArgumentChecker(schema).problems(arguments)) == bool(refused or _unpassable(arguments))
-
-
-_EDGES = [
-    (Parameter(name="a", type="integer", min=1, max=3), [0, 1, 3, 4, 2.0, 2.5, True, "2", None, -0.0]),
-    (Parameter(name="a", type="number", min=0.5, max=2), [0.4, 0.5, 2, 2.1, False, float("nan"), "1"]),
-    (
-        Parameter(name="a", type="string", min=2, max=3),
-        ["a", "ab", "abc", "abcd", "\U0001f600\U0001f600", 12],
-    ),
-    (Parameter(name="a", type="string", enum=["x", "y"]), ["x", "z", "", 1, None, ["x"]]),
-    (
-        Parameter(name="a", type="array", items="integer", min=1, max=2),
-        [[], [1], [1, 2, 3], [1.5], [True], "1"],
-    ),
-    (Parameter(name="a", type="boolean"), [True, 0, 1, "true", None]),
-    (Parameter(name="a", type="object"), [{}, {"k": [1]}, [], "x"]),
-    (Parameter(name="a", type="any"), [None, {"k": 1}, [1], 1.5]),
-    (Parameter(name="a", required=True), [None]),
-]
-
-
-@pytest.mark.parametrize(("param", "values"), _EDGES)
-def test_the_plain_checks_at_each_edge(param: Parameter, values: list[Any]) -> None:
-    from jsonschema import Draft202012Validator
-
-    schema = parameters_to_schema([param])
-    plain = _plain_object(schema)
-    assert plain is not None
-    for arguments in [{"a": value} for value in values] + [{}, {"b": 1}]:
-        valid = not list(Draft202012Validator(schema).iter_errors(arguments))
-        if _plainly_valid(plain, arguments):
-            assert valid, arguments
-        assert bool(ArgumentChecker(schema).problems(arguments)) == (not valid or _unpassable(arguments))
-
-
-def _unpassable(arguments: dict[str, Any]) -> bool:
-    return bool(ArgumentChecker({}).problems(arguments))
-
-
-@pytest.mark.parametrize(
-    "schema",
-    [
-        {
-            "type": "object",
-            "properties": {"a": {"type": "string", "pattern": "^x"}},
-            "additionalProperties": False,
-        },
-        {
-            "type": "object",
-            "properties": {"a": {"type": "integer", "enum": [1]}},
-            "additionalProperties": False,
-        },
-        {"type": "object", "properties": {"a": {"type": "string"}}},
-        {"type": "object", "properties": {"a": {"type": ["string", "null"]}}, "additionalProperties": False},
-        {"type": "object", "properties": {}, "additionalProperties": False, "$defs": {}},
-    ],
-)
-def test_a_schema_with_anything_else_is_left_to_jsonschema(schema: dict[str, Any]) -> None:
-    assert _plain_object(schema) is None

@@ -91,107 +91,11 @@ class ArgumentChecker:
 
         self.schema = schema
         self._validator: Draft202012Validator = Draft202012Validator(dict(schema))
-        self._plain = _plain_object(schema)
 
     def problems(self, arguments: Mapping[str, Any]) -> list[str]:
         """Every way `arguments` break the schema, each as a sentence; empty when valid."""
-        if self._plain is None or not _plainly_valid(self._plain, arguments):
-            errors = self._validator.iter_errors(dict(arguments))
-            described = [_describe(error) for error in sorted(errors, key=lambda e: [str(p) for p in e.path])]
-            return described + _unpassable_values(arguments)
-        return _unpassable_values(arguments)
-
-
-# What a schema `parameters_to_schema` writes may hold, besides its object's `properties`,
-# `required` and `additionalProperties: false`: keywords that assert nothing in JSON Schema
-# 2020-12 (annotations, `format` and `contentMediaType` without a format checker, `x-`
-# extensions), and the few that `_plainly_valid` checks the way jsonschema does.
-_ANNOTATIONS = frozenset(
-    {"description", "title", "examples", "default", "format", "contentMediaType", "x-mcp-header"}
-)
-_CHECKED = frozenset(
-    {"type", "enum", "minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems", "items"}
-)
-_TYPES: dict[str, Any] = {
-    "string": lambda value: type(value) is str,
-    "integer": lambda value: type(value) is int or (type(value) is float and value.is_integer()),
-    "number": lambda value: type(value) is int or type(value) is float,
-    "boolean": lambda value: type(value) is bool,
-    "array": lambda value: type(value) is list,
-    "object": lambda value: type(value) is dict,
-}
-_BOUNDS = {"minLength": str, "maxLength": str, "minItems": list, "maxItems": list}
-PlainObject = tuple[dict[str, dict[str, Any]], frozenset[str]]
-
-
-def _plain_object(schema: Mapping[str, Any]) -> PlainObject | None:
-    """The properties and required names of a schema made only of what `_plainly_valid`
-    knows (a tool's own schema may hold anything: then None, and jsonschema alone decides)."""
-    if schema.get("type") != "object" or schema.get("additionalProperties") is not False:
-        return None
-    if not set(schema) <= {"type", "properties", "additionalProperties", "required", "description", "title"}:
-        return None
-    properties, required = schema.get("properties", {}), schema.get("required", [])
-    if not isinstance(properties, dict) or not isinstance(required, list):
-        return None
-    if not all(isinstance(name, str) for name in required):
-        return None
-    for prop in properties.values():
-        if not isinstance(prop, dict) or not set(prop) <= _ANNOTATIONS | _CHECKED:
-            return None
-        if "type" in prop and not _known_type(prop["type"]):
-            return None
-        if "enum" in prop and not (
-            isinstance(prop["enum"], list) and all(type(item) is str for item in prop["enum"])
-        ):
-            return None
-        items = prop.get("items", {"type": "string"})
-        if not (isinstance(items, dict) and set(items) == {"type"} and _known_type(items["type"])):
-            return None
-        bounds = [prop[key] for key in ("minLength", "maxLength", "minItems", "maxItems") if key in prop]
-        limits = [prop[key] for key in ("minimum", "maximum") if key in prop]
-        if not all(type(bound) is int for bound in bounds) or not all(
-            type(limit) in (int, float) for limit in limits
-        ):
-            return None
-    return properties, frozenset(required)
-
-
-def _known_type(name: Any) -> bool:
-    return isinstance(name, str) and name in _TYPES
-
-
-def _plainly_valid(plain: PlainObject, arguments: Mapping[str, Any]) -> bool:
-    """True only when jsonschema would find no error in `arguments` (False: it decides)."""
-    properties, required = plain
-    if not required.issubset(arguments):
-        return False
-    for name, value in arguments.items():
-        prop = properties.get(name)
-        if prop is None:
-            return False
-        if not prop:
-            continue
-        kind = prop.get("type")
-        if kind is not None and not _TYPES[kind](value):
-            return False
-        if "enum" in prop and not (type(value) is str and value in prop["enum"]):
-            return False
-        for key, applies in _BOUNDS.items():
-            if key in prop and type(value) is applies:
-                if (len(value) < prop[key]) if key.startswith("min") else (len(value) > prop[key]):
-                    return False
-        if type(value) in (int, float) and (
-            ("minimum" in prop and value < prop["minimum"]) or ("maximum" in prop and value > prop["maximum"])
-        ):
-            return False
-        if "items" in prop and type(value) is list:
-            of = _TYPES[prop["items"]["type"]]
-            if not all(of(item) for item in value):
-                return False
-        if type(value) not in (str, int, float, bool, list, dict) and value is not None:
-            return False
-    return True
+        errors = sorted(self._validator.iter_errors(dict(arguments)), key=lambda e: [str(p) for p in e.path])
+        return [_describe(error) for error in errors] + _unpassable_values(arguments)
 
 
 def _unpassable_values(arguments: Mapping[str, Any]) -> list[str]:
