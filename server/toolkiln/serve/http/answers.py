@@ -14,12 +14,14 @@ stream the SDK would have opened, its priming event first (minted, as the SDK do
 before the request is dispatched, so that the ids on the wire keep their order), then
 what came. Every message is still stored for resumption as before; what a JSON answer
 gives up is only resuming a call whose connection dropped within its first
-`JSON_WINDOW` seconds, which had not answered yet.
+`JSON_WINDOW` seconds, which had not answered yet. TOOLKILN_JSON_WINDOW sets another
+window (seconds); 0 keeps a stream for every request.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from functools import partial
 from http import HTTPStatus
 
@@ -52,11 +54,28 @@ from starlette.types import Receive, Scope, Send
 logger = logging.getLogger(__name__)
 
 JSON_WINDOW = 0.1  # seconds a request's answer may take and still come as one JSON body
+WINDOW_VARIABLE = "TOOLKILN_JSON_WINDOW"  # another window, in seconds; 0: a stream for every request
+
+
+def json_window() -> float:
+    """`JSON_WINDOW`, or the one TOOLKILN_JSON_WINDOW names (0 keeps a stream for every
+    request, as the SDK does)."""
+    given = os.environ.get(WINDOW_VARIABLE)
+    try:
+        window = float(given) if given else JSON_WINDOW
+    except ValueError:
+        window = -1.0
+    if not 0 <= window < float("inf"):
+        logger.warning("%s=%s is not a number of seconds: %s s it is", WINDOW_VARIABLE, given, JSON_WINDOW)
+        return JSON_WINDOW
+    return window
 
 
 class ChoosingTransport(StreamableHTTPServerTransport):
     """The SDK's transport, answering a request in JSON when its answer comes first and
     within `JSON_WINDOW` seconds (module docstring); in SSE otherwise."""
+
+    window = JSON_WINDOW  # seconds; set for each session by its manager (json_window())
 
     async def _handle_post_request(
         self, scope: Scope, request: Request, receive: Receive, send: Send
@@ -80,7 +99,7 @@ class ChoosingTransport(StreamableHTTPServerTransport):
         """The request this POST carries, if it is one this class answers: a valid request
         other than `initialize`, with the headers the SDK asks of it (checked again by
         the SDK itself for anything else)."""
-        if self.is_json_response_enabled or self._read_stream_writer is None:
+        if self.is_json_response_enabled or self._read_stream_writer is None or self.window <= 0:
             return None
         if not all(check_accept_headers(request)) or not self._check_content_type(request):
             return None
@@ -109,7 +128,7 @@ class ChoosingTransport(StreamableHTTPServerTransport):
         await self._read_stream_writer.send(dispatched)
         first: EventMessage | None = None
         closed = False
-        with anyio.move_on_after(JSON_WINDOW):
+        with anyio.move_on_after(self.window):
             try:
                 first = await reader.receive()
             except (anyio.EndOfStream, anyio.ClosedResourceError):

@@ -46,7 +46,7 @@ from pydantic import TypeAdapter
 from starlette.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
-from toolkiln.serve.http.answers import ChoosingTransport
+from toolkiln.serve.http.answers import ChoosingTransport, json_window
 from toolkiln.serve.http.event_budget import DEFAULT_MAX_SESSIONS, EventBudget
 
 if TYPE_CHECKING:
@@ -138,6 +138,7 @@ class ResumableSessionManager(StreamableHTTPSessionManager):
     ) -> None:
         self.shared = shared
         self.budget = budget or EventBudget()
+        self.json_window = json_window()
         kwargs.setdefault("max_sessions", DEFAULT_MAX_SESSIONS)  # the SDK's 10,000 is too many here
         super().__init__(*args, **kwargs)
 
@@ -168,6 +169,7 @@ class ResumableSessionManager(StreamableHTTPSessionManager):
             retry_interval=self.retry_interval,
             idle_timeout=self.session_idle_timeout,
         )
+        transport.window = self.json_window
         session_id = transport.mcp_session_id
         assert session_id is not None
         if requestor is not None:
