@@ -17,15 +17,18 @@ from tests.serve.http.test_resume import _open_session, rpc
 from tests.serve.http_server import RunningServer, http_server
 from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
+from toolkiln.serve.http.answers import JSON_WINDOW
 
 BIG = """#!/bin/bash
 # Tool: big
 # Description: Print 250 KiB
 head -c 256000 /dev/zero | tr '\\0' 'x'
 """
-SMALL = """#!/bin/bash
+# Slower than the window in which an answer comes as JSON (answers.py): a stream, resumable.
+SMALL = f"""#!/bin/bash
 # Tool: small
-# Description: Print a word
+# Description: Print a word, after a while
+sleep {JSON_WINDOW * 3}
 echo small
 """
 OVERALL = 8 * 1024 * 1024

@@ -26,6 +26,7 @@ import pytest
 from tests.conftest import MakeTool, tune_tool
 from tests.serve.dashboard.conftest import Browser, hidden_csrf
 from tests.serve.dashboard.test_questions import ASK, Call
+from tests.serve.http.test_answers import SLOW
 from tests.serve.http.test_http import ECHO
 from tests.serve.http_server import RunningServer, http_server
 from tests.serve.redis_server import needs_redis, redis_server
@@ -60,6 +61,7 @@ def server(
     make_tool("careful.sh", CAREFUL)
     make_tool("ask.py", ASK)
     make_tool("echo.sh", ECHO)
+    make_tool("slow.sh", SLOW)  # answers after the JSON window: a stream, with event ids
     assert not discover_tools(tools_dir, config_dir).errors
     tune_tool(config_dir, "linger", timeout_seconds=600)
     tune_tool(config_dir, "careful", requires_confirmation=True)
@@ -148,11 +150,11 @@ def stream_event_id(server: RunningServer) -> str:
     }
     ready = {"jsonrpc": "2.0", "method": "notifications/initialized"}
     assert httpx2.post(server.mcp_url, json=ready, headers=headers, timeout=60).status_code == 202
-    params = {"name": "echo", "arguments": {"message": "hi"}}
+    params = {"name": "slow", "arguments": {}}
     call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": params}
     answer = httpx2.post(server.mcp_url, json=call, headers=headers, timeout=60)
     ids = [line[3:].strip() for line in answer.text.splitlines() if line.startswith("id:")]
-    assert ids and "hi" in answer.text, answer.text
+    assert ids and "late" in answer.text, answer.text
     return ids[0]
 
 

@@ -12,6 +12,7 @@ from tests.conftest import MakeTool
 from tests.serve.http_server import http_server
 from toolkiln.build.merge import build_catalog
 from toolkiln.discover import discover_tools
+from toolkiln.serve.http.answers import JSON_WINDOW
 
 SLOW = """#!/bin/bash
 # Tool: slow
@@ -21,10 +22,12 @@ sleep 0.5
 echo "PROGRESS 2/2 done" >&2
 echo "finished"
 """
-ECHO = """#!/bin/bash
+# Slower than the window in which an answer comes as JSON (answers.py): a stream, resumable.
+ECHO = f"""#!/bin/bash
 # Tool: echo
-# Description: Print a message back
+# Description: Print a message back, after a while
 # @param message: What to print (type: string, required: true)
+sleep {JSON_WINDOW * 3}
 echo "$message"
 """
 

@@ -27,10 +27,12 @@ import os
 import resource
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from toolkiln.serve.http.batched_writes import BatchedWrites
 
 logger = logging.getLogger(__name__)
 
@@ -124,6 +126,7 @@ class ReadDeadlines(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        self.transport = cast(asyncio.Transport, BatchedWrites(transport, self.loop))
         if len(self.connections) > self.limits.max_connections:
             victim = min(
                 (c for c in self.connections if c is not self and isinstance(c, ReadDeadlines) and c.waiting),

@@ -23,9 +23,11 @@ import itertools
 import logging
 from collections import OrderedDict, deque
 from typing import TYPE_CHECKING, Any
+from uuid import uuid4
 
 import anyio
 from anyio.abc import TaskStatus
+from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
 from mcp.server.connection import Connection
 from mcp.server.runner import serve_connection
 from mcp.server.streamable_http import (
@@ -44,6 +46,7 @@ from pydantic import TypeAdapter
 from starlette.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
+from toolkiln.serve.http.answers import ChoosingTransport, json_window
 from toolkiln.serve.http.event_budget import DEFAULT_MAX_SESSIONS, EventBudget
 
 if TYPE_CHECKING:
@@ -135,6 +138,7 @@ class ResumableSessionManager(StreamableHTTPSessionManager):
     ) -> None:
         self.shared = shared
         self.budget = budget or EventBudget()
+        self.json_window = json_window()
         kwargs.setdefault("max_sessions", DEFAULT_MAX_SESSIONS)  # the SDK's 10,000 is too many here
         super().__init__(*args, **kwargs)
 
@@ -151,6 +155,28 @@ class ResumableSessionManager(StreamableHTTPSessionManager):
     @event_store.setter
     def event_store(self, given: EventStore | None) -> None:
         """The constructor's `event_store`: unused, each session makes its own."""
+
+    def _admit_session(self, requestor: AuthorizationContext | None) -> StreamableHTTPServerTransport | None:
+        """The SDK's (mcp 2.3, `streamable_http_manager.py`), with a transport that answers
+        in JSON when a request needs no stream (answers.py)."""
+        if self.max_sessions is not None and len(self._server_instances) >= self.max_sessions:
+            return None
+        transport = ChoosingTransport(
+            mcp_session_id=uuid4().hex,
+            is_json_response_enabled=self.json_response,
+            event_store=self.event_store,
+            security_settings=self.security_settings,
+            retry_interval=self.retry_interval,
+            idle_timeout=self.session_idle_timeout,
+        )
+        transport.window = self.json_window
+        session_id = transport.mcp_session_id
+        assert session_id is not None
+        if requestor is not None:
+            self._session_owners[session_id] = requestor
+        self._server_instances[session_id] = transport
+        logger.info("Created new transport with session ID: %s", session_id)
+        return transport
 
     async def _handle_stateful_request(self, scope: Scope, receive: Receive, send: Send) -> None:
         """The SDK's, with a message that says why when no session can be opened (the SDK
