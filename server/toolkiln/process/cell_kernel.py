@@ -81,12 +81,17 @@ def drop_inherited_capabilities() -> None:
 
 def mounts_inside(folders: list[str]) -> list[str]:
     """The outermost mount points strictly inside `folders` (what bubblewrap showed there)."""
-    points = []
+    prefixes = tuple(folder.rstrip("/") + "/" for folder in folders)
+    quick = tuple(os.fsencode(prefix) for prefix in prefixes)
     with open("/proc/self/mountinfo", "rb") as listing:
-        for line in listing:
-            raw = line.split()[4]
-            points.append(os.fsdecode(_unescape(raw)))
-    inside = [p for p in points if any(p.startswith(folder.rstrip("/") + "/") for folder in folders)]
+        lines = listing.read().splitlines()
+    inside = []
+    for line in lines:  # at every call's end (`cell._empty`): most lines set aside unparsed
+        raw = line.split(b" ", 5)[4]
+        if b"\\" in raw or raw.startswith(quick):  # a path with no escape in it is itself
+            point = os.fsdecode(_unescape(raw))
+            if point.startswith(prefixes):
+                inside.append(point)
     return sorted(
         {p for p in inside if not any(p != q and p.startswith(q.rstrip("/") + "/") for q in inside)}, key=len
     )
