@@ -466,15 +466,26 @@ def time_cases(cases: list[dict[str, Any]], per_mib: float, floor: float) -> Ite
             def read(reader: Callable[[Path], object] = reader, path: Path = path) -> object:
                 return reader(path)
 
-        start = time.process_time()
-        signal.setitimer(signal.ITIMER_PROF, 3 * read_bound(case["bytes"], case["lines"], per_mib, floor))
-        try:
-            read()
-        except (_Over, BaseExceptionGroup, Exception):
-            pass  # refusing a file is a reader's answer too: only the time matters here
-        finally:
-            signal.setitimer(signal.ITIMER_PROF, 0)
-        yield {**case, "seconds": time.process_time() - start, "claimant": claimant}
+        bound = read_bound(case["bytes"], case["lines"], per_mib, floor)
+        # A file over its bound is read twice more, and its best time kept: a reader gone
+        # quadratic is over every time, a collection or a busy machine's cache only once.
+        seconds = _cpu_time(read, 3 * bound)
+        for _ in range(2 if seconds > bound else 0):
+            seconds = min(seconds, _cpu_time(read, 3 * bound))
+        yield {**case, "seconds": seconds, "claimant": claimant}
+
+
+def _cpu_time(read: Callable[[], object], limit: float) -> float:
+    """The CPU seconds one read takes, stopped at `limit`."""
+    start = time.process_time()
+    signal.setitimer(signal.ITIMER_PROF, limit)
+    try:
+        read()
+    except (_Over, BaseExceptionGroup, Exception):
+        pass  # refusing a file is a reader's answer too: only the time matters here
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+    return time.process_time() - start
 
 
 def main() -> None:
