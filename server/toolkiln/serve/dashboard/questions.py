@@ -25,8 +25,6 @@ from typing import Any
 
 import anyio
 import mcp.types as types
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
 from pydantic import ValidationError
 
 from toolkiln.render import render_page
@@ -101,6 +99,9 @@ def _result(body: Any, schema: Mapping[str, Any]) -> types.ElicitResult:
 
 
 def _problems(schema: Mapping[str, Any], content: Mapping[str, Any]) -> list[str]:
+    from jsonschema import Draft202012Validator  # on the first answer: ~60 ms of every start else
+    from jsonschema.exceptions import SchemaError
+
     try:
         validator = Draft202012Validator(dict(schema))
         errors = sorted(validator.iter_errors(dict(content)), key=lambda e: [str(p) for p in e.path])

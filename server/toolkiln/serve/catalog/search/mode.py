@@ -10,6 +10,7 @@ one way every call goes (confirmation, limits, confinement, tasks, audit).
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Mapping
@@ -27,8 +28,13 @@ from toolkiln.serve.results import listed_tool
 logger = logging.getLogger(__name__)
 
 SearchMode = Literal["auto", "on", "off"]
-_SEARCH_CHECK = ArgumentChecker(SEARCH_SCHEMA)
-_CALL_CHECK = ArgumentChecker(CALL_SCHEMA)
+
+
+@functools.cache
+def _checker(schema_name: Literal["search", "call"]) -> ArgumentChecker:
+    """The meta tools' argument checks, made on their first call (as a tool's own is):
+    making one imports jsonschema, ~60 ms that a server's start does not need."""
+    return ArgumentChecker(SEARCH_SCHEMA if schema_name == "search" else CALL_SCHEMA)
 
 
 @dataclass(frozen=True)
@@ -120,7 +126,7 @@ class CatalogSearch:
         """The search tool's answer (its structured content): the matches among the tools
         this caller's own `tools/list` would show (`visible`), in that wire form."""
         arguments = dict(arguments or {})
-        problems = _SEARCH_CHECK.problems(arguments)
+        problems = _checker("search").problems(arguments)
         if problems:
             return Refusal("Invalid arguments: " + "; ".join(problems))
         by_name = {tool["name"]: tool for tool in visible}
@@ -148,7 +154,7 @@ class CatalogSearch:
     def read_call(self, registry: Registry, arguments: Mapping[str, Any] | None) -> CallOf | Refusal:
         """The tool a call of the call tool names, and its arguments; or why not."""
         arguments = dict(arguments or {})
-        problems = _CALL_CHECK.problems(arguments)
+        problems = _checker("call").problems(arguments)
         if problems:
             return Refusal("Invalid arguments: " + "; ".join(problems))
         name = str(arguments["name"])
