@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolkiln.errors import ConfigError
 from toolkiln.files import (
@@ -80,6 +82,33 @@ def test_paths(tmp_path: Path) -> None:
 
 def test_render_json_is_sorted_indented_unicode_and_newline_terminated() -> None:
     assert render_json({"b": 1, "a": ["é", None]}) == '{\n  "a": [\n    "é",\n    null\n  ],\n  "b": 1\n}\n'
+
+
+def _standard(data: object, sort_keys: bool = True) -> str:
+    return json.dumps(data, indent=2, sort_keys=sort_keys, ensure_ascii=False) + "\n"
+
+
+_TEXT = st.text(alphabet=st.characters(exclude_categories=("Cs",)))
+_DOCUMENTS = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | _TEXT
+    | st.floats(allow_nan=False, allow_infinity=False, min_value=-1e15, max_value=1e15).filter(
+        lambda number: number == 0 or abs(number) >= 1e-4
+    ),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_TEXT, inner, max_size=4),
+    max_leaves=20,
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(_DOCUMENTS, st.booleans())
+def test_render_json_writes_what_the_standard_encoder_writes(data: object, sort_keys: bool) -> None:
+    """orjson writes the files; a file must read as it always did (and diff as nothing)."""
+    assert render_json(data, sort_keys=sort_keys) == _standard(data, sort_keys)
+
+
+@pytest.mark.parametrize("data", [{"big": 2**70, "a": 1}, {1: "a key that is no string"}, ["\ud800"]])
+def test_render_json_leaves_to_the_standard_encoder_what_orjson_refuses(data: object) -> None:
+    assert render_json(data) == _standard(data)
 
 
 def test_write_creates_folders_and_leaves_no_temp_files(tmp_path: Path) -> None:

