@@ -43,7 +43,7 @@ def stdio_banner(
 def http_banner(
     tool_count: int, base_url: str, token_file: Path | None, stateless: bool, dashboard: bool = False
 ) -> str:
-    from toolkiln.clients import shell_launcher
+    from toolkiln.clients.launch import shell_launcher
 
     mcp_url = f"{base_url}/mcp"
     mode = "stateless " if stateless else ""
