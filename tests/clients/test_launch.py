@@ -87,3 +87,12 @@ def test_the_serve_command_is_absolute_and_runs(tmp_path: Path) -> None:
     ]
     version = subprocess.run([*launcher(), "--version"], capture_output=True, text=True, env=child_env())
     assert version.returncode == 0 and version.stdout.startswith("toolkiln, version")
+
+
+def test_every_name_of_the_clients_package_loads_from_its_module() -> None:
+    """The package loads each name's module on first use: a name sent to the wrong one
+    would fail only where it is first asked for."""
+    import toolkiln.clients
+
+    for name in toolkiln.clients.__all__:
+        assert getattr(toolkiln.clients, name) is not None, name

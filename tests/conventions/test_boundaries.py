@@ -83,6 +83,13 @@ def test_every_dialect_but_run_command_has_a_launcher() -> None:
     assert set(LAUNCHERS) == dialects | python_scripts
 
 
+def test_every_launcher_is_made_from_its_module() -> None:
+    """Each convention's module loads on its first start: an import a maker names wrongly
+    would fail only there, on a user's first call of that convention."""
+    for convention, launch in LAUNCHERS.items():
+        assert callable(launch.argv), convention
+
+
 def test_discovery_and_the_runner_meet_only_in_files_and_conventions() -> None:
     crossing = {
         f"{module_name(path)} imports {name}"
