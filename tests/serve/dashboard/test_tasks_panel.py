@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import functools
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx2
 import pytest
 
 from tests.conftest import MakeTool, tune_tool
@@ -50,6 +52,16 @@ def task_server(
         yield running
 
 
+def _panel_once_in_progress(browser: Browser) -> httpx2.Response:
+    """The Tasks panel once the script's progress line reached it (the script writes its
+    pids before it prints that line)."""
+    deadline = time.monotonic() + 30
+    while "1/100 waiting" not in (panel := browser.http.get("/dashboard/tasks")).text:
+        assert time.monotonic() < deadline, panel.text
+        time.sleep(0.05)
+    return panel
+
+
 def handles(html: str) -> list[str]:
     return re.findall(r'data-task="([^"]+)"', html)
 
@@ -67,7 +79,7 @@ def test_the_panel_lists_tasks_by_handle_and_cancel_needs_the_session_and_its_cs
         page = browser.open_page()
         assert 'id="tasks-title"' in page.text and "linger" in page.text
         assert task_id not in page.text  # what a client polls with never reaches the page
-        panel = browser.http.get("/dashboard/tasks")
+        panel = _panel_once_in_progress(browser)
         assert panel.status_code == 200 and task_id not in panel.text
         assert panel.headers["content-security-policy"].startswith("default-src 'none'")
         [handle] = handles(panel.text)

@@ -4,10 +4,7 @@ try each one with its progress and logs live, the latest audit entries, and heal
 Server-rendered (jinja2, through `toolkiln.render`) with one small script and no build
 step; behind the same token as `/mcp` (a login page sets a session cookie), with a CSRF
 token on everything that changes something.
+
+Nothing is imported here: the server loads `mount.py` at start and the rest on the
+first request to the dashboard.
 """
-
-from toolkiln.serve.dashboard.revoked import REVOKED_FILE, Revocations
-from toolkiln.serve.dashboard.routes import Dashboard, is_dashboard_path
-from toolkiln.serve.dashboard.sessions import Sessions
-
-__all__ = ["REVOKED_FILE", "Dashboard", "Revocations", "Sessions", "is_dashboard_path"]

@@ -2,7 +2,7 @@
 audit and tasks panels (tasks_panel.py), and two static files.
 
 The `Guard` checks Host and Origin first, as on every route, but leaves the token to
-these routes (`is_dashboard_path`): a browser proves itself with the session cookie
+these routes (`is_dashboard_path`, mount.py): a browser proves itself with the session cookie
 (sessions.py), a script with the bearer header. A page asked for without either goes
 to the login page; anything else gets 401. `/mcp` and `/rpc` never look at the cookie.
 """
@@ -44,11 +44,6 @@ HERE = Path(__file__).parent
 STATIC = {"dashboard.js": "text/javascript", "dashboard.css": "text/css"}
 LOGIN_PATH = "/dashboard/login"
 CANCELLED_HERE = "Cancelled on the dashboard."
-
-
-def is_dashboard_path(path: str) -> bool:
-    """The paths whose callers the dashboard admits itself (cookie or bearer header)."""
-    return path == "/" or path.startswith("/dashboard/")
 
 
 @dataclass

@@ -31,7 +31,7 @@ from starlette.routing import BaseRoute, Route
 from toolkiln import __version__
 from toolkiln.process import kill_all_groups
 from toolkiln.serve.catalog.watch import Rebuild
-from toolkiln.serve.dashboard import REVOKED_FILE, Dashboard, Revocations, Sessions, is_dashboard_path
+from toolkiln.serve.dashboard.mount import DashboardMount, is_dashboard_path
 from toolkiln.serve.handlers import build_server
 from toolkiln.serve.http.connections import DEFAULT_READ_TIMEOUT, connection_cap, protocol_with
 from toolkiln.serve.http.credentials import Credentials
@@ -231,16 +231,24 @@ def build_app(
 
         routes.append(Route("/metrics", metrics_endpoint(telemetry.registry), methods=["GET"]))
     if settings.dashboard:
-        # Logouts are kept beside the token file: replicas that share it share them.
-        ended = settings.token_file.parent / REVOKED_FILE if settings.token_file else None
-        sessions = Sessions(
-            admission.token,
-            port=settings.port,
-            secure=settings.tls_cert is not None,
-            revocations=Revocations(ended),
-            tokens=admission.tokens,
-        )
-        routes += Dashboard(service, sessions, config_dir, rebuild, status, news=news).routes()
+
+        def dashboard_routes() -> list[BaseRoute]:
+            from toolkiln.serve.dashboard.revoked import REVOKED_FILE, Revocations
+            from toolkiln.serve.dashboard.routes import Dashboard
+            from toolkiln.serve.dashboard.sessions import Sessions
+
+            # Logouts are kept beside the token file: replicas that share it share them.
+            ended = settings.token_file.parent / REVOKED_FILE if settings.token_file else None
+            sessions = Sessions(
+                admission.token,
+                port=settings.port,
+                secure=settings.tls_cert is not None,
+                revocations=Revocations(ended),
+                tokens=admission.tokens,
+            )
+            return Dashboard(service, sessions, config_dir, rebuild, status, news=news).routes()
+
+        routes += DashboardMount(dashboard_routes).routes()
     if admission.oauth is not None:  # RFC 9728: where a client learns whose tokens to bring
         routes += _oauth_routes(service)
     app = Starlette(routes=routes, lifespan=lifespan)
