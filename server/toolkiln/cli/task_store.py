@@ -93,7 +93,7 @@ def _open_store(where: Where) -> tuple[TaskStore | None, str]:
     from toolkiln.files import load_server_config
     from toolkiln.model.state import check_state_url
     from toolkiln.serve.tasks.overview import open_task_store
-    from toolkiln.serve.tasks.sqlite import STORE_FILE
+    from toolkiln.serve.tasks.store import STORE_FILE
     from toolkiln.state_dir import default_state_dir
 
     state = load_server_config(where.config_dir).state

@@ -20,7 +20,8 @@ import pytest
 from tests.conftest import child_env
 from tests.serve.tasks.test_tasks import project  # noqa: F401  (the fixture)
 from tests.serve.tasks_wire import StdioWire, read_pids, wait_for, wait_gone
-from toolkiln.serve.tasks.sqlite import STORE_FILE, SqliteTaskStore
+from toolkiln.serve.tasks.sqlite import SqliteTaskStore
+from toolkiln.serve.tasks.store import STORE_FILE
 
 
 @pytest.fixture

@@ -33,7 +33,8 @@ def open_task_store(state_dir: Path) -> TaskStore | None:
     """The state folder's task store, or None when no server has made one there yet
     (the file is not made here: a listing writes nothing new)."""
     from toolkiln.model.server import TaskSettings
-    from toolkiln.serve.tasks.sqlite import STORE_FILE, SqliteTaskStore
+    from toolkiln.serve.tasks.sqlite import SqliteTaskStore
+    from toolkiln.serve.tasks.store import STORE_FILE
 
     path = state_dir / STORE_FILE
     if not path.exists():

@@ -42,8 +42,8 @@ from toolkiln.serve.tasks.job import Job, still_asked
 from toolkiln.serve.tasks.job_run import ResultMaker, TaskCall, end_jobs, run_job, write_changes
 from toolkiln.serve.tasks.listeners import TaskNotices
 from toolkiln.serve.tasks.owners import fail_orphans, settle_orphan
-from toolkiln.serve.tasks.sqlite import STORE_FILE, SqliteTaskStore
 from toolkiln.serve.tasks.store import (
+    STORE_FILE,
     StoreFullError,
     StoreUnreachableError,
     TaskRecord,
@@ -95,6 +95,8 @@ class TaskService:
         return self.store
 
     def _make_store(self, limits: TaskSettings) -> TaskStore:
+        from toolkiln.serve.tasks.sqlite import SqliteTaskStore  # sqlite3: when a task first comes
+
         return SqliteTaskStore(self.store_file, max_tasks=limits.max_tasks, max_bytes=limits.max_bytes)
 
     def _may_hold_tasks(self) -> bool:

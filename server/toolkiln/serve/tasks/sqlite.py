@@ -30,7 +30,6 @@ from toolkiln.serve.tasks.store import (
 
 logger = logging.getLogger(__name__)
 
-STORE_FILE = "tasks.sqlite3"
 _COLUMNS = ("task_id", "principal", "status", "expires_at")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tasks (

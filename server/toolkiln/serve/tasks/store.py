@@ -15,6 +15,7 @@ from typing import Any, Literal, Protocol
 
 Status = Literal["working", "input_required", "completed", "failed", "cancelled"]
 TERMINAL: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
+STORE_FILE = "tasks.sqlite3"  # the embedded store (sqlite.py), in the state folder
 
 
 class TaskStoreError(Exception):

@@ -13,8 +13,7 @@ from pathlib import Path
 from toolkiln.model import StateSettings, TaskSettings
 from toolkiln.model.state import redact_url
 from toolkiln.serve.sealed_messages import Seals
-from toolkiln.serve.tasks.sqlite import STORE_FILE
-from toolkiln.serve.tasks.store import TaskStore
+from toolkiln.serve.tasks.store import STORE_FILE, TaskStore
 
 
 def open_task_store(
