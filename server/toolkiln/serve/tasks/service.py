@@ -1,21 +1,20 @@
 """Tool calls running as tasks: started in the background, followed through the store.
 
-`TaskService` makes the task record (in the store, before the client hears of it),
-runs the call in its task group beside the server, and writes what happens: progress
-and log lines (throttled), questions (`input_required`, answered by `tasks/update`),
-the result, the error, a cancellation. Cancelling stops the call's scope, which stops
-the script's process group (process/ kills it, with a grace period, on the way out).
+`TaskService` makes the task record (in the store, before the client hears of it), runs the
+call in its task group beside the server, and writes what happens: progress and log lines
+(throttled), questions (`input_required`, answered by `tasks/update`), the result, the
+error, a cancellation. Cancelling stops the call's scope, which stops the script's process
+group (process/ kills it, with a grace period, on the way out).
 
-On start, and when a task is read, a task left `working` by a server that is no
-longer running is marked failed with the reason, never left working (owners.py: the
-owner of a task, the heartbeat, the orphans). Each new status (and each change of a task's
-questions) is published to the `subscriptions/listen` streams that follow the task
-(tasks/listeners.py, listen.py). A shared store that cannot be reached fails
-what needs it (a new task, a `tasks/get`) with an error that says so, and nothing
-else: a task that ends meanwhile keeps how it ended, and this server writes it once
-the store is back (it stays this server's task until then, so no replica takes it
-as lost). Finished tasks stay for their time to live (the tool's timeout plus
-`keep_seconds`), then the store drops them.
+On start, and when a task is read, a task left `working` by a server that is no longer
+running is marked failed with the reason, never left working (owners.py: the owner of a
+task, the heartbeat, the orphans). Each new status (and each change of a task's questions)
+is published to the `subscriptions/listen` streams that follow the task (tasks/listeners.py,
+listen.py). A shared store that cannot be reached fails what needs it (a new task, a
+`tasks/get`) with an error that says so, and nothing else: a task that ends meanwhile keeps
+how it ended, and this server writes it once the store is back (it stays this server's task
+until then, so no replica takes it as lost). Finished tasks stay for their time to live (the
+tool's timeout plus `keep_seconds`), then the store drops them.
 
 This is a single server's, in the state folder's SQLite file; with a state URL a
 `SharedTaskService` (shared.py: Redis, a heartbeat, relayed answers) takes its place.
@@ -79,8 +78,7 @@ class TaskService:
         self.store_file = state_dir / STORE_FILE
         self.settings = settings
         self.answer_timeout = answer_timeout  # seconds a task waits in input_required
-        # Which server runs a task: its process, and its instance (the server's one name, owners.py).
-        self.owner = owner
+        self.owner = owner  # which server runs a task: its process and instance (owners.py)
         self.store: TaskStore | None = None
         self._group: TaskGroup | None = None
         self._jobs: dict[str, Job] = {}
