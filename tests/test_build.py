@@ -269,6 +269,30 @@ def test_building_twice_gives_the_same_bytes(tools_dir: Path, config_dir: Path) 
     assert strip == [line for line in second_text.splitlines() if '"generated_at"' not in line]
 
 
+def test_a_rebuild_that_changes_nothing_but_the_time_leaves_tools_json_as_it_was(
+    tools_dir: Path, config_dir: Path
+) -> None:
+    """Replicas and `--watch` know a tools.json by its digest: a build a second after the
+    last, from the same configs, must not make it another file (the replicas that share
+    the folder would refuse news of the first as "a different catalog")."""
+    make_scripts(tools_dir, "a", "b")
+    write_config(config_dir, "a")
+    write_config(config_dir, "b")
+    build_catalog(config_dir, tools_dir)
+    path = catalog_path(config_dir)
+    earlier = json.loads(path.read_text()) | {"generated_at": "2026-01-01T00:00:00+00:00"}
+    path.write_text(json.dumps(earlier, indent=2, sort_keys=True) + "\n")
+    written = path.read_bytes()
+    build_catalog(config_dir, tools_dir)
+    assert path.read_bytes() == written
+
+    write_config(config_dir, "b", script={"description": "changed"})  # written, with its time
+    build_catalog(config_dir, tools_dir)
+    rebuilt = catalog_json(config_dir)
+    assert rebuilt["generated_at"] != earlier["generated_at"]
+    assert [tool["description"] for tool in rebuilt["tools"]] == ["The a tool", "changed"]
+
+
 def test_a_tool_whose_script_is_gone_is_left_out_with_a_warning(tools_dir: Path, config_dir: Path) -> None:
     path = write_config(config_dir, "gone")
     report = build_catalog(config_dir, tools_dir)

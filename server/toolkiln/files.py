@@ -1,7 +1,6 @@
 """Load, validate and atomically write toolkiln's JSON files.
 
-A bad file becomes one `ConfigError` that names the file, the line and the field,
-so the user knows exactly what to fix.
+A bad file becomes one `ConfigError` that names the file, the line and the field.
 
 The models (and pydantic, ~0.1 s to import) load on the first file read through them:
 an unchanged `discover` and most commands never need them.
@@ -9,6 +8,7 @@ an unchanged `discover` and most commands never need them.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -82,7 +82,12 @@ def write_tool_config(path: Path, config: ToolConfig, *, sync: bool = True) -> N
 
 
 def write_catalog(path: Path, catalog: Catalog) -> None:
-    write_json_atomic(path, catalog.model_dump(mode="json"))
+    """Unless only its time changed: replicas and `--watch` know a tools.json by its digest."""
+    data = catalog.model_dump(mode="json")
+    with contextlib.suppress(OSError, ValueError, TypeError):  # none yet, or not a catalog
+        if json.loads(path.read_text(encoding="utf-8")) | {"generated_at": ""} == data | {"generated_at": ""}:
+            return
+    write_json_atomic(path, data)
 
 
 def render_json(data: Any, *, sort_keys: bool = True) -> str:
