@@ -283,8 +283,11 @@ def test_a_rebuild_that_changes_nothing_but_the_time_leaves_tools_json_as_it_was
     earlier = json.loads(path.read_text()) | {"generated_at": "2026-01-01T00:00:00+00:00"}
     path.write_text(json.dumps(earlier, indent=2, sort_keys=True) + "\n")
     written = path.read_bytes()
+    touched = write_config(config_dir, "a")  # the same config written again: newer than tools.json
     build_catalog(config_dir, tools_dir)
     assert path.read_bytes() == written
+    # Its time follows, so doctor does not call the build stale for ever.
+    assert path.stat().st_mtime_ns >= touched.stat().st_mtime_ns
 
     write_config(config_dir, "b", script={"description": "changed"})  # written, with its time
     build_catalog(config_dir, tools_dir)

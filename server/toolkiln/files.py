@@ -86,7 +86,7 @@ def write_catalog(path: Path, catalog: Catalog) -> None:
     data = catalog.model_dump(mode="json")
     with contextlib.suppress(OSError, ValueError, TypeError):  # none yet, or not a catalog
         if json.loads(path.read_text(encoding="utf-8")) | {"generated_at": ""} == data | {"generated_at": ""}:
-            return
+            return os.utime(path)  # as new as what it was built from (doctor's stale check)
     write_json_atomic(path, data)
 
 
