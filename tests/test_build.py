@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -294,6 +295,24 @@ def test_a_rebuild_that_changes_nothing_but_the_time_leaves_tools_json_as_it_was
     rebuilt = catalog_json(config_dir)
     assert rebuilt["generated_at"] != earlier["generated_at"]
     assert [tool["description"] for tool in rebuilt["tools"]] == ["The a tool", "changed"]
+
+
+@pytest.mark.parametrize("planted", ["fifo", "device"])
+def test_a_build_never_reads_a_tools_json_that_is_no_regular_file(
+    tools_dir: Path, config_dir: Path, planted: str
+) -> None:
+    """The unchanged-catalog check reads the last tools.json: a FIFO there would make the
+    build wait for ever, a link to /dev/zero read without end. Each is replaced."""
+    make_scripts(tools_dir, "a")
+    write_config(config_dir, "a")
+    path = catalog_path(config_dir)
+    if planted == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+    build_catalog(config_dir, tools_dir)
+    assert path.is_file() and not path.is_symlink()
+    assert [tool["name"] for tool in catalog_json(config_dir)["tools"]] == ["a"]
 
 
 def test_a_tool_whose_script_is_gone_is_left_out_with_a_warning(tools_dir: Path, config_dir: Path) -> None:

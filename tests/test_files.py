@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toolkiln.build.catalog_file import write_catalog
 from toolkiln.errors import ConfigError
 from toolkiln.files import (
     catalog_path,
@@ -19,7 +20,6 @@ from toolkiln.files import (
     locate_key,
     render_json,
     tool_config_path,
-    write_catalog,
     write_json_atomic,
     write_tool_config,
 )

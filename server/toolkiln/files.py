@@ -1,6 +1,7 @@
 """Load, validate and atomically write toolkiln's JSON files.
 
-A bad file becomes one `ConfigError` that names the file, the line and the field.
+A bad file becomes one `ConfigError` that names the file, the line and the field,
+so the user knows exactly what to fix.
 
 The models (and pydantic, ~0.1 s to import) load on the first file read through them:
 an unchanged `discover` and most commands never need them.
@@ -8,7 +9,6 @@ an unchanged `discover` and most commands never need them.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import os
@@ -79,15 +79,6 @@ def write_model(path: Path, model: BaseModel, *, sync: bool = True) -> None:
 
 def write_tool_config(path: Path, config: ToolConfig, *, sync: bool = True) -> None:
     write_model(path, config, sync=sync)
-
-
-def write_catalog(path: Path, catalog: Catalog) -> None:
-    """Unless only its time changed: replicas and `--watch` know a tools.json by its digest."""
-    data = catalog.model_dump(mode="json")
-    with contextlib.suppress(OSError, ValueError, TypeError):  # none yet, or not a catalog
-        if json.loads(path.read_text(encoding="utf-8")) | {"generated_at": ""} == data | {"generated_at": ""}:
-            return os.utime(path)  # as new as what it was built from (doctor's stale check)
-    write_json_atomic(path, data)
 
 
 def render_json(data: Any, *, sort_keys: bool = True) -> str:

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
+from toolkiln.build.catalog_file import write_catalog
 from toolkiln.build.catalog_search import catalog_search_collisions
 from toolkiln.build.compile_item import compile_prompt, compile_resource, compile_tool, tool_scopes
 from toolkiln.build.run_command import catalog_run_command, compile_run_command
@@ -26,7 +27,7 @@ from toolkiln.containment import escape_reason
 from toolkiln.conventions.entry_points.project import command_file
 from toolkiln.errors import BuildError, ConfigError
 from toolkiln.fallback_globs import is_opted_in
-from toolkiln.files import catalog_path, load_model, load_server_config, tool_configs_dir, write_catalog
+from toolkiln.files import catalog_path, load_model, load_server_config, tool_configs_dir
 from toolkiln.model import (
     Catalog,
     CompiledPrompt,
